@@ -1,0 +1,336 @@
+"""functionConfig: the typed CoschedulePolicy or a ConfigMap with Tekton's own keys,
+validated against schemas/coschedulepolicy.schema.json and resolved into a Policy."""
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+import re
+from importlib import resources
+from typing import Any
+
+from krm_fn import yamlio
+from krm_fn.results import ResourceRef
+from krm_fn.results import Result
+
+POLICY_API_VERSION = "fn.kpt.dev/v1alpha1"
+POLICY_KIND = "CoschedulePolicy"
+ACCEPTED = f"`{POLICY_KIND}.v1alpha1.fn.kpt.dev` or `ConfigMap.v1`"
+NEWEST_TEKTON = (1, 15, 0)
+DEFAULT_NOP_IMAGE = "ghcr.io/tektoncd/pipeline/github.com/tektoncd/pipeline/cmd/nop:v1.15.0"
+MODES = ("workspaces", "pipelineruns", "isolate-pipelinerun", "disabled")
+
+# ConfigMap key -> path in the typed spec
+_CM_KEYS: dict[str, tuple[str, ...]] = {
+    "coschedule": ("coschedule",),
+    "disable-affinity-assistant": ("disableAffinityAssistant",),
+    "set-security-context": ("assistant", "setSecurityContext"),
+    "set-security-context-read-only-root-filesystem": (
+        "assistant",
+        "setSecurityContextReadOnlyRootFilesystem",
+    ),
+    "default-affinity-assistant-pod-template": ("assistant", "podTemplate"),
+    "default-pod-template": ("defaultPodTemplate",),
+    "tekton-version": ("tektonVersion",),
+    "nop-image": ("assistant", "image"),
+}
+_BOOL_KEYS = {
+    "disable-affinity-assistant",
+    "set-security-context",
+    "set-security-context-read-only-root-filesystem",
+}
+_YAML_KEYS = {"default-affinity-assistant-pod-template", "default-pod-template"}
+# Go strconv.ParseBool
+_PARSE_BOOL = {
+    **dict.fromkeys(("1", "t", "T", "TRUE", "true", "True"), True),
+    **dict.fromkeys(("0", "f", "F", "FALSE", "false", "False"), False),
+}
+
+
+@dataclasses.dataclass
+class Policy:
+    """The resolved policy every transform reads. Plain data only."""
+
+    mode: str = "workspaces"
+    tekton_version: tuple[int, int, int] = NEWEST_TEKTON
+    assistant_image: str = DEFAULT_NOP_IMAGE
+    assistant_pod_template: dict[str, Any] = dataclasses.field(default_factory=dict)
+    set_security_context: bool = False
+    set_security_context_ro_rootfs: bool = False
+    pvc_retention: dict[str, str] = dataclasses.field(
+        default_factory=lambda: {"whenDeleted": "Delete", "whenScaled": "Delete"}
+    )
+    topology_spread: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    scheduling_gates: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    default_pod_template: dict[str, Any] = dataclasses.field(default_factory=dict)
+    node_selector: dict[str, str] = dataclasses.field(default_factory=dict)
+    tolerations: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    scheduler_name: str | None = None
+    on_conflict: str = "error"
+    hardening: str = "deny"
+    hardening_allow_toleration_keys: list[str] = dataclasses.field(default_factory=list)
+    hardening_allow_node_selector_keys: list[str] = dataclasses.field(default_factory=list)
+    generate_name: str = "error"
+    # where the config came from, for results that point at it
+    ref: ResourceRef | None = None
+    file_path: str | None = None
+    file_index: int | None = None
+    field_prefix: str = "spec"  # "spec" for the typed form, "data" for a ConfigMap
+
+
+@dataclasses.dataclass
+class _Source:
+    ref: ResourceRef | None
+    file_path: str | None
+    file_index: int | None
+
+
+def _schema() -> dict[str, Any]:
+    text = resources.files("krm_fn").joinpath("schemas/coschedulepolicy.schema.json").read_text()
+    return json.loads(text)  # type: ignore[no-any-return]
+
+
+def load(fc: Any) -> tuple[Policy | None, list[Result]]:
+    """Resolve a functionConfig (round-trip tree or None). Policy is None on any error."""
+    if fc is None:
+        return Policy(), []
+    if not isinstance(fc, dict):
+        return None, [
+            Result(
+                "error",
+                f"functionConfig is a {type(fc).__name__}, not an object; expect {ACCEPTED}",
+                field_path="functionConfig",
+            )
+        ]
+    plain = yamlio.to_plain(fc)
+    src = _source(plain)
+    kind = plain.get("kind")
+    api_version = plain.get("apiVersion")
+    if kind == "ConfigMap" and api_version == "v1":
+        return _from_configmap(plain, src)
+    if kind == POLICY_KIND and api_version == POLICY_API_VERSION:
+        errs = _validate(plain, src, lambda p: ".".join(p))
+        if errs:
+            return None, errs
+        return _resolve(plain.get("spec") or {}, src, "spec", {})
+    return None, [
+        _err(
+            src,
+            "kind",
+            f"unsupported functionConfig {kind}.{api_version}; expect {ACCEPTED} "
+            "(see schemas/coschedulepolicy.schema.json)",
+        )
+    ]
+
+
+def _source(plain: dict[str, Any]) -> _Source:
+    md = plain.get("metadata") if isinstance(plain.get("metadata"), dict) else {}
+    ann = md.get("annotations") if isinstance(md.get("annotations"), dict) else {}
+    path = ann.get("internal.config.kubernetes.io/path") or ann.get("config.kubernetes.io/path")
+    idx = ann.get("internal.config.kubernetes.io/index") or ann.get("config.kubernetes.io/index")
+    ref = ResourceRef(
+        str(plain.get("apiVersion") or ""),
+        str(plain.get("kind") or ""),
+        str(md.get("name") or ""),
+        str(md.get("namespace")) if md.get("namespace") else None,
+    )
+    try:
+        index = int(idx) if idx is not None else None
+    except ValueError:
+        index = None
+    return _Source(ref if ref.kind else None, str(path) if path else None, index)
+
+
+def _err(src: _Source, path: str, message: str, severity: str = "error") -> Result:
+    name = src.ref.display() if src.ref else "functionConfig"
+    return Result(
+        severity,
+        f"{name}: {message}" if src.ref else message,
+        resource=src.ref,
+        field_path=path,
+        file_path=src.file_path,
+        file_index=src.file_index,
+    )
+
+
+def _validate(doc: dict[str, Any], src: _Source, render_path: Any) -> list[Result]:
+    import jsonschema  # lazy: only runs that carry a config pay for it
+
+    validator = jsonschema.Draft202012Validator(_schema())
+    errors = sorted(validator.iter_errors(doc), key=lambda e: [str(p) for p in e.absolute_path])
+    out = []
+    for e in errors:
+        path = render_path([str(p) for p in e.absolute_path]) or "spec"
+        out.append(_err(src, path, f"{_schema_message(e)} (schemas/coschedulepolicy.schema.json)"))
+    return out
+
+
+def _schema_message(e: Any) -> str:
+    if e.validator == "additionalProperties":
+        return f"{e.message}; remove it or check its spelling"
+    if e.validator == "enum":
+        allowed = ", ".join(json.dumps(x) for x in e.validator_value)
+        return f"{json.dumps(e.instance)} is not one of {allowed}"
+    return str(e.message)
+
+
+def _from_configmap(plain: dict[str, Any], src: _Source) -> tuple[Policy | None, list[Result]]:
+    data = plain.get("data")
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        return None, [_err(src, "data", "data must be a map of strings")]
+    spec: dict[str, Any] = {}
+    errors: list[Result] = []
+    paths: dict[tuple[str, ...], str] = {}
+    for key in sorted(data):
+        if key not in _CM_KEYS:
+            continue  # a real feature-flags ConfigMap has dozens of other keys
+        value = data[key]
+        fpath = f"data.{key}"
+        if not isinstance(value, str):
+            errors.append(_err(src, fpath, f"must be a string, got {json.dumps(value)}; quote it"))
+            continue
+        target = _CM_KEYS[key]
+        paths[target] = fpath
+        parsed: Any
+        if key in _BOOL_KEYS:
+            if value not in _PARSE_BOOL:
+                errors.append(
+                    _err(src, fpath, f"{value!r} is not a boolean; use \"true\" or \"false\"")
+                )
+                continue
+            parsed = _PARSE_BOOL[value]
+        elif key in _YAML_KEYS:
+            try:
+                parsed = yamlio.rt_load(value) if value.strip() else {}
+            except Exception as e:  # noqa: BLE001
+                errors.append(_err(src, fpath, f"is not valid YAML: {' '.join(str(e).split())[:300]}"))
+                continue
+            parsed = yamlio.to_plain(parsed) if parsed is not None else {}
+        elif key == "coschedule":
+            parsed = value.lower()
+            if parsed not in MODES:
+                errors.append(
+                    _err(
+                        src,
+                        fpath,
+                        f'invalid value for feature flag "coschedule": "{value}"; use one of '
+                        + ", ".join(MODES),
+                    )
+                )
+                continue
+        else:
+            parsed = value
+        node = spec
+        for part in target[:-1]:
+            node = node.setdefault(part, {})
+        node[target[-1]] = parsed
+    if errors:
+        return None, errors
+    typed = {"apiVersion": POLICY_API_VERSION, "kind": POLICY_KIND, "spec": spec}
+
+    def render_path(p: list[str]) -> str:
+        for n in range(len(p), 0, -1):
+            head = tuple(p[1:n]) if p and p[0] == "spec" else tuple(p[:n])
+            if head in paths:
+                return ".".join([paths[head], *p[n:]])
+        return "data"
+
+    if spec:
+        errs = _validate(typed, src, render_path)
+        if errs:
+            return None, errs
+    return _resolve(spec, src, "data", paths)
+
+
+def parse_version(v: str) -> tuple[int, int, int]:
+    m = re.fullmatch(r"v?(\d+)\.(\d+)(?:\.(\d+))?", v.strip())
+    if not m:
+        raise ValueError(v)
+    return int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)
+
+
+def _resolve(
+    spec: dict[str, Any], src: _Source, prefix: str, cm_paths: dict[tuple[str, ...], str]
+) -> tuple[Policy | None, list[Result]]:
+    def where(*typed: str) -> str:
+        return cm_paths.get(typed, ".".join((prefix, *typed)))
+
+    results: list[Result] = []
+    p = Policy(ref=src.ref, file_path=src.file_path, file_index=src.file_index, field_prefix=prefix)
+    if "tektonVersion" in spec:
+        p.tekton_version = parse_version(spec["tektonVersion"])
+    mode_given = "coschedule" in spec
+    mode = spec.get("coschedule", "workspaces")
+    disable_given = "disableAffinityAssistant" in spec
+    disable = bool(spec.get("disableAffinityAssistant", False))
+    v = p.tekton_version
+    vs = "v%d.%d.%d" % v
+    if v >= (1, 0, 0):
+        if disable_given:
+            results.append(
+                _err(
+                    src,
+                    where("disableAffinityAssistant"),
+                    f"disable-affinity-assistant is ignored from Tekton v1.0.0 on (tektonVersion "
+                    f"{vs}); only coschedule counts, so remove it (mode: {mode})",
+                    "warning",
+                )
+            )
+        p.mode = mode
+    elif v < (0, 50, 0):
+        if mode_given and mode != "workspaces":
+            return None, [
+                _err(
+                    src,
+                    where("coschedule"),
+                    f"Tekton {vs} has no coschedule flag (added in v0.50.0); use "
+                    "disableAffinityAssistant, or set tektonVersion to the version you run",
+                )
+            ]
+        p.mode = "disabled" if disable else "workspaces"
+    else:
+        if not disable and mode != "workspaces":
+            return None, [
+                _err(
+                    src,
+                    where("coschedule"),
+                    f"coschedule value {mode} is incompatible with disable-affinity-assistant "
+                    f"setting to false (Tekton {vs}, during the migration); set "
+                    "disableAffinityAssistant: true, or tektonVersion >= v1.0.0",
+                )
+            ]
+        if disable:
+            p.mode = "disabled" if mode in ("workspaces", "disabled") else mode
+        else:
+            p.mode = "workspaces"
+        if p.mode in ("pipelineruns", "isolate-pipelinerun") and v < (0, 51, 0):
+            return None, [
+                _err(
+                    src,
+                    where("coschedule"),
+                    f"affinity assistant behavior {p.mode} is not implemented in Tekton {vs} "
+                    "(added in v0.51.0); use workspaces or disabled, or upgrade Tekton",
+                )
+            ]
+    a = spec.get("assistant") or {}
+    p.assistant_image = a.get("image", DEFAULT_NOP_IMAGE)
+    p.assistant_pod_template = copy.deepcopy(a.get("podTemplate") or {})
+    p.set_security_context = bool(a.get("setSecurityContext", False))
+    p.set_security_context_ro_rootfs = bool(a.get("setSecurityContextReadOnlyRootFilesystem", False))
+    p.pvc_retention = {"whenDeleted": "Delete", "whenScaled": "Delete", **(a.get("pvcRetentionPolicy") or {})}
+    p.topology_spread = copy.deepcopy(a.get("topologySpreadConstraints") or [])
+    p.scheduling_gates = copy.deepcopy(a.get("schedulingGates") or [])
+    p.default_pod_template = copy.deepcopy(spec.get("defaultPodTemplate") or {})
+    s = spec.get("scheduling") or {}
+    p.node_selector = dict(s.get("nodeSelector") or {})
+    p.tolerations = copy.deepcopy(s.get("tolerations") or [])
+    p.scheduler_name = s.get("schedulerName") or None
+    p.on_conflict = s.get("onConflict", "error")
+    h = spec.get("hardening") or {}
+    p.hardening = h.get("action", "deny")
+    p.hardening_allow_toleration_keys = list(h.get("allowTolerationKeys") or [])
+    p.hardening_allow_node_selector_keys = list(h.get("allowNodeSelectorKeys") or [])
+    p.generate_name = spec.get("generateName", "error")
+    return p, results

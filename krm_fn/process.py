@@ -1,0 +1,407 @@
+"""Orchestration: config -> which items -> which transform -> results and exit code.
+
+Every way of running (KRM stdin, kustomize plugin, files, explain) goes through `process`.
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+from krm_fn import config as config_mod
+from krm_fn import rlist
+from krm_fn import yamlio
+from krm_fn.results import ResourceRef
+from krm_fn.results import Result
+from krm_fn.results import has_error
+from krm_fn.results import sorted_results
+
+OWNER_ANNOTATION = "krm-coschedule.dev/owner"
+PATH_ANNOTATIONS = ("internal.config.kubernetes.io/path", "config.kubernetes.io/path")
+INDEX_ANNOTATIONS = ("internal.config.kubernetes.io/index", "config.kubernetes.io/index")
+LOCAL_CONFIG = "config.kubernetes.io/local-config"
+
+
+@dataclasses.dataclass
+class Generated:
+    """An object a transform wants in the output (a placeholder StatefulSet)."""
+
+    owner: rlist.Item
+    obj: dict[str, Any]  # plain data, metadata.annotations includes the owner marker
+
+    @property
+    def key(self) -> tuple[str, str, str, str]:
+        md = self.obj["metadata"]
+        return (self.obj["apiVersion"], self.obj["kind"], md.get("namespace", ""), md["name"])
+
+
+@dataclasses.dataclass
+class Plan:
+    """What the coscheduling transform decided for one run (read by `explain`)."""
+
+    run: ResourceRef
+    mode: str
+    assistants: list[dict[str, Any]]  # {name, tasks: [..], claims: [{template, claim, bindings}], volumes: [...]}
+
+
+class Context:
+    """What a transform sees: the policy, the other items, and where results go."""
+
+    def __init__(self, policy: config_mod.Policy, items: list[rlist.Item]) -> None:
+        self.policy = policy
+        self.items = items
+        self.results: list[Result] = []
+        self.generated: list[Generated] = []
+        self.plans: list[Plan] = []
+        self._index: dict[tuple[str, str, str, str], rlist.Item] = {}
+        for it in items:
+            m = it.meta
+            self._index.setdefault((m.group, m.kind, m.namespace, m.name), it)
+
+    # ---- lookups
+    def find(self, group: str, kind: str, namespace: str, name: str) -> rlist.Item | None:
+        """An input item by group/kind/namespace/name (loaded for reading)."""
+        it = self._index.get((group, kind, namespace, name))
+        if it is not None and it.node is None and it.text is not None:
+            it.load()
+        return it
+
+    def existing_generated(self, kind: str, namespace: str, name: str) -> Any:
+        """A previously generated object of ours in the input (round-trip tree), or None."""
+        it = self.find("apps" if kind == "StatefulSet" else "", kind, namespace, name)
+        if it is None or OWNER_ANNOTATION not in it.meta.annotations:
+            return None
+        return it.node
+
+    # ---- results
+    def ref(self, item: rlist.Item) -> ResourceRef:
+        m = item.meta
+        return ResourceRef(m.api_version, m.kind, m.name or m.generate_name, m.namespace or None)
+
+    def file_of(self, item: rlist.Item) -> tuple[str | None, int | None]:
+        ann = item.meta.annotations
+        path = next((ann[k] for k in PATH_ANNOTATIONS if k in ann), None)
+        idx = next((ann[k] for k in INDEX_ANNOTATIONS if k in ann), None)
+        try:
+            return path, int(idx) if idx is not None else (0 if path else None)
+        except ValueError:
+            return path, 0
+
+    def add(
+        self,
+        severity: str,
+        item: rlist.Item | None,
+        field_path: str | None,
+        message: str,
+        tags: dict[str, str] | None = None,
+        current: Any = None,
+        proposed: Any = None,
+    ) -> None:
+        """Record a result. Messages start with `kind namespace/name` of the object."""
+        ref = self.ref(item) if item is not None else None
+        path, idx = self.file_of(item) if item is not None else (None, None)
+        text = f"{ref.display()}: {message}" if ref is not None else message
+        self.results.append(
+            Result(
+                severity,
+                text,
+                resource=ref,
+                field_path=field_path,
+                file_path=path,
+                file_index=idx,
+                tags=tuple(sorted((tags or {}).items())),
+                current_value=current,
+                proposed_value=proposed,
+            )
+        )
+
+    def error(self, item: rlist.Item | None, field_path: str | None, message: str, **kw: Any) -> None:
+        self.add("error", item, field_path, message, **kw)
+
+    def warning(self, item: rlist.Item | None, field_path: str | None, message: str, **kw: Any) -> None:
+        self.add("warning", item, field_path, message, **kw)
+
+    def info(self, item: rlist.Item | None, field_path: str | None, message: str, **kw: Any) -> None:
+        self.add("info", item, field_path, message, **kw)
+
+    def config_result(self, severity: str, field_path: str, message: str) -> None:
+        """A result that points at the functionConfig."""
+        p = self.policy
+        ref = p.ref
+        text = f"{ref.display()}: {message}" if ref is not None else message
+        self.results.append(
+            Result(severity, text, resource=ref, field_path=field_path, file_path=p.file_path, file_index=p.file_index)
+        )
+
+    def generate(self, owner: rlist.Item, obj: dict[str, Any]) -> None:
+        self.generated.append(Generated(owner, obj))
+
+
+Handler = Callable[[rlist.Item, Context], None]
+
+
+def _handlers() -> tuple[dict[tuple[str, str], Handler], dict[str, set[str]]]:
+    # imported here so a run that never meets a Tekton or Shipwright object skips them
+    from krm_fn import shipwright
+    from krm_fn import tekton
+
+    table: dict[tuple[str, str], Handler] = {
+        ("tekton.dev", "PipelineRun"): tekton.handle_pipelinerun,
+        ("tekton.dev", "TaskRun"): tekton.handle_taskrun,
+        ("shipwright.io", "Build"): shipwright.handle_build,
+        ("shipwright.io", "BuildRun"): shipwright.handle_buildrun,
+    }
+    versions = {"tekton.dev": {"v1", "v1beta1"}, "shipwright.io": {"v1beta1"}}
+    return table, versions
+
+
+KNOWN_KINDS = {("tekton.dev", "PipelineRun"), ("tekton.dev", "TaskRun"), ("shipwright.io", "Build"), ("shipwright.io", "BuildRun")}
+
+
+def _skipped(item: rlist.Item) -> bool:
+    m = item.meta
+    if m.kind == "Kptfile" and m.group == "kpt.dev":
+        return True
+    return str(m.annotations.get(LOCAL_CONFIG, "")).lower() == "true"
+
+
+@dataclasses.dataclass
+class Outcome:
+    item_texts: list[str]
+    generated_texts: list[str]
+    results: list[Result]
+    plans: list[Plan]
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if has_error(self.results) else 0
+
+
+def process(frame: rlist.Frame, policy_override: Any = None) -> Outcome:
+    """Run the policy over a parsed ResourceList and decide every item's output text."""
+    fc = frame.function_config if policy_override is None else policy_override
+    if _is_placeholder(fc):
+        fc = None
+    policy, cfg_results = config_mod.load(fc)
+    if policy is None:
+        return _unchanged(frame, cfg_results, [])
+    ctx = Context(policy, frame.items)
+    ctx.results.extend(cfg_results)
+    table: dict[tuple[str, str], Handler] | None = None
+    versions: dict[str, set[str]] = {}
+    for item in frame.items:
+        m = item.meta
+        if not m.is_mapping:
+            ctx.error(None, f"items[{item.pos}]", f"items[{item.pos}] is not a mapping; every item must be a Kubernetes object")
+            continue
+        if item.complex_meta and item.node is None:
+            try:
+                item.load()
+            except rlist.InputError as e:
+                ctx.error(None, f"items[{item.pos}]", str(e))
+                continue
+            except Exception as e:  # noqa: BLE001 - parser errors
+                ctx.error(None, f"items[{item.pos}]", f"items[{item.pos}] is not valid YAML: {_short(e)}")
+                continue
+            item.meta = rlist.meta_of(item.node)
+            if not item.meta.is_mapping:
+                ctx.error(None, f"items[{item.pos}]", f"items[{item.pos}] is not a mapping; every item must be a Kubernetes object")
+                continue
+        if not m.kind and item.meta.is_mapping and not item.meta.kind:
+            ctx.error(None, f"items[{item.pos}].kind", f"items[{item.pos}] has no kind; every item must be a Kubernetes object with apiVersion and kind")
+            continue
+    if has_error(ctx.results):
+        return _unchanged(frame, ctx.results, [])
+    ctx._index = {}
+    for it in frame.items:
+        mm = it.meta
+        ctx._index.setdefault((mm.group, mm.kind, mm.namespace, mm.name), it)
+    for item in frame.items:
+        m = item.meta
+        key = (m.group, m.kind)
+        if key not in KNOWN_KINDS or _skipped(item):
+            continue
+        if table is None:
+            table, versions = _handlers()
+        if m.version not in versions[m.group]:
+            ctx.warning(
+                item,
+                "apiVersion",
+                f"{m.api_version} is not supported for {m.kind}; supported: "
+                + ", ".join(f"{m.group}/{v}" for v in sorted(versions[m.group]))
+                + ". The object is left unchanged",
+            )
+            continue
+        try:
+            item.load()
+        except rlist.InputError as e:
+            ctx.error(item, None, str(e))
+            continue
+        except Exception as e:  # noqa: BLE001
+            ctx.error(item, None, f"cannot be parsed: {_short(e)}")
+            continue
+        table[key](item, ctx)
+    _reconcile_generated(frame, ctx)
+    results = ctx.results
+    if has_error(results):
+        return _unchanged(frame, results, ctx.plans)
+    return _emit(frame, ctx)
+
+
+def _short(e: Exception) -> str:
+    return " ".join(str(e).split())[:400]
+
+
+def _is_placeholder(fc: Any) -> bool:
+    """kpt fn eval without arguments sends an empty ConfigMap named function-input."""
+    if not isinstance(fc, dict) or fc.get("kind") != "ConfigMap":
+        return False
+    md = fc.get("metadata") or {}
+    return isinstance(md, dict) and md.get("name") == "function-input" and not fc.get("data")
+
+
+def _unchanged(frame: rlist.Frame, results: list[Result], plans: list[Plan]) -> Outcome:
+    """All or nothing: on any error every item leaves as it came."""
+    if frame.fast:
+        texts = [it.text for it in frame.items if it.text is not None]
+    else:
+        # the fallback mutated trees in place: re-read them from the document
+        texts = []
+        for it in frame.items:
+            if it.before is not None:
+                texts.append(rlist.indent_entry(yamlio.dump_block(it.before), 0))
+            else:
+                texts.append(rlist.render_full_item(it))
+    return Outcome(texts, [], sorted_results(results), plans)
+
+
+def _reconcile_generated(frame: rlist.Frame, ctx: Context) -> None:
+    """Match generated objects with earlier generated copies in the input."""
+    owners = {(g.owner.meta.kind, g.owner.meta.namespace, g.owner.meta.name) for g in ctx.generated}
+    wanted = {g.key for g in ctx.generated}
+    present_owners = {
+        (it.meta.kind, it.meta.namespace, it.meta.name)
+        for it in frame.items
+        if (it.meta.group, it.meta.kind) in KNOWN_KINDS
+    }
+    for it in frame.items:
+        owner = it.meta.annotations.get(OWNER_ANNOTATION)
+        if not owner:
+            continue
+        okind, _, oname = owner.partition("/")
+        key = (it.meta.api_version, it.meta.kind, it.meta.namespace, it.meta.name)
+        okey = (okind, it.meta.namespace, oname)
+        if key in wanted:
+            continue
+        if okey not in present_owners:
+            ctx.warning(
+                it,
+                f"metadata.annotations.{OWNER_ANNOTATION}",
+                f"generated for {okind} {oname}, which is not in the input; left as it is "
+                "(delete it if the run is gone)",
+            )
+        elif okey in owners or okey in present_owners:
+            it.meta.annotations["__stale__"] = "true"
+            ctx.info(
+                it,
+                None,
+                f"removed: {okind} {oname} no longer needs this assistant under coschedule "
+                f"mode {ctx.policy.mode}",
+            )
+
+
+def _emit(frame: rlist.Frame, ctx: Context) -> Outcome:
+    by_key: dict[tuple[str, str, str, str], rlist.Item] = {}
+    for it in frame.items:
+        if OWNER_ANNOTATION in it.meta.annotations:
+            by_key[(it.meta.api_version, it.meta.kind, it.meta.namespace, it.meta.name)] = it
+    replaced: dict[int, str] = {}
+    appended: list[str] = []
+    next_index: dict[str, int] = {}
+    for it in frame.items:
+        path, idx = ctx.file_of(it)
+        if path is not None:
+            next_index[path] = max(next_index.get(path, 0), (idx or 0) + 1)
+    seen: set[tuple[str, str, str, str]] = set()
+    for g in ctx.generated:
+        if g.key in seen:
+            continue
+        seen.add(g.key)
+        existing = by_key.get(g.key)
+        ann = g.obj["metadata"].setdefault("annotations", {})
+        if existing is not None:
+            for k in (*PATH_ANNOTATIONS, *INDEX_ANNOTATIONS):
+                if k in existing.meta.annotations:
+                    ann[k] = existing.meta.annotations[k]
+            node = existing.load()
+            old_ann = (node.get("metadata") or {}).get("annotations") or {}
+            for k, v in old_ann.items():
+                if str(k).startswith(("internal.", "config.k8s.io/", "kustomize.config.k8s.io/")) and k not in ann:
+                    ann[str(k)] = str(v)
+            if yamlio.to_plain(node) == g.obj:
+                continue
+            replaced[existing.pos] = _entry(g.obj, frame)
+            continue
+        opath, _ = ctx.file_of(g.owner)
+        if opath is not None:
+            n = next_index.get(opath, 0)
+            next_index[opath] = n + 1
+            ann["internal.config.kubernetes.io/path"] = opath
+            ann["internal.config.kubernetes.io/index"] = str(n)
+            if any(k in g.owner.meta.annotations for k in ("config.kubernetes.io/path",)):
+                ann["config.kubernetes.io/path"] = opath
+                ann["config.kubernetes.io/index"] = str(n)
+        appended.append(yamlio.dump_block(g.obj))
+        kind = g.obj["kind"]
+        ctx.info(
+            g.owner,
+            None,
+            f"generated {kind} {g.obj['metadata']['name']}; it is not owned by the run (the UID "
+            "is unknown at render time): it goes away when the run's manifest leaves Git, or "
+            f"with `kubectl delete statefulset -l tekton.dev/{_label_kind(g.owner)}={g.owner.meta.name}`",
+        )
+    texts: list[str] = []
+    for it in frame.items:
+        if it.meta.annotations.get("__stale__"):
+            continue
+        if it.pos in replaced:
+            texts.append(replaced[it.pos])
+        elif frame.fast:
+            texts.append(rlist.render_item(it, frame.items_indent))
+        else:
+            texts.append(rlist.render_full_item(it))
+    changed = sum(1 for it in frame.items if it.changed)
+    ctx.results.append(
+        Result(
+            "info",
+            f"krm-coschedule: {changed} object(s) changed, {len(appended)} generated, "
+            f"{len(replaced)} regenerated (coschedule mode {ctx.policy.mode})",
+        )
+    )
+    return Outcome(texts, appended, sorted_results(ctx.results), ctx.plans)
+
+
+def _label_kind(item: rlist.Item) -> str:
+    return "pipelineRun" if item.meta.kind == "PipelineRun" else "taskRun"
+
+
+def _entry(obj: dict[str, Any], frame: rlist.Frame) -> str:
+    return rlist.indent_entry(yamlio.dump_block(obj), frame.items_indent if frame.fast else 0)
+
+
+def run_resource_list(data: bytes) -> tuple[str, Outcome | None, int]:
+    """KRM mode: bytes of one ResourceList in, (output text, outcome, exit code) out."""
+    try:
+        text = rlist.decode(data)
+        frame = rlist.parse(text)
+    except rlist.InputError as e:
+        return error_list(str(e)), None, 1
+    outcome = process(frame)
+    out = rlist.render(frame, outcome.item_texts, outcome.generated_texts, [r.as_dict() for r in outcome.results])
+    return out, outcome, outcome.exit_code
+
+
+def error_list(message: str) -> str:
+    """A complete ResourceList that carries one error result (unreadable input)."""
+    res = [Result("error", message).as_dict()]
+    return "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nresults:\n" + yamlio.dump_block(res)

@@ -1,0 +1,757 @@
+"""ResourceList framing: read the bytes once, find item boundaries and identities cheaply,
+and write every item the policy leaves alone back as the exact text it came in.
+
+Fast path: block-style YAML with items as a block sequence. Items are located by
+indentation alone; identity (apiVersion, kind, name, namespace, annotations) is read by a
+small indentation-aware scanner. Only items that a transform needs are parsed, one at a
+time, with the comment-preserving round-trip loader.
+
+Fallback: anything the scanner is not sure about (JSON, a flow `items` list, tabs,
+directives, odd indentation, aliases across items) is parsed whole with the round-trip
+loader and re-emitted in block style.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from typing import Any
+
+from krm_fn import yamlio
+
+MAX_ALIAS_NODES = 200_000  # nodes an expanded tree may have (billion-laughs guard)
+MAX_DEPTH = 200  # nesting depth of any collection
+
+
+class InputError(Exception):
+    """The input cannot be read as a ResourceList. The message says what to do."""
+
+
+class _Unsafe(Exception):
+    """Text slicing is not safe for this input: parse it whole."""
+
+
+@dataclasses.dataclass
+class Meta:
+    api_version: str = ""
+    kind: str = ""
+    name: str = ""
+    namespace: str = ""
+    generate_name: str = ""
+    annotations: dict[str, str] = dataclasses.field(default_factory=dict)
+    is_mapping: bool = True
+
+    @property
+    def group(self) -> str:
+        return self.api_version.rpartition("/")[0] if "/" in self.api_version else ""
+
+    @property
+    def version(self) -> str:
+        return self.api_version.rpartition("/")[2]
+
+
+@dataclasses.dataclass
+class Item:
+    """One entry of `items`. `text` is the exact input text (fast path) or None."""
+
+    pos: int
+    text: str | None
+    meta: Meta
+    node: Any = None  # round-trip tree, once loaded
+    before: Any = None  # plain copy taken at load time, to tell whether anything changed
+    indent: tuple[int, int, int] = (2, 2, 0)  # mapping, sequence, offset for re-emission
+    complex_meta: bool = False
+
+    def load(self) -> Any:
+        """Parse this item with the round-trip loader (once)."""
+        if self.node is None:
+            assert self.text is not None
+            self.node = _load_item_text(self.text)
+            check_limits(self.node)
+            self.before = yamlio.to_plain(self.node)
+        return self.node
+
+    @property
+    def changed(self) -> bool:
+        return self.node is not None and yamlio.to_plain(self.node) != self.before
+
+
+@dataclasses.dataclass
+class Frame:
+    """A ResourceList split into the parts the writer needs."""
+
+    api_version: str
+    kind: str
+    items: list[Item]
+    function_config_text: str | None  # raw `functionConfig:` section, echoed unchanged
+    function_config: Any  # parsed (round-trip) or None
+    results: list[Any]  # incoming results, plain data
+    fast: bool
+    header: str = ""  # comments before the first key
+    api_version_text: str = ""
+    kind_text: str = ""
+    items_indent: int = 0
+    extra_text: str = ""  # unknown top-level keys, raw
+    full_root: Any = None  # fallback: the whole parsed document
+
+
+# --------------------------------------------------------------------------- decoding
+
+
+def decode(data: bytes) -> str:
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    if b"\x00" in data:
+        raise InputError(
+            "input contains NUL bytes: it is binary, not YAML; pipe a ResourceList in YAML or JSON"
+        )
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(
+            f"input is not UTF-8 text (byte 0x{data[e.start]:02x} at offset {e.start}); "
+            "re-encode the file as UTF-8"
+        ) from None
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
+    return text
+
+
+# --------------------------------------------------------------------------- fast path
+
+_KEY_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_./-]*) *:(?: +(.*?))? *$")
+_DASH_RE = re.compile(r"( *)-(?: |$)")
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def _is_blank_or_comment(line: str) -> bool:
+    s = line.strip()
+    return not s or s.startswith("#")
+
+
+def parse(text: str) -> Frame:
+    """Split `text` into a Frame, by slicing when safe, else by a full parse."""
+    if not text.strip() or all(_is_blank_or_comment(x) for x in text.splitlines()):
+        raise InputError(
+            "input is empty: expected one ResourceList (kind ResourceList or List) on stdin"
+        )
+    try:
+        return _split(text)
+    except _Unsafe:
+        return _full_parse(text)
+
+
+def _split(text: str) -> Frame:
+    if "\t" in text:
+        raise _Unsafe("tab")
+    lines = text.splitlines(keepends=True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"
+    n = len(lines)
+    i = 0
+    header: list[str] = []
+    seen_doc_start = False
+    while i < n:
+        s = lines[i].rstrip()
+        if _is_blank_or_comment(s):
+            header.append(lines[i])
+            i += 1
+        elif s == "---" and not seen_doc_start:
+            seen_doc_start = True
+            i += 1
+        else:
+            break
+    sections: dict[str, tuple[int, int, str | None]] = {}  # key -> (start, end, inline value)
+    order: list[str] = []
+    cur: str | None = None
+    while i < n:
+        line = lines[i]
+        if line[0] == " " or _is_blank_or_comment(line) or line[0] == "-":
+            if cur is None:
+                raise _Unsafe("content before first key")
+            i += 1
+            continue
+        s = line.rstrip()
+        if s in ("---", "..."):
+            rest = lines[i + 1 :]
+            if any(not _is_blank_or_comment(x) and x.strip() not in ("---", "...") for x in rest):
+                raise InputError(
+                    f"line {i + 1}: a second YAML document starts here; the function reads "
+                    "exactly one ResourceList on stdin (to rewrite a multi-document file, use "
+                    "`krm-coschedule --config POLICY FILE`)"
+                )
+            del lines[i:]
+            n = i
+            break
+        m = _KEY_RE.match(s)
+        if not m:
+            raise _Unsafe("top-level line")
+        key = m.group(1)
+        if key in sections:
+            raise InputError(
+                f"line {i + 1}: duplicate top-level key {key!r} in the ResourceList; "
+                "remove one of them"
+            )
+        if cur is not None:
+            sections[cur] = (sections[cur][0], i, sections[cur][2])
+        sections[key] = (i, n, m.group(2))
+        order.append(key)
+        cur = key
+        i += 1
+    if cur is not None:
+        sections[cur] = (sections[cur][0], n, sections[cur][2])
+    if not sections:
+        raise _Unsafe("no keys")
+
+    def scalar_of(key: str) -> tuple[str, str]:
+        if key not in sections:
+            return "", ""
+        a, b, v = sections[key]
+        body = lines[a + 1 : b]
+        if any(not _is_blank_or_comment(x) for x in body):
+            raise _Unsafe(f"{key} spans lines")
+        val = _scalar(v)
+        if val is None or val is _COMPLEX:
+            raise _Unsafe(f"{key} value")
+        return str(val), "".join(lines[a:b])
+
+    api_version, api_version_text = scalar_of("apiVersion")
+    kind, kind_text = scalar_of("kind")
+    _check_wrapper(kind)
+
+    items: list[Item] = []
+    items_indent = 0
+    if "items" in sections:
+        a, b, v = sections["items"]
+        if v is not None and _strip_comment(v) not in ("", "[]", "null", "~"):
+            raise _Unsafe("flow items")
+        items, items_indent = _split_items(lines, a + 1, b)
+
+    fc_text = None
+    fc = None
+    if "functionConfig" in sections:
+        a, b, _v = sections["functionConfig"]
+        fc_text = "".join(lines[a:b])
+        fc = _load_section(fc_text, "functionConfig")
+    results: list[Any] = []
+    if "results" in sections:
+        a, b, _v = sections["results"]
+        loaded = _load_section("".join(lines[a:b]), "results")
+        if isinstance(loaded, list):
+            results = [yamlio.to_plain(r) for r in loaded]
+        elif isinstance(loaded, dict):  # legacy {name, items} form
+            results = [yamlio.to_plain(r) for r in (loaded.get("items") or [])]
+    extra = "".join(
+        "".join(lines[sections[k][0] : sections[k][1]])
+        for k in order
+        if k not in ("apiVersion", "kind", "items", "functionConfig", "results")
+    )
+    return Frame(
+        api_version=api_version or "config.kubernetes.io/v1",
+        kind=kind or "ResourceList",
+        items=items,
+        function_config_text=fc_text,
+        function_config=fc,
+        results=results,
+        fast=True,
+        header="".join(header),
+        api_version_text=api_version_text,
+        kind_text=kind_text,
+        items_indent=items_indent,
+        extra_text=extra,
+    )
+
+
+def _check_wrapper(kind: str) -> None:
+    if kind not in ("ResourceList", "List"):
+        what = f"kind {kind!r}" if kind else "no kind"
+        raise InputError(
+            f"input has {what}: expected one ResourceList (kind ResourceList or List) with "
+            "`items`; to rewrite plain manifest files use `krm-coschedule --config POLICY FILE`"
+        )
+
+
+def _load_section(section_text: str, key: str) -> Any:
+    try:
+        root = yamlio.rt_load(section_text)
+    except Exception as e:  # noqa: BLE001 - any parse error is an input error
+        raise InputError(f"{key} is not valid YAML: {_short(e)}") from None
+    check_limits(root)
+    return root.get(key) if isinstance(root, dict) else None
+
+
+def _split_items(lines: list[str], a: int, b: int) -> tuple[list[Item], int]:
+    j = a
+    while j < b and _is_blank_or_comment(lines[j]):
+        j += 1
+    if j >= b:
+        return [], 0
+    m = _DASH_RE.match(lines[j])
+    if not m:
+        raise _Unsafe("items not a block sequence")
+    d = len(m.group(1))
+    starts: list[int] = []
+    pending_comment = -1  # first line of a run of shallow comments before the next item
+    for k in range(j, b):
+        line = lines[k]
+        if not line.strip():
+            continue
+        ind = _indent(line)
+        if line.lstrip().startswith("#"):
+            if ind <= d and pending_comment < 0:
+                pending_comment = k
+            continue
+        if ind == d and line[d] == "-" and (len(line) == d + 1 or line[d + 1] in " \n"):
+            starts.append(pending_comment if pending_comment >= 0 else k)
+        elif ind < d + 2:
+            raise _Unsafe("odd indentation")
+        pending_comment = -1
+    starts[0] = a if starts[0] > a else starts[0]
+    items = []
+    for idx, s in enumerate(starts):
+        e = starts[idx + 1] if idx + 1 < len(starts) else b
+        chunk = "".join(lines[s:e])
+        items.append(_make_item(idx, chunk, d))
+    return items, d
+
+
+# --------------------------------------------------------------------------- item identity
+
+_COMPLEX = object()
+
+
+def _strip_comment(v: str) -> str:
+    k = v.find(" #")
+    return (v[:k] if k >= 0 else v).strip()
+
+
+def _scalar(v: str | None) -> Any:
+    """Decode a one-line scalar; None for an empty value, _COMPLEX when unsure."""
+    if v is None:
+        return None
+    v = v.strip()
+    if not v or v.startswith("#"):
+        return None
+    c = v[0]
+    if c == "'":
+        k = 1
+        while True:
+            k = v.find("'", k)
+            if k < 0:
+                return _COMPLEX
+            if v[k + 1 : k + 2] == "'":
+                k += 2
+                continue
+            break
+        rest = v[k + 1 :].strip()
+        if rest and not rest.startswith("#"):
+            return _COMPLEX
+        return v[1:k].replace("''", "'")
+    if c == '"':
+        k = 1
+        while True:
+            k = v.find('"', k)
+            if k < 0:
+                return _COMPLEX
+            if v[k - 1] == "\\" and not v[k - 2 : k] == "\\\\":
+                k += 1
+                continue
+            break
+        rest = v[k + 1 :].strip()
+        if rest and not rest.startswith("#"):
+            return _COMPLEX
+        try:
+            return json.loads(v[: k + 1])
+        except ValueError:
+            return _COMPLEX
+    if c in "&*!|>{[%@`?,":
+        return _COMPLEX
+    return _strip_comment(v)
+
+
+def _make_item(pos: int, chunk: str, d: int) -> Item:
+    lines = chunk.splitlines(keepends=True)
+    # the dash line (head comments may precede it)
+    k = 0
+    while not _DASH_RE.match(lines[k]) or _indent(lines[k]) != d:
+        k += 1
+    first = lines[k]
+    after = first[d + 1 :].lstrip(" ")
+    item = Item(pos=pos, text=chunk, meta=Meta())
+    if after.strip() == "" or after.startswith("#"):
+        k += 1
+        while k < len(lines) and _is_blank_or_comment(lines[k]):
+            k += 1
+        if k >= len(lines):
+            item.meta.is_mapping = False
+            item.complex_meta = True
+            return item
+        c = _indent(lines[k])
+        body = lines[k:]
+    else:
+        if after[0] in "{[\"'?!&*|>":
+            item.complex_meta = True
+            return item
+        c = len(first) - len(after)
+        body = [" " * c + after] + lines[k + 1 :]
+    try:
+        _scan_identity(body, c, item.meta)
+    except _Unsafe:
+        item.complex_meta = True
+        return item
+    item.indent = _detect_indent(body, c)
+    return item
+
+
+_WANTED_META = ("name", "namespace", "generateName")
+
+
+def _block_entries(body: list[str], start: int, end: int, ind: int) -> list[tuple[str, Any, int, int]]:
+    """Keys at exactly `ind` within body[start:end]: (key, value, child_start, child_end)."""
+    out: list[tuple[str, Any, int, int]] = []
+    k = start
+    while k < end:
+        line = body[k]
+        if _is_blank_or_comment(line):
+            k += 1
+            continue
+        li = _indent(line)
+        if li != ind:
+            if li < ind:
+                raise _Unsafe("dedent")
+            k += 1
+            continue
+        m = _KEY_RE.match(line.rstrip("\n"), ind)
+        if not m:
+            raise _Unsafe("not a key")
+        e = k + 1
+        while e < end and (_is_blank_or_comment(body[e]) or _indent(body[e]) > ind):
+            e += 1
+        val = _scalar(m.group(2))
+        if val is not None and e > k + 1 and any(not _is_blank_or_comment(x) for x in body[k + 1 : e]):
+            val = _COMPLEX  # multi-line scalar
+        out.append((m.group(1), val, k + 1, e))
+        k = e
+    return out
+
+
+def _child_indent(body: list[str], a: int, b: int) -> int:
+    for k in range(a, b):
+        if not _is_blank_or_comment(body[k]):
+            return _indent(body[k])
+    return -1
+
+
+def _scan_identity(body: list[str], c: int, meta: Meta) -> None:
+    top = _block_entries(body, 0, len(body), c)
+    for key, val, a, b in top:
+        if key in ("apiVersion", "kind"):
+            if not isinstance(val, str):
+                raise _Unsafe(key)
+            if key == "kind":
+                meta.kind = val
+            else:
+                meta.api_version = val
+        elif key == "metadata":
+            if val is not None:
+                raise _Unsafe("flow metadata")
+            mi = _child_indent(body, a, b)
+            if mi < 0:
+                continue
+            for mk, mv, ma, mb in _block_entries(body, a, b, mi):
+                if mk in _WANTED_META:
+                    if not isinstance(mv, str):
+                        raise _Unsafe(mk)
+                    setattr(meta, "generate_name" if mk == "generateName" else mk, mv)
+                elif mk == "annotations":
+                    if mv is not None:
+                        raise _Unsafe("flow annotations")
+                    ai = _child_indent(body, ma, mb)
+                    if ai < 0:
+                        continue
+                    for ak, av, _x, _y in _block_entries(body, ma, mb, ai):
+                        if isinstance(av, str):
+                            meta.annotations[ak] = av
+                        elif av is _COMPLEX and ak.startswith(("config.kubernetes.io/", "internal.", "krm-coschedule.dev/")):
+                            raise _Unsafe(ak)
+
+
+def _detect_indent(body: list[str], c: int) -> tuple[int, int, int]:
+    """(mapping, sequence, offset) for ruamel, read off the item's own text."""
+    mapping = 0
+    seq: tuple[int, int] | None = None
+    prev_key_indent = -1
+    for line in body:
+        if _is_blank_or_comment(line):
+            continue
+        ind = _indent(line)
+        stripped = line[ind:]
+        if stripped.startswith("- ") or stripped.rstrip() == "-":
+            if seq is None and prev_key_indent >= 0 and ind >= prev_key_indent:
+                off = ind - prev_key_indent
+                seq = (off + 2, off) if off else (2, 0)
+            prev_key_indent = -1
+            continue
+        if ind > c and mapping == 0 and prev_key_indent >= 0 and ind > prev_key_indent:
+            mapping = ind - prev_key_indent
+        prev_key_indent = ind if stripped.rstrip().endswith(":") else -1
+        if mapping and seq:
+            break
+    m = mapping or 2
+    s, o = seq if seq else (m, 0)
+    if o:
+        s = max(s, m + o) if s < o + 2 else s
+    return (m, s, o)
+
+
+def _load_item_text(chunk: str) -> Any:
+    """Parse one item chunk alone: drop its `- ` and the sequence indentation."""
+    lines = chunk.splitlines(keepends=True)
+    k = 0
+    while not (_DASH_RE.match(lines[k]) and not lines[k].lstrip().startswith("#")):
+        k += 1
+    d = _indent(lines[k])
+    rest = lines[k][d + 1 :]
+    after = rest.lstrip(" ")
+    if after.strip() and not after.startswith("#"):
+        cut = d + 1 + len(rest) - len(after)
+    else:
+        nxt = [x for x in lines[k + 1 :] if not _is_blank_or_comment(x)]
+        cut = _indent(nxt[0]) if nxt else d + 2
+    out = [x.lstrip(" ") if x.strip() else "\n" for x in lines[:k]]
+    out.append(after if after.strip() else "\n")
+    for line in lines[k + 1 :]:
+        out.append(line[min(_indent(line), cut) :] if line.strip() else "\n")
+    try:
+        return yamlio.rt_load("".join(out))
+    except RecursionError:
+        raise InputError(f"an item nests deeper than {MAX_DEPTH} levels; flatten it") from None
+
+
+def render_item(item: Item, d: int) -> str:
+    """The item's output text: the original when unchanged, else re-emitted."""
+    if item.text is not None and not item.changed:
+        return item.text
+    m, s, o = item.indent
+    dumped = yamlio.rt_dump(item.node, m, s, o)
+    return indent_entry(dumped, d)
+
+
+def indent_entry(dumped: str, d: int) -> str:
+    """Turn a top-level YAML document into one `- ` entry of a sequence at indent `d`."""
+    pad = " " * (d + 2)
+    out = []
+    dashed = False
+    for line in dumped.splitlines(keepends=True):
+        if line.startswith("..."):
+            continue
+        if not dashed and not line.lstrip().startswith("#") and line.strip():
+            out.append(" " * d + "- " + line)
+            dashed = True
+        elif line.strip():
+            out.append(pad + line)
+        else:
+            out.append("\n")
+    if not dashed:
+        out.append(" " * d + "- {}\n")
+    return "".join(out)
+
+
+# --------------------------------------------------------------------------- fallback
+
+
+def _full_parse(text: str) -> Frame:
+    try:
+        root = yamlio.rt_yaml().load(text)
+    except RecursionError:
+        raise InputError(f"the input nests deeper than {MAX_DEPTH} levels; flatten it") from None
+    except Exception as e:  # noqa: BLE001 - parser errors of every kind
+        name = type(e).__name__
+        if "Composer" in name and "document" in str(e):
+            raise InputError(
+                "the input holds several YAML documents; the function reads exactly one "
+                "ResourceList on stdin (to rewrite a multi-document file, use "
+                "`krm-coschedule --config POLICY FILE`)"
+            ) from None
+        raise InputError(f"input is not valid YAML: {_short(e)}") from None
+    if not isinstance(root, dict):
+        raise InputError(
+            f"input is a YAML {_type_name(root)}, not a ResourceList: expected a mapping with "
+            "`kind: ResourceList` and `items`"
+        )
+    check_limits(root)
+    kind = root.get("kind")
+    _check_wrapper(kind if isinstance(kind, str) else "")
+    api_version = root.get("apiVersion")
+    items_node = root.get("items")
+    if items_node is None:
+        items_node = []
+    if not isinstance(items_node, list):
+        raise InputError(
+            f"`items` is a {_type_name(items_node)}; it must be a list of Kubernetes objects"
+        )
+    items = []
+    for pos, node in enumerate(items_node):
+        meta = meta_of(node)
+        it = Item(pos=pos, text=None, meta=meta, node=node)
+        it.before = yamlio.to_plain(node)
+        items.append(it)
+    results_node = root.get("results")
+    results: list[Any] = []
+    if isinstance(results_node, list):
+        results = [yamlio.to_plain(r) for r in results_node]
+    elif isinstance(results_node, dict):
+        results = [yamlio.to_plain(r) for r in (results_node.get("items") or [])]
+    fc = root.get("functionConfig")
+    return Frame(
+        api_version=str(api_version) if api_version else "config.kubernetes.io/v1",
+        kind=str(kind),
+        items=items,
+        function_config_text=None,
+        function_config=fc,
+        results=results,
+        fast=False,
+        full_root=root,
+    )
+
+
+def meta_of(node: Any) -> Meta:
+    meta = Meta()
+    if not isinstance(node, dict):
+        meta.is_mapping = False
+        return meta
+    meta.api_version = _str(node.get("apiVersion"))
+    meta.kind = _str(node.get("kind"))
+    md = node.get("metadata")
+    if isinstance(md, dict):
+        meta.name = _str(md.get("name"))
+        meta.namespace = _str(md.get("namespace"))
+        meta.generate_name = _str(md.get("generateName"))
+        ann = md.get("annotations")
+        if isinstance(ann, dict):
+            meta.annotations = {str(k): str(v) for k, v in ann.items() if isinstance(v, (str, int))}
+    return meta
+
+
+def _str(v: Any) -> str:
+    return v if isinstance(v, str) else ("" if v is None else str(v))
+
+
+def _type_name(v: Any) -> str:
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "boolean"
+    if isinstance(v, (int, float)):
+        return "number"
+    if isinstance(v, str):
+        return "string"
+    if isinstance(v, list):
+        return "list"
+    if isinstance(v, dict):
+        return "mapping"
+    return type(v).__name__
+
+
+def _short(e: Exception) -> str:
+    s = " ".join(str(e).split())
+    return s[:400]
+
+
+def check_limits(root: Any) -> None:
+    """Refuse alias bombs and absurd nesting before anything walks the tree."""
+    memo: dict[int, int] = {}
+    stack: list[tuple[Any, int, bool]] = [(root, 0, False)]
+    while stack:
+        node, depth, done = stack.pop()
+        if not isinstance(node, (dict, list)):
+            continue
+        key = id(node)
+        if done:
+            kids = node.values() if isinstance(node, dict) else node
+            total = 1 + sum(memo.get(id(k), 1) for k in kids)
+            if total > MAX_ALIAS_NODES:
+                raise InputError(
+                    f"the input expands to more than {MAX_ALIAS_NODES} nodes through YAML "
+                    "aliases (an alias bomb?); expand anchors by hand or split the input"
+                )
+            memo[key] = total
+            continue
+        if key in memo:
+            continue
+        if depth > MAX_DEPTH:
+            raise InputError(f"the input nests deeper than {MAX_DEPTH} levels; flatten it")
+        memo[key] = 1  # cycle guard
+        stack.append((node, depth, True))
+        kids = node.values() if isinstance(node, dict) else node
+        for k in kids:
+            if isinstance(k, (dict, list)) and id(k) not in memo:
+                stack.append((k, depth + 1, False))
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def render(frame: Frame, item_texts: list[str], generated: list[str], results: list[dict[str, Any]]) -> str:
+    """Write the ResourceList: apiVersion, kind, items, functionConfig, results."""
+    d = frame.items_indent
+    out: list[str] = []
+    if frame.fast:
+        out.append(frame.header)
+        out.append(frame.api_version_text or f"apiVersion: {yamlio.scalar(frame.api_version)}\n")
+        out.append(frame.kind_text or f"kind: {yamlio.scalar(frame.kind)}\n")
+        body = item_texts + [indent_entry(g, d) for g in generated]
+        if body:
+            out.append("items:\n")
+            out.extend(body)
+        else:
+            out.append("items: []\n")
+        if frame.function_config_text is not None:
+            out.append(frame.function_config_text)
+    else:
+        out.append(f"apiVersion: {yamlio.scalar(frame.api_version)}\n")
+        out.append(f"kind: {yamlio.scalar(frame.kind)}\n")
+        body = item_texts + [indent_entry(g, 0) for g in generated]
+        out.append("items:\n" if body else "items: []\n")
+        out.extend(body)
+        if frame.function_config is not None:
+            out.append(_block_section("functionConfig", frame.function_config))
+    all_results = list(frame.results) + results
+    if all_results:
+        out.append("results:\n")
+        out.append(yamlio.dump_block(all_results, 0))
+    if frame.fast:
+        out.append(frame.extra_text)
+    return "".join(out)
+
+
+def _block_section(key: str, node: Any) -> str:
+    if isinstance(node, (dict, list)) and node:
+        _set_block(node)
+        dumped = yamlio.rt_dump({key: node})
+        return dumped
+    return f"{key}: {yamlio.rt_dump(node).strip() if node is not None else 'null'}\n"
+
+
+def _set_block(node: Any) -> None:
+    stack = [node]
+    seen: set[int] = set()
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        if isinstance(n, (dict, list)):
+            fa = getattr(n, "fa", None)
+            if fa is not None:
+                fa.set_block_style()
+            stack.extend(n.values() if isinstance(n, dict) else n)
+
+
+def render_full_item(item: Item) -> str:
+    """Fallback path: every item is re-emitted in block style."""
+    _set_block(item.node)
+    return indent_entry(yamlio.rt_dump(item.node), 0)

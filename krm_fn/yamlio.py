@@ -1,0 +1,185 @@
+"""YAML helpers: a small deterministic block emitter, YAML 1.1-safe quoting, and the
+comment-preserving round-trip loader (imported lazily: most runs never need it)."""
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+# Strings a YAML 1.1 decoder (kubectl, go-yaml v2) or a YAML 1.2 decoder would re-type.
+_BOOL_NULL = frozenset(
+    s
+    for w in ("y", "n", "yes", "no", "on", "off", "true", "false", "null")
+    for s in (w, w.upper(), w.capitalize())
+) | {"~", "", "=", "<<"}
+_NUMBER_RE = re.compile(
+    r"""^(?:
+      [-+]?0b[0-1_]+
+    | [-+]?0o?[0-7_]+
+    | [-+]?(?:0|[1-9][0-9_]*)
+    | [-+]?0x[0-9a-fA-F_]+
+    | [-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?
+    | [-+]?(?:[0-9][0-9_]*)?\.[0-9_]*(?:[eE][-+]?[0-9]+)?
+    | [-+]?[0-9][0-9_]*[eE][-+]?[0-9]+
+    | [-+]?\.(?:inf|Inf|INF)
+    | \.(?:nan|NaN|NAN)
+    )$""",
+    re.X,
+)
+_TIMESTAMP_RE = re.compile(r"^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}")
+# What may stay plain: starts with a safe character, no `: `/` #`, no trailing colon or space.
+_PLAIN_RE = re.compile(r"^[A-Za-z0-9_./$(][A-Za-z0-9_./:@+=$(){}\[\], -]*$")
+
+
+def is_ambiguous(s: str) -> bool:
+    """True when a plain `s` would not read back as the same string under YAML 1.1 or 1.2."""
+    return s in _BOOL_NULL or bool(_NUMBER_RE.match(s)) or bool(_TIMESTAMP_RE.match(s))
+
+
+def _plain_ok(s: str) -> bool:
+    if not _PLAIN_RE.match(s) or is_ambiguous(s):
+        return False
+    if s.endswith((":", " ")) or ": " in s or " #" in s:
+        return False
+    if any(c in s for c in "{}[],") and not s.startswith("$("):
+        return False
+    return True
+
+
+def scalar(v: Any) -> str:
+    """One scalar as YAML text."""
+    if v is None:
+        return "null"
+    if v is True:
+        return "true"
+    if v is False:
+        return "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        return repr(v)
+    s = str(v)
+    if _plain_ok(s):
+        return s
+    return json.dumps(s, ensure_ascii=False)
+
+
+def dump_block(obj: Any, indent: int = 0, compact: bool = True) -> str:
+    """Emit plain data (dict/list/scalars) as block YAML, keys in insertion order.
+
+    `compact` puts sequence dashes at the parent key's indent (kyaml's default)."""
+    out: list[str] = []
+    _emit(obj, indent, compact, out)
+    return "".join(out)
+
+
+def _emit(obj: Any, ind: int, compact: bool, out: list[str]) -> None:
+    pad = " " * ind
+    if isinstance(obj, dict):
+        if not obj:
+            out.append(pad + "{}\n")
+            return
+        for k, v in obj.items():
+            key = scalar(k)
+            if isinstance(v, dict) and v:
+                out.append(f"{pad}{key}:\n")
+                _emit(v, ind + 2, compact, out)
+            elif isinstance(v, list) and v:
+                out.append(f"{pad}{key}:\n")
+                _emit(v, ind if compact else ind + 2, compact, out)
+            else:
+                out.append(f"{pad}{key}: {_inline(v)}\n")
+    elif isinstance(obj, list):
+        if not obj:
+            out.append(pad + "[]\n")
+            return
+        for v in obj:
+            if isinstance(v, (dict, list)) and v:
+                sub: list[str] = []
+                _emit(v, ind + 2, compact, sub)
+                text = "".join(sub)
+                out.append(pad + "- " + text[ind + 2 :])
+            else:
+                out.append(f"{pad}- {_inline(v)}\n")
+    else:
+        out.append(pad + _inline(obj) + "\n")
+
+
+def _inline(v: Any) -> str:
+    if isinstance(v, dict):
+        return "{}"
+    if isinstance(v, list):
+        return "[]"
+    return scalar(v)
+
+
+# --------------------------------------------------------------------------- round trip
+
+_RT: dict[tuple[int, int, int], Any] = {}
+
+
+def rt_yaml(mapping: int = 2, sequence: int = 2, offset: int = 0) -> Any:
+    """A ruamel round-trip instance (cached per indentation style)."""
+    key = (mapping, sequence, offset)
+    y = _RT.get(key)
+    if y is None:
+        from ruamel.yaml import YAML
+
+        y = YAML(typ="rt")
+        y.preserve_quotes = True
+        y.width = 1_000_000
+        y.indent(mapping=mapping, sequence=sequence, offset=offset)
+        y.allow_duplicate_keys = False
+        _RT[key] = y
+    return y
+
+
+def rt_load(text: str) -> Any:
+    return rt_yaml().load(text)
+
+
+def rt_dump(node: Any, mapping: int = 2, sequence: int = 2, offset: int = 0) -> str:
+    import io
+
+    buf = io.StringIO()
+    rt_yaml(mapping, sequence, offset).dump(node, buf)
+    return buf.getvalue()
+
+
+def yamlsafe(value: Any) -> Any:
+    """Deep-convert plain data for insertion into a round-trip tree: maps and lists become
+    ruamel's commented types (block style), and strings a YAML 1.1 reader would re-type are
+    double-quoted (kubernetes#34146, go-yaml#489)."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+    from ruamel.yaml.scalarstring import DoubleQuotedScalarString
+
+    if isinstance(value, dict):
+        m = CommentedMap()
+        for k, v in value.items():
+            m[k] = yamlsafe(v)
+        return m
+    if isinstance(value, list):
+        s = CommentedSeq()
+        for v in value:
+            s.append(yamlsafe(v))
+        return s
+    if isinstance(value, str) and type(value) is str and is_ambiguous(value):
+        return DoubleQuotedScalarString(value)
+    return value
+
+
+def to_plain(value: Any) -> Any:
+    """Round-trip tree -> plain dict/list/str/int (for comparison and hashing)."""
+    if isinstance(value, dict):
+        return {str(k): to_plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [to_plain(v) for v in value]
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, str):
+        return str(value)
+    return str(value)
