@@ -69,6 +69,7 @@ class Item:
             self.node = _load_item_text(self.text)
             check_limits(self.node)
             self.before = yamlio.to_plain(self.node)
+            self.indent = _detect_indent(*_item_body(self.text))  # only loaded items need it
         return self.node
 
     @property
@@ -91,7 +92,11 @@ class Frame:
     api_version_text: str = ""
     kind_text: str = ""
     items_indent: int = 0
-    extra_text: str = ""  # unknown top-level keys, raw
+    order: list[str] = dataclasses.field(default_factory=list)  # top-level keys as they came
+    items_line: str = "items:\n"  # the `items:` line as written (with its comment)
+    items_trailer: str = ""  # comment lines after the last item, kept after generated ones
+    extra: dict[str, Any] = dataclasses.field(default_factory=dict)  # unknown keys: raw text
+    # (fast path) or parsed node (full parse), echoed unchanged
     full_root: Any = None  # fallback: the whole parsed document
 
 
@@ -118,9 +123,46 @@ def decode(data: bytes) -> str:
 
 
 # --------------------------------------------------------------------------- fast path
+#
+# The fast path works on offsets into the text, never on a list of every line: a 7 MB list
+# has a quarter of a million lines, and a Python loop over them costs more than everything
+# else together. Regular expressions find the few lines that carry structure (top-level keys,
+# item starts, an item's own top-level keys); everything deeper is skipped in C.
 
-_KEY_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_./-]*) *:(?: +(.*?))? *$")
-_DASH_RE = re.compile(r"( *)-(?: |$)")
+_KEY_RE = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_./-]*) *:(?: +(.*?))? *$")
+_DASH_RE = re.compile(r"( *)-(?=[ \n]|$)")
+# Patterns that find lines start with a literal "\n" (search from the "\n" that ends the line
+# before): the regex engine then scans for it in C, several times faster than `^` with re.M.
+_TOP_LINE_RE = re.compile(r"\n([^ \n][^\n]*)")  # every line that starts in column 0
+_CONTENT_RE = re.compile(r"\n( *)[^ \n#]")  # the next non-blank, non-comment line
+_INDENTED_RE = re.compile(r"\n +[^ \n#]")
+_BLANK_OR_COMMENT_RE = re.compile(r"(?:[ ]*(?:#[^\n]*)?(?:\n|\Z))*")
+_ALIAS_RE = re.compile(r"(?:^[ ]*|[-?:][ ]+|[\[{,][ ]*)\*([^\s,\[\]{}]+)", re.M)
+_KNOWN_SECTIONS = ("apiVersion", "kind", "items", "functionConfig", "results")
+_PATTERNS: dict[tuple[str, int, int], re.Pattern[str]] = {}
+
+
+def _shallow_re(d: int) -> re.Pattern[str]:
+    """Lines indented less than an item's content (d + 2): item starts, head comments."""
+    return _pattern("\\n( {0,%d}[^ \\n][^\\n]*)", 0, d + 1)
+
+
+def _at_indent_re(c: int) -> re.Pattern[str]:
+    """Non-comment lines indented exactly `c`: the keys of a block mapping."""
+    return _pattern("\\n {%d}([^ \\n#][^\\n]*)", c, 0)
+
+
+def _between_re(lo: int, hi: int) -> re.Pattern[str]:
+    """Non-comment lines indented lo..hi: too shallow for the mapping being read."""
+    return _pattern("\\n {%d,%d}[^ \\n#]", lo, hi)
+
+
+def _pattern(template: str, x: int, y: int) -> re.Pattern[str]:
+    key = (template, x, y)
+    p = _PATTERNS.get(key)
+    if p is None:
+        p = _PATTERNS[key] = re.compile(template % ((x, y) if template.count("%d") == 2 else (x or y,)))
+    return p
 
 
 def _indent(line: str) -> int:
@@ -132,91 +174,106 @@ def _is_blank_or_comment(line: str) -> bool:
     return not s or s.startswith("#")
 
 
-def parse(text: str) -> Frame:
-    """Split `text` into a Frame, by slicing when safe, else by a full parse."""
-    if not text.strip() or all(_is_blank_or_comment(x) for x in text.splitlines()):
+def _only_blank_or_comment(text: str, a: int = 0, b: int | None = None) -> bool:
+    end = len(text) if b is None else b
+    if a >= end:
+        return True
+    m = _BLANK_OR_COMMENT_RE.match(text, a, end)
+    return m is not None and m.end() == end
+
+
+def _lines(text: str) -> list[str]:
+    """Lines with their ends, split on \n only (str.splitlines also splits on \x0c, \x1c,
+    \u2028 and friends, which are ordinary characters inside YAML scalars)."""
+    parts = text.split("\n")
+    out = [p + "\n" for p in parts[:-1]]
+    if parts[-1]:
+        out.append(parts[-1])
+    return out
+
+
+def parse(text: str, *, fast: bool = True) -> Frame:
+    """Split `text` into a Frame, by slicing when safe, else by a full parse.
+
+    `fast=False` forces the full parse (tests compare both paths)."""
+    if not text.strip() or all(_is_blank_or_comment(x) for x in _lines(text)):
         raise InputError(
             "input is empty: expected one ResourceList (kind ResourceList or List) on stdin"
         )
-    try:
-        return _split(text)
-    except _Unsafe:
-        return _full_parse(text)
+    if fast:
+        try:
+            return _split(text)
+        except _Unsafe:
+            pass
+    return _full_parse(text)
 
 
 def _split(text: str) -> Frame:
-    if "\t" in text:
-        raise _Unsafe("tab")
-    lines = text.splitlines(keepends=True)
-    if lines and not lines[-1].endswith("\n"):
-        lines[-1] += "\n"
-    n = len(lines)
-    i = 0
-    header: list[str] = []
-    seen_doc_start = False
-    while i < n:
-        s = lines[i].rstrip()
-        if _is_blank_or_comment(s):
-            header.append(lines[i])
-            i += 1
-        elif s == "---" and not seen_doc_start:
-            seen_doc_start = True
-            i += 1
-        else:
-            break
-    sections: dict[str, tuple[int, int, str | None]] = {}  # key -> (start, end, inline value)
+    # CR (decode() already turned CRLF into LF) and the Unicode line breaks of YAML 1.1
+    # (which ruamel still honours) end lines where this splitter sees none
+    if any(c in text for c in "\r\x85\u2028\u2029"):
+        raise _Unsafe("CR or a Unicode line separator")
+    # Tabs need no check of their own: a tab that YAML would take as separation, at the start
+    # of a line or after a dash or colon, makes that line fail the key and dash patterns
+    # (-> _Unsafe), and _scalar() refuses values with tabs; deeper tabs are content.
+    if not text.endswith("\n"):
+        text += "\n"
+    # ---- top level: column-0 lines are keys, comments, or document markers
+    sections: dict[str, list[Any]] = {}  # key -> [start, end, inline value, body start]
     order: list[str] = []
     cur: str | None = None
-    while i < n:
-        line = lines[i]
-        if line[0] == " " or _is_blank_or_comment(line) or line[0] == "-":
-            if cur is None:
-                raise _Unsafe("content before first key")
-            i += 1
+    doc_start: tuple[int, int] | None = None  # the `---` line before the first key
+    header = ""
+    end = len(text)
+    for m in _TOP_LINE_RE.finditer("\n" + text):
+        line = m.group(1)
+        start = m.start()  # of the line, in `text`
+        c0 = line[0]
+        if c0 == "#":
             continue
-        s = line.rstrip()
-        if s in ("---", "..."):
-            rest = lines[i + 1 :]
-            if any(not _is_blank_or_comment(x) and x.strip() not in ("---", "...") for x in rest):
-                raise InputError(
-                    f"line {i + 1}: a second YAML document starts here; the function reads "
-                    "exactly one ResourceList on stdin (to rewrite a multi-document file, use "
-                    "`krm-coschedule --config POLICY FILE`)"
-                )
-            del lines[i:]
-            n = i
-            break
-        m = _KEY_RE.match(s)
-        if not m:
+        if line.startswith(("---", "...")) and (len(line) == 3 or line[3] == " "):
+            if line.rstrip() == "---" and cur is None and doc_start is None:
+                doc_start = (start, start + len(line) + 1)
+                continue
+            if line.rstrip() == "..." and cur is not None and _only_blank_or_comment(text, start + len(line) + 1):
+                end = start  # document end, then only comments
+                break
+            raise _Unsafe("document marker")  # the full parse tells one document from several
+        if c0 == "-":
+            if cur is None:
+                raise _Unsafe("content before the first key")
+            continue
+        km = _KEY_RE.match(line)
+        if not km:
             raise _Unsafe("top-level line")
-        key = m.group(1)
+        key = km.group(1)
         if key in sections:
-            raise InputError(
-                f"line {i + 1}: duplicate top-level key {key!r} in the ResourceList; "
-                "remove one of them"
-            )
-        if cur is not None:
-            sections[cur] = (sections[cur][0], i, sections[cur][2])
-        sections[key] = (i, n, m.group(2))
+            raise _Unsafe("duplicate top-level key")  # the full parse names it
+        if cur is None:
+            head = text[:start]
+            if _INDENTED_RE.search("\n" + head):
+                raise _Unsafe("content before the first key")
+            # comments before the first key are kept; a leading `---` is dropped
+            header = head if doc_start is None else head[: doc_start[0]] + head[doc_start[1] :]
+        else:
+            sections[cur][1] = start
+        sections[key] = [start, end, km.group(2), start + len(line) + 1]
         order.append(key)
         cur = key
-        i += 1
-    if cur is not None:
-        sections[cur] = (sections[cur][0], n, sections[cur][2])
-    if not sections:
+    if cur is None:
         raise _Unsafe("no keys")
+    sections[cur][1] = min(sections[cur][1], end)
 
     def scalar_of(key: str) -> tuple[str, str]:
         if key not in sections:
             return "", ""
-        a, b, v = sections[key]
-        body = lines[a + 1 : b]
-        if any(not _is_blank_or_comment(x) for x in body):
+        a, b, v, le = sections[key]
+        if not _only_blank_or_comment(text, le, b):
             raise _Unsafe(f"{key} spans lines")
         val = _scalar(v)
         if val is None or val is _COMPLEX:
             raise _Unsafe(f"{key} value")
-        return str(val), "".join(lines[a:b])
+        return str(val), text[a:b]
 
     api_version, api_version_text = scalar_of("apiVersion")
     kind, kind_text = scalar_of("kind")
@@ -224,31 +281,39 @@ def _split(text: str) -> Frame:
 
     items: list[Item] = []
     items_indent = 0
+    items_line = "items:\n"
+    items_trailer = ""
     if "items" in sections:
-        a, b, v = sections["items"]
+        a, b, v, le = sections["items"]
+        items_line = text[a:le]
         if v is not None and _strip_comment(v) not in ("", "[]", "null", "~"):
             raise _Unsafe("flow items")
-        items, items_indent = _split_items(lines, a + 1, b)
+        if v is not None and _strip_comment(v) and not _only_blank_or_comment(text, le, b):
+            raise _Unsafe("items value and content")
+        items, items_indent, items_trailer = _split_items(text, le, b)
+        if not items and _strip_comment(v or ""):
+            items_line = text[a:b]  # `items: []` and what follows it, kept as written
+            items_trailer = ""
 
     fc_text = None
     fc = None
     if "functionConfig" in sections:
-        a, b, _v = sections["functionConfig"]
-        fc_text = "".join(lines[a:b])
+        a, b, _v, _le = sections["functionConfig"]
+        fc_text = text[a:b]
         fc = _load_section(fc_text, "functionConfig")
     results: list[Any] = []
     if "results" in sections:
-        a, b, _v = sections["results"]
-        loaded = _load_section("".join(lines[a:b]), "results")
+        a, b, _v, _le = sections["results"]
+        loaded = _load_section(text[a:b], "results")
         if isinstance(loaded, list):
             results = [yamlio.to_plain(r) for r in loaded]
         elif isinstance(loaded, dict):  # legacy {name, items} form
             results = [yamlio.to_plain(r) for r in (loaded.get("items") or [])]
-    extra = "".join(
-        "".join(lines[sections[k][0] : sections[k][1]])
-        for k in order
-        if k not in ("apiVersion", "kind", "items", "functionConfig", "results")
-    )
+    extra = {k: text[sections[k][0] : sections[k][1]] for k in order if k not in _KNOWN_SECTIONS}
+    for k, t in extra.items():
+        _load_section(t, k)  # must be valid YAML on its own; it is echoed as written
+    if "*" in text:
+        _check_aliases(text, items, [(sections[k][0], sections[k][1]) for k in order if k != "items"])
     return Frame(
         api_version=api_version or "config.kubernetes.io/v1",
         kind=kind or "ResourceList",
@@ -257,11 +322,14 @@ def _split(text: str) -> Frame:
         function_config=fc,
         results=results,
         fast=True,
-        header="".join(header),
+        header=header,
         api_version_text=api_version_text,
         kind_text=kind_text,
         items_indent=items_indent,
-        extra_text=extra,
+        order=order,
+        items_line=items_line,
+        items_trailer=items_trailer,
+        extra=extra,
     )
 
 
@@ -277,45 +345,72 @@ def _check_wrapper(kind: str) -> None:
 def _load_section(section_text: str, key: str) -> Any:
     try:
         root = yamlio.rt_load(section_text)
-    except Exception as e:  # noqa: BLE001 - any parse error is an input error
-        raise InputError(f"{key} is not valid YAML: {_short(e)}") from None
+    except Exception:  # noqa: BLE001 - maybe an alias into the items: let the full parse judge
+        raise _Unsafe(f"{key} does not parse alone") from None
     check_limits(root)
     return root.get(key) if isinstance(root, dict) else None
 
 
-def _split_items(lines: list[str], a: int, b: int) -> tuple[list[Item], int]:
-    j = a
-    while j < b and _is_blank_or_comment(lines[j]):
-        j += 1
-    if j >= b:
-        return [], 0
-    m = _DASH_RE.match(lines[j])
-    if not m:
-        raise _Unsafe("items not a block sequence")
+def _check_aliases(text: str, items: list[Item], spans: list[tuple[int, int]]) -> None:
+    """An alias whose anchor lives in another item or section makes slicing wrong: an item
+    parsed alone would not find it. Aliases to anchors of the same item are fine."""
+    chunks = [it.text or "" for it in items] + [text[a:b] for a, b in spans]
+    for chunk in chunks:
+        if "*" not in chunk:
+            continue
+        for m in _ALIAS_RE.finditer(chunk):
+            name = m.group(1)
+            anchor = re.compile(r"&" + re.escape(name) + r"(?=[\s,\[\]{}]|$)", re.M)
+            if anchor.search(chunk, 0, m.start()):
+                continue
+            if anchor.search(text):
+                raise _Unsafe("alias to an anchor in another item")
+            # no such anchor anywhere: not an alias (a glob in a block scalar), or bad YAML
+            # that parsing the item will report
+
+
+def _split_items(text: str, a: int, b: int) -> tuple[list[Item], int, str]:
+    """Items of the block sequence in text[a:b]: (items, dash indent, trailing comments).
+    `a` is a line start after a newline."""
+    m = _CONTENT_RE.search(text, a - 1, b)
+    if m is None:
+        return [], 0, text[a:b]
     d = len(m.group(1))
-    starts: list[int] = []
-    pending_comment = -1  # first line of a run of shallow comments before the next item
-    for k in range(j, b):
-        line = lines[k]
-        if not line.strip():
+    first = m.start() + 1
+    if not _DASH_RE.match(text, first) or text[first + d] != "-":
+        raise _Unsafe("items not a block sequence")
+    starts: list[tuple[int, int]] = []  # (chunk start, dash line start)
+    comments: list[int] = []  # shallow comment lines since the last item start
+    for sm in _shallow_re(d).finditer(text, a - 1, b):
+        line = sm.group(1)
+        p = sm.start() + 1
+        ind = len(line) - len(line.lstrip(" "))
+        if line[ind] == "#":
+            comments.append(p)
             continue
-        ind = _indent(line)
-        if line.lstrip().startswith("#"):
-            if ind <= d and pending_comment < 0:
-                pending_comment = k
+        if ind == d and line[d] == "-" and (len(line) == d + 1 or line[d + 1] == " "):
+            starts.append((_head_start(text, comments, p), p))
+            comments = []
             continue
-        if ind == d and line[d] == "-" and (len(line) == d + 1 or line[d + 1] in " \n"):
-            starts.append(pending_comment if pending_comment >= 0 else k)
-        elif ind < d + 2:
-            raise _Unsafe("odd indentation")
-        pending_comment = -1
-    starts[0] = a if starts[0] > a else starts[0]
+        raise _Unsafe("odd indentation")
+    trailer_at = _head_start(text, comments, b) if comments else b
     items = []
-    for idx, s in enumerate(starts):
-        e = starts[idx + 1] if idx + 1 < len(starts) else b
-        chunk = "".join(lines[s:e])
-        items.append(_make_item(idx, chunk, d))
-    return items, d
+    for idx, (s, dash) in enumerate(starts):
+        s = a if idx == 0 else s
+        e = starts[idx + 1][0] if idx + 1 < len(starts) else trailer_at
+        items.append(_make_item(idx, text[s:e], dash - s, d))
+    return items, d, text[trailer_at:b]
+
+
+def _head_start(text: str, comments: list[int], p: int) -> int:
+    """Where the item starting at `p` begins: at the first shallow comment of the comment
+    run right before it (its head comment), else at the dash line itself."""
+    if not comments:
+        return p
+    for c in comments:
+        if _only_blank_or_comment(text, c, p):
+            return c
+    return p
 
 
 # --------------------------------------------------------------------------- item identity
@@ -332,9 +427,11 @@ def _scalar(v: str | None) -> Any:
     """Decode a one-line scalar; None for an empty value, _COMPLEX when unsure."""
     if v is None:
         return None
-    v = v.strip()
+    v = v.strip(" ")
     if not v or v.startswith("#"):
         return None
+    if "\t" in v:
+        return _COMPLEX
     c = v[0]
     if c == "'":
         k = 1
@@ -356,7 +453,8 @@ def _scalar(v: str | None) -> Any:
             k = v.find('"', k)
             if k < 0:
                 return _COMPLEX
-            if v[k - 1] == "\\" and not v[k - 2 : k] == "\\\\":
+            slashes = len(v[:k]) - len(v[:k].rstrip("\\"))
+            if slashes % 2:
                 k += 1
                 continue
             break
@@ -367,75 +465,163 @@ def _scalar(v: str | None) -> Any:
             return json.loads(v[: k + 1])
         except ValueError:
             return _COMPLEX
-    if c in "&*!|>{[%@`?,":
+    if c in "&*!|>{[%@`?,-":
         return _COMPLEX
-    return _strip_comment(v)
+    s = _strip_comment(v)
+    if yamlio.is_ambiguous(s) or ": " in s or s.endswith(":"):
+        return _COMPLEX  # a number, bool, null or date to a YAML reader; or not a scalar
+    return s
 
 
-def _make_item(pos: int, chunk: str, d: int) -> Item:
-    lines = chunk.splitlines(keepends=True)
-    # the dash line (head comments may precede it)
-    k = 0
-    while not _DASH_RE.match(lines[k]) or _indent(lines[k]) != d:
-        k += 1
-    first = lines[k]
-    after = first[d + 1 :].lstrip(" ")
+def _make_item(pos: int, chunk: str, dash: int, d: int) -> Item:
+    """An Item for `chunk`, whose dash line starts at offset `dash`."""
     item = Item(pos=pos, text=chunk, meta=Meta())
-    if after.strip() == "" or after.startswith("#"):
-        k += 1
-        while k < len(lines) and _is_blank_or_comment(lines[k]):
-            k += 1
-        if k >= len(lines):
-            item.meta.is_mapping = False
-            item.complex_meta = True
-            return item
-        c = _indent(lines[k])
-        body = lines[k:]
-    else:
-        if after[0] in "{[\"'?!&*|>":
-            item.complex_meta = True
-            return item
-        c = len(first) - len(after)
-        body = [" " * c + after] + lines[k + 1 :]
+    eol = chunk.find("\n", dash)
+    first = chunk[dash:eol]
+    after = first[d + 1 :].lstrip(" ")
     try:
-        _scan_identity(body, c, item.meta)
+        if not after or after.startswith("#"):
+            m = _CONTENT_RE.search(chunk, eol)
+            if m is None:
+                item.meta.is_mapping = False
+                item.complex_meta = True
+                return item
+            c = len(m.group(1))
+            entries = _entries(chunk, m.start() + 1, len(chunk), c, d + 1)
+        elif after[0] in "{[":
+            _flow_identity(item, after, chunk, eol)
+            return item
+        elif after[0] in "\"'?!&*|>":
+            item.complex_meta = True
+            return item
+        else:
+            c = len(first) - len(after)
+            km = _KEY_RE.match(after)
+            if not km:
+                raise _Unsafe("not a key")
+            entries = _entries(chunk, eol + 1, len(chunk), c, d + 1)
+            # the first key's body ends where the line of the next key starts
+            body_end = chunk.rfind("\n", 0, entries[0][2] - 1) + 1 if entries else len(chunk)
+            entries.insert(0, (km.group(1), km.group(2), eol + 1, body_end))
+        _read_identity(chunk, entries, c, item.meta)
     except _Unsafe:
         item.complex_meta = True
-        return item
-    item.indent = _detect_indent(body, c)
     return item
 
 
-_WANTED_META = ("name", "namespace", "generateName")
-
-
-def _block_entries(body: list[str], start: int, end: int, ind: int) -> list[tuple[str, Any, int, int]]:
-    """Keys at exactly `ind` within body[start:end]: (key, value, child_start, child_end)."""
-    out: list[tuple[str, Any, int, int]] = []
-    k = start
-    while k < end:
-        line = body[k]
-        if _is_blank_or_comment(line):
-            k += 1
-            continue
-        li = _indent(line)
-        if li != ind:
-            if li < ind:
-                raise _Unsafe("dedent")
-            k += 1
-            continue
-        m = _KEY_RE.match(line.rstrip("\n"), ind)
-        if not m:
+def _entries(text: str, a: int, b: int, ind: int, outer: int) -> list[tuple[str, Any, int, int]]:
+    """The keys of the block mapping indented `ind` in text[a:b] (a: a line start after a
+    newline; lines indented `outer` or less are not part of it): (key, raw inline value,
+    body start, body end). Deeper lines are skipped in C."""
+    if ind > outer + 1 and _between_re(outer + 1, ind - 1).search(text, a - 1, b):
+        raise _Unsafe("a line indented less than the mapping's keys")
+    found: list[tuple[str, str | None, int, int]] = []  # key, value, line start, body start
+    for m in _at_indent_re(ind).finditer(text, a - 1, b):
+        line = m.group(1)
+        if line[0] == "-" and (len(line) == 1 or line[1] == " "):
+            continue  # an indentless sequence: the value of the key before
+        km = _KEY_RE.match(line)
+        if not km:
             raise _Unsafe("not a key")
-        e = k + 1
-        while e < end and (_is_blank_or_comment(body[e]) or _indent(body[e]) > ind):
-            e += 1
-        val = _scalar(m.group(2))
-        if val is not None and e > k + 1 and any(not _is_blank_or_comment(x) for x in body[k + 1 : e]):
-            val = _COMPLEX  # multi-line scalar
-        out.append((m.group(1), val, k + 1, e))
-        k = e
+        found.append((km.group(1), km.group(2), m.start() + 1, m.end() + 1))
+    out = []
+    for i, (key, v, _ls, bs) in enumerate(found):
+        be = found[i + 1][2] if i + 1 < len(found) else b
+        out.append((key, v, min(bs, be), be))
     return out
+
+
+_WANTED_META = ("name", "namespace", "generateName")
+_SPECIAL_ANNOTATIONS = ("config.kubernetes.io/", "internal.", "krm-coschedule.dev/")
+
+
+def _single(text: str, v: str | None, a: int, b: int) -> Any:
+    """The scalar value of an entry; _COMPLEX if it goes on below its line."""
+    val = _scalar(v)
+    if val is not None and not _only_blank_or_comment(text, a, b):
+        return _COMPLEX
+    return val
+
+
+def _read_identity(chunk: str, entries: list[tuple[str, Any, int, int]], c: int, meta: Meta) -> None:
+    seen: set[str] = set()
+    for key, v, a, b in entries:
+        if key not in ("apiVersion", "kind", "metadata"):
+            continue
+        if key in seen:
+            raise _Unsafe("duplicate " + key)
+        seen.add(key)
+        if key == "metadata":
+            if _scalar(v) is not None:
+                raise _Unsafe("flow metadata")
+            m = _CONTENT_RE.search(chunk, a - 1, b)
+            if m is not None:
+                mi = len(m.group(1))
+                if mi <= c:
+                    raise _Unsafe("metadata is not a mapping")
+                _read_metadata(chunk, a, b, mi, c, meta)
+            continue
+        val = _single(chunk, v, a, b)
+        if not isinstance(val, str):
+            raise _Unsafe(key)
+        if key == "kind":
+            meta.kind = val
+        else:
+            meta.api_version = val
+
+
+def _read_metadata(chunk: str, a: int, b: int, mi: int, c: int, meta: Meta) -> None:
+    seen: set[str] = set()
+    for mk, mv, ma, mb in _entries(chunk, a, b, mi, c):
+        if mk in _WANTED_META:
+            val = _single(chunk, mv, ma, mb)
+            if mk in seen or not isinstance(val, str):
+                raise _Unsafe(mk)
+            seen.add(mk)
+            setattr(meta, "generate_name" if mk == "generateName" else mk, val)
+        elif mk == "annotations":
+            if mk in seen or _scalar(mv) is not None:
+                raise _Unsafe("flow annotations")
+            seen.add(mk)
+            m = _CONTENT_RE.search(chunk, ma - 1, mb)
+            if m is None:
+                continue
+            ai = len(m.group(1))
+            if ai <= mi:
+                raise _Unsafe("annotations is not a mapping")
+            for ak, av, aa, ab in _entries(chunk, ma, mb, ai, mi):
+                val = _single(chunk, av, aa, ab)
+                if ak.startswith(_SPECIAL_ANNOTATIONS) and (not isinstance(val, str) or ak in meta.annotations):
+                    raise _Unsafe(ak)
+                if isinstance(val, str):
+                    meta.annotations[ak] = val
+
+
+def _flow_identity(item: Item, after: str, chunk: str, eol: int) -> None:
+    """A one-line flow item (kpt passes JSON files through as `- {"apiVersion": ...}`):
+    read its identity with libyaml instead of the round-trip loader."""
+    item.complex_meta = True
+    if not _only_blank_or_comment(chunk, eol + 1) or after[0] != "{":
+        return
+    import yaml  # PyYAML; only lists with flow items pay for it
+
+    try:
+        node = yaml.load(after, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError:
+        return
+    meta = meta_of(node)
+    md = node.get("metadata") if isinstance(node, dict) else None
+    ann = md.get("annotations") if isinstance(md, dict) else None
+    plain = [node.get("apiVersion"), node.get("kind")] if isinstance(node, dict) else [None]
+    if isinstance(md, dict):
+        plain += [md.get(k) for k in _WANTED_META]
+    if isinstance(ann, dict):
+        plain += [v for k, v in ann.items() if str(k).startswith(_SPECIAL_ANNOTATIONS)]
+    # YAML 1.1 (libyaml) and 1.2 (ruamel) disagree on yes/no/on/off: keep only plain strings
+    if not isinstance(node, dict) or not all(x is None or isinstance(x, str) for x in plain):
+        return
+    item.meta = meta
+    item.complex_meta = False
 
 
 def _child_indent(body: list[str], a: int, b: int) -> int:
@@ -445,38 +631,21 @@ def _child_indent(body: list[str], a: int, b: int) -> int:
     return -1
 
 
-def _scan_identity(body: list[str], c: int, meta: Meta) -> None:
-    top = _block_entries(body, 0, len(body), c)
-    for key, val, a, b in top:
-        if key in ("apiVersion", "kind"):
-            if not isinstance(val, str):
-                raise _Unsafe(key)
-            if key == "kind":
-                meta.kind = val
-            else:
-                meta.api_version = val
-        elif key == "metadata":
-            if val is not None:
-                raise _Unsafe("flow metadata")
-            mi = _child_indent(body, a, b)
-            if mi < 0:
-                continue
-            for mk, mv, ma, mb in _block_entries(body, a, b, mi):
-                if mk in _WANTED_META:
-                    if not isinstance(mv, str):
-                        raise _Unsafe(mk)
-                    setattr(meta, "generate_name" if mk == "generateName" else mk, mv)
-                elif mk == "annotations":
-                    if mv is not None:
-                        raise _Unsafe("flow annotations")
-                    ai = _child_indent(body, ma, mb)
-                    if ai < 0:
-                        continue
-                    for ak, av, _x, _y in _block_entries(body, ma, mb, ai):
-                        if isinstance(av, str):
-                            meta.annotations[ak] = av
-                        elif av is _COMPLEX and ak.startswith(("config.kubernetes.io/", "internal.", "krm-coschedule.dev/")):
-                            raise _Unsafe(ak)
+def _item_body(chunk: str) -> tuple[list[str], int]:
+    """The item's lines from the dash line on, the dash turned into a space, and the indent
+    of its top-level keys."""
+    lines = _lines(chunk)
+    k = 0
+    while not (_DASH_RE.match(lines[k]) and not lines[k].lstrip().startswith("#")):
+        k += 1
+    d = _indent(lines[k])
+    after = lines[k][d + 1 :].lstrip(" ")
+    if after.strip() and not after.startswith("#"):
+        c = len(lines[k]) - len(after)
+        return [" " * c + after] + lines[k + 1 :], c
+    body = lines[k + 1 :]
+    c = _child_indent(body, 0, len(body))
+    return body, c if c >= 0 else d + 2
 
 
 def _detect_indent(body: list[str], c: int) -> tuple[int, int, int]:
@@ -509,7 +678,7 @@ def _detect_indent(body: list[str], c: int) -> tuple[int, int, int]:
 
 def _load_item_text(chunk: str) -> Any:
     """Parse one item chunk alone: drop its `- ` and the sequence indentation."""
-    lines = chunk.splitlines(keepends=True)
+    lines = _lines(chunk)
     k = 0
     while not (_DASH_RE.match(lines[k]) and not lines[k].lstrip().startswith("#")):
         k += 1
@@ -545,7 +714,7 @@ def indent_entry(dumped: str, d: int) -> str:
     pad = " " * (d + 2)
     out = []
     dashed = False
-    for line in dumped.splitlines(keepends=True):
+    for line in _lines(dumped):
         if line.startswith("..."):
             continue
         if not dashed and not line.lstrip().startswith("#") and line.strip():
@@ -565,7 +734,7 @@ def indent_entry(dumped: str, d: int) -> str:
 
 def _full_parse(text: str) -> Frame:
     try:
-        root = yamlio.rt_yaml().load(text)
+        root = yamlio.rt_load(text)
     except RecursionError:
         raise InputError(f"the input nests deeper than {MAX_DEPTH} levels; flatten it") from None
     except Exception as e:  # noqa: BLE001 - parser errors of every kind
@@ -606,6 +775,7 @@ def _full_parse(text: str) -> Frame:
     elif isinstance(results_node, dict):
         results = [yamlio.to_plain(r) for r in (results_node.get("items") or [])]
     fc = root.get("functionConfig")
+    extra = {str(k): v for k, v in root.items() if k not in _KNOWN_SECTIONS}
     return Frame(
         api_version=str(api_version) if api_version else "config.kubernetes.io/v1",
         kind=str(kind),
@@ -614,6 +784,7 @@ def _full_parse(text: str) -> Frame:
         function_config=fc,
         results=results,
         fast=False,
+        extra=extra,
         full_root=root,
     )
 
@@ -696,35 +867,56 @@ def check_limits(root: Any) -> None:
 
 
 def render(frame: Frame, item_texts: list[str], generated: list[str], results: list[dict[str, Any]]) -> str:
-    """Write the ResourceList: apiVersion, kind, items, functionConfig, results."""
-    d = frame.items_indent
-    out: list[str] = []
-    if frame.fast:
-        out.append(frame.header)
-        out.append(frame.api_version_text or f"apiVersion: {yamlio.scalar(frame.api_version)}\n")
-        out.append(frame.kind_text or f"kind: {yamlio.scalar(frame.kind)}\n")
-        body = item_texts + [indent_entry(g, d) for g in generated]
-        if body:
-            out.append("items:\n")
-            out.extend(body)
-        else:
-            out.append("items: []\n")
-        if frame.function_config_text is not None:
-            out.append(frame.function_config_text)
-    else:
-        out.append(f"apiVersion: {yamlio.scalar(frame.api_version)}\n")
-        out.append(f"kind: {yamlio.scalar(frame.kind)}\n")
-        body = item_texts + [indent_entry(g, 0) for g in generated]
-        out.append("items:\n" if body else "items: []\n")
-        out.extend(body)
-        if frame.function_config is not None:
-            out.append(_block_section("functionConfig", frame.function_config))
+    """Write the ResourceList. Fast path: every top-level section where and as it came (only
+    `items` and `results` change); full parse: apiVersion, kind, items, functionConfig,
+    results, then any other keys."""
     all_results = list(frame.results) + results
-    if all_results:
-        out.append("results:\n")
-        out.append(yamlio.dump_block(all_results, 0))
+    results_text = "results:\n" + yamlio.dump_block(all_results, 0) if all_results else ""
     if frame.fast:
-        out.append(frame.extra_text)
+        return _render_fast(frame, item_texts, generated, results_text)
+    out: list[str] = [
+        f"apiVersion: {yamlio.scalar(frame.api_version)}\n",
+        f"kind: {yamlio.scalar(frame.kind)}\n",
+    ]
+    body = item_texts + [indent_entry(g, 0) for g in generated]
+    out.append("items:\n" if body else "items: []\n")
+    out.extend(body)
+    if frame.function_config is not None:
+        out.append(_block_section("functionConfig", frame.function_config))
+    out.append(results_text)
+    for key, node in frame.extra.items():
+        out.append(_block_section(key, node))
+    return "".join(out)
+
+
+def _render_fast(frame: Frame, item_texts: list[str], generated: list[str], results_text: str) -> str:
+    d = frame.items_indent
+    out: list[str] = [frame.header]
+    if "apiVersion" not in frame.order:
+        out.append(f"apiVersion: {yamlio.scalar(frame.api_version)}\n")
+    order = frame.order if "items" in frame.order else [*frame.order, "items"]
+    for key in order:
+        if key == "apiVersion":
+            out.append(frame.api_version_text)
+        elif key == "kind":
+            out.append(frame.kind_text)
+        elif key == "items":
+            body = item_texts + [indent_entry(g, d) for g in generated]
+            bare = frame.items_line.split("#", 1)[0].strip() == "items:"
+            if body:
+                out.append(frame.items_line if bare else "items:\n")
+            else:
+                out.append("items: []\n" if bare else frame.items_line)
+            out.extend(body)
+            out.append(frame.items_trailer)
+        elif key == "functionConfig":
+            out.append(frame.function_config_text or "")
+        elif key == "results":
+            out.append(results_text)
+        else:
+            out.append(frame.extra[key])
+    if "results" not in frame.order:
+        out.append(results_text)
     return "".join(out)
 
 

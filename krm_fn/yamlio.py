@@ -135,7 +135,14 @@ def rt_yaml(mapping: int = 2, sequence: int = 2, offset: int = 0) -> Any:
 
 
 def rt_load(text: str) -> Any:
-    return rt_yaml().load(text)
+    y = rt_yaml()
+    try:
+        return y.load(text)
+    finally:
+        # a `%YAML`/`%TAG` directive sticks to the (cached) instance and would be written
+        # into every later dump, items included
+        y.version = None
+        y.tags = None
 
 
 def rt_dump(node: Any, mapping: int = 2, sequence: int = 2, offset: int = 0) -> str:

@@ -1,0 +1,382 @@
+"""rlist: the fast path (slicing) against the full round-trip parse.
+
+Every input here runs both ways (`parse(text)` and `parse(text, fast=False)`): the outputs
+must read back as the same data, untouched items must leave byte for byte, and the inputs
+where slicing is unsafe must take the full parse."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from krm_fn import process
+from krm_fn import rlist
+from krm_fn import tekton
+from krm_fn import yamlio
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+import gen  # noqa: E402
+
+HEAD = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n"
+
+KPT = HEAD + """items:
+- # head comment stays on this item
+  apiVersion: apps/v1
+  kind: Deployment
+  metadata:
+    name: web
+    namespace: shop
+    annotations:
+      config.kubernetes.io/index: '0'
+      config.kubernetes.io/path: 'web.yaml'
+      internal.config.kubernetes.io/index: '0'
+      internal.config.kubernetes.io/path: 'web.yaml'
+  spec:
+    replicas: 3 # trailing comment
+    template:
+      spec:
+        containers:
+        - name: web
+          image: "nginx:1.25"
+          env: [{name: A, value: "yes"}]
+- {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "j"}, "data": {"on": "off"}}
+- {"apiVersion": "v1", "kind": "ConfigMap", metadata: {name: k, annotations: {config.kubernetes.io/index: '1', internal.config.kubernetes.io/path: 'k.yaml'}}}
+- apiVersion: rbac.authorization.k8s.io/v1
+  kind: Role
+  metadata:
+    name: reader
+  rules:
+  - apiGroups: [""]
+    resources: ["pods"]
+    verbs: ["get"]
+- apiVersion: kpt.dev/v1
+  kind: Kptfile
+  metadata:
+    name: pkg
+    annotations:
+      config.kubernetes.io/local-config: "true"
+"""
+
+PIPELINERUN = """- apiVersion: tekton.dev/v1
+  kind: PipelineRun
+  metadata:
+    name: build
+    namespace: ci
+  spec:
+    pipelineRef:
+      name: build # the pipeline
+    workspaces:
+    - name: source
+      volumeClaimTemplate:
+        spec:
+          accessModes: [ReadWriteOnce]
+"""
+
+ANCHOR_ACROSS = HEAD + """items:
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: a
+  data: &shared
+    k: v
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: b
+  data: *shared
+"""
+
+ANCHOR_LOCAL = HEAD + """items:
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: a
+  data: &d {k: v}
+  binaryData: *d
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: glob
+  data:
+    script: |
+      ls *.txt
+      **bold** and - *x
+"""
+
+# name -> (input, takes the fast path)
+CASES: dict[str, tuple[str, bool]] = {
+    "kpt-shapes": (KPT, True),
+    "kpt-shapes-with-config": (
+        KPT + "functionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: function-input}\n",
+        True,
+    ),
+    "json-document": (
+        '{"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": '
+        '[{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}}]}\n',
+        False,
+    ),
+    "flow-items": (HEAD + "items: [{apiVersion: v1, kind: ConfigMap, metadata: {name: a}}]\n", False),
+    "multi-line-flow-item": (HEAD + "items:\n- {apiVersion: v1,\n  kind: ConfigMap, metadata: {name: a}}\n", True),
+    "anchor-across-items": (ANCHOR_ACROSS, False),
+    "anchor-inside-one-item": (ANCHOR_LOCAL, True),
+    "tab-inside-block-scalar": (
+        KPT.replace("  rules:\n", "  data:\n    Makefile: |\n      all:\n      \techo hi\n  rules:\n"),
+        True,
+    ),
+    "tab-in-flow-and-quotes": (
+        KPT.replace('verbs: ["get"]', 'verbs: ["get",\t"list"]').replace(
+            "name: reader\n", 'name: reader\n    annotations:\n      internal.config.kubernetes.io/path: "a\tb"\n'),
+        True,
+    ),
+    "document-start": ("---\n" + KPT, True),
+    "document-end": (KPT + "...\n# trailing comment\n", True),
+    "document-start-with-comment": ("--- # a list\n" + KPT, False),
+    "directive": ("%YAML 1.2\n---\n" + KPT, False),
+    "comment-between-sections": (KPT + "# the configuration\nfunctionConfig: {}\n", True),
+    "comment-before-first-key": ("# rendered by kpt\n\n" + KPT, True),
+    "crlf": (KPT.replace("\n", "\r\n"), True),
+    "lone-cr": (KPT.replace("name: reader\n", "name: reader\r  labels: {a: b}\n"), False),
+    "line-separator-in-string": (KPT.replace('value: "yes"', 'value: "a\u2028b"'), False),
+    "sections-out-of-order": (
+        "kind: ResourceList\nitems:\n- apiVersion: v1\n  kind: A\n  metadata: {name: x}\n"
+        "apiVersion: config.kubernetes.io/v1\n",
+        True,
+    ),
+    "unknown-top-level-key": (KPT + "x-note: kept as written\n", True),
+    "items-indented": (HEAD + "items:\n  - apiVersion: v1\n    kind: A\n    metadata:\n      name: x\n", True),
+    "wide-offset": (HEAD + "items:\n-   apiVersion: v1\n    kind: A\n    metadata:\n        name: x\n", True),
+    "odd-indentation": (HEAD + "items:\n- apiVersion: v1\n  kind: A\n  metadata:\n   name: a\n  spec:\n"
+                        "     x: 1\n   # odd but valid\n", True),
+    "wide-item-indentation": (HEAD + "items:\n-\n    apiVersion: v1\n    kind: A\n    metadata:\n"
+                              "      name: a\n", True),
+    "quoted-key": (HEAD + 'items:\n- "apiVersion": v1\n  "kind": A\n  metadata: {name: q}\n', True),
+    "multi-line-name": (HEAD + "items:\n- apiVersion: v1\n  kind: A\n  metadata:\n    name: a\n      b\n", True),
+    "typed-name": (HEAD + "items:\n- apiVersion: v1\n  kind: A\n  metadata:\n    name: 0755\n", True),
+    "quoted-continuation-under-indented": (
+        HEAD + 'items:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: q\n  data:\n'
+        '    x: "a\n  kind: Secret\n    b"\n',
+        True,
+    ),
+    "head-comment-before-dash": (HEAD + "items:\n# file a.yaml\n- apiVersion: v1\n  kind: A\n  metadata:\n    name: a\n"
+                                 "# file b.yaml\n\n- apiVersion: v1\n  kind: B\n  metadata:\n    name: b\n", True),
+    "comment-inside-item-at-dash-indent": (
+        HEAD + "items:\n- apiVersion: v1\n  kind: A\n# not a head comment\n  metadata:\n    name: a\n"
+        "- apiVersion: v1\n  kind: B\n  metadata:\n    name: b\n",
+        True,
+    ),
+    "empty-items": (HEAD + "items: []\n", True),
+    "null-items": (HEAD + "items:\n", True),
+    "with-pipelinerun": (KPT + PIPELINERUN, True),
+}
+
+
+# invalid YAML that both paths must refuse with the same kind of message
+INVALID: dict[str, str] = {
+    "tab-indentation": KPT.replace("  rules:\n", "\trules: []\n  rules:\n"),
+    "tab-after-dash": KPT.replace("- apiVersion: rbac", "-\tapiVersion: rbac"),
+    "tab-before-comment": KPT.replace("kind: Role\n", "kind: Role\t# tab\n"),
+    "item-key-indented-one-space": HEAD + "items:\n- apiVersion: v1\n  kind: A\n metadata: {}\n",
+    "second-document": KPT + "---\napiVersion: v1\nkind: List\n",
+    "duplicate-top-level-key": KPT + "kind: List\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(INVALID))
+def test_invalid_input_is_refused_both_ways(name: str) -> None:
+    with pytest.raises(rlist.InputError) as full:
+        rlist.parse(INVALID[name], fast=False)
+    try:
+        frame = rlist.parse(INVALID[name])
+    except rlist.InputError as fast:
+        assert str(fast) == str(full.value)
+        return
+    # the fast path may only meet the problem when it parses that item: an error result
+    outcome = process.process(frame)
+    assert outcome.exit_code == 1
+    assert any(r.severity == "error" and "not valid YAML" in r.message for r in outcome.results)
+
+
+def _run(text: str, fast: bool) -> tuple[rlist.Frame, str, int]:
+    frame = rlist.parse(rlist.decode(text.encode()), fast=fast)
+    outcome = process.process(frame)
+    out = rlist.render(frame, outcome.item_texts, outcome.generated_texts, [r.as_dict() for r in outcome.results])
+    return frame, out, outcome.exit_code
+
+
+def _data(text: str) -> Any:
+    return yaml.load(text, Loader=yaml.CSafeLoader)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_fast_and_full_parse_agree(name: str) -> None:
+    text, fast = CASES[name]
+    frame, out, code = _run(text, fast=True)
+    assert frame.fast is fast
+    full_frame, full_out, full_code = _run(text, fast=False)
+    assert not full_frame.fast
+    assert code == full_code
+    assert _data(out) == _data(full_out)
+    # same identities both ways
+    assert [(it.meta.api_version, it.meta.kind, it.meta.namespace, it.meta.name) for it in frame.items] == [
+        (it.meta.api_version, it.meta.kind, it.meta.namespace, it.meta.name) for it in full_frame.items
+    ]
+
+
+@pytest.mark.parametrize("name", sorted(n for n, (_t, fast) in CASES.items() if fast))
+def test_fast_path_keeps_untouched_items_byte_for_byte(name: str) -> None:
+    text, _ = CASES[name]
+    frame, out, _code = _run(text, fast=True)
+    normalized = text.replace("\r\n", "\n")
+    pos = 0
+    for it in frame.items:
+        assert it.text is not None
+        at = out.find(it.text, pos)
+        assert at >= 0, f"item {it.pos} not found verbatim in the output"
+        assert it.text in normalized
+        pos = at + len(it.text)
+    assert "".join(it.text or "" for it in frame.items) in normalized
+
+
+def test_untouched_input_comes_back_whole() -> None:
+    # nothing to change: the output is the input plus results
+    _frame, out, code = _run(KPT + "x-note: kept\n", fast=True)
+    assert code == 0
+    assert out.startswith(KPT + "x-note: kept\nresults:\n")
+
+
+def test_crlf_input_gives_the_lf_output() -> None:
+    assert _run(KPT.replace("\n", "\r\n"), True)[1] == _run(KPT, True)[1]
+
+
+def test_kpt_flow_items_are_identified_without_the_round_trip_loader() -> None:
+    frame = rlist.parse(KPT)
+    j, k = frame.items[1], frame.items[2]
+    assert (j.meta.kind, j.meta.name, j.complex_meta, j.node) == ("ConfigMap", "j", False, None)
+    assert (k.meta.name, k.meta.annotations["internal.config.kubernetes.io/path"]) == ("k", "k.yaml")
+    assert not k.complex_meta
+    head = frame.items[0]
+    assert head.text is not None and head.text.startswith("- # head comment")
+    assert (head.meta.kind, head.meta.namespace, head.meta.annotations["config.kubernetes.io/index"]) == (
+        "Deployment", "shop", "0")
+    role = frame.items[3]
+    assert (role.meta.kind, role.complex_meta) == ("Role", False)  # indentless `rules:` list
+    assert frame.items[4].meta.annotations["config.kubernetes.io/local-config"] == "true"
+
+
+@pytest.mark.parametrize(
+    "name", ["quoted-key", "multi-line-name", "typed-name", "multi-line-flow-item", "quoted-continuation-under-indented"]
+)
+def test_unsure_identity_falls_back_to_parsing_that_item(name: str) -> None:
+    frame = rlist.parse(CASES[name][0])
+    assert frame.fast
+    assert frame.items[0].complex_meta
+
+
+def test_head_comments_belong_to_the_next_item_only_when_they_lead_it() -> None:
+    frame = rlist.parse(CASES["head-comment-before-dash"][0])
+    assert [it.text.splitlines()[0] for it in frame.items if it.text] == ["# file a.yaml", "# file b.yaml"]
+    frame = rlist.parse(CASES["comment-inside-item-at-dash-indent"][0])
+    first = frame.items[0].text or ""
+    assert "# not a head comment" in first and "name: a" in first
+    assert frame.items[0].meta.name == "a"
+
+
+def test_trailing_comments_stay_after_generated_items() -> None:
+    text = KPT + "# end of items\nfunctionConfig: {}\n"
+    frame = rlist.parse(text)
+    assert frame.items_trailer == "# end of items\n"
+    out = rlist.render(frame, [it.text or "" for it in frame.items], ["kind: New\n"], [])
+    assert out.index("- kind: New\n") < out.index("# end of items\n") < out.index("functionConfig")
+
+
+def test_second_document_is_an_input_error() -> None:
+    with pytest.raises(rlist.InputError, match="several YAML documents"):
+        rlist.parse(KPT + "---\napiVersion: v1\nkind: List\n")
+
+
+def test_duplicate_top_level_key_is_an_input_error() -> None:
+    with pytest.raises(rlist.InputError, match="not valid YAML"):
+        rlist.parse(KPT + "kind: List\n")
+
+
+def test_directive_does_not_leak_into_later_dumps() -> None:
+    _run(CASES["directive"][0], True)
+    assert yamlio.rt_dump({"a": 1}) == "a: 1\n"
+    _frame, out, _code = _run(CASES["directive"][0], True)
+    assert "%YAML" not in out
+
+
+@pytest.mark.parametrize(
+    ("raw", "value"),
+    [
+        ("Deployment", "Deployment"),
+        ("Deployment # c", "Deployment"),
+        ("'it''s'", "it's"),
+        ("'0' # index", "0"),
+        ('"a\\"b"', 'a"b'),
+        ('"a\\\\"', "a\\"),
+        ('"tab\\there"', "tab\there"),
+        ("", None),
+        ("# only a comment", None),
+    ],
+)
+def test_scalar_reads_one_line_values(raw: str, value: Any) -> None:
+    assert rlist._scalar(raw) == value
+
+
+@pytest.mark.parametrize(
+    "raw",
+    ["123", "true", "null", "~", "2024-01-01", "0755", '"unclosed', "'unclosed", '"a\\\\" x', "{a: 1}", "[a]",
+     "&anchor x", "*alias", "!tag x", "|", ">-", "a: b", "x\t# tab", '"\\x41"'],
+)
+def test_scalar_is_unsure_about_anything_else(raw: str) -> None:
+    assert rlist._scalar(raw) is rlist._COMPLEX
+
+
+# --------------------------------------------------------------------------- rewrites
+
+
+def _fake_pipelinerun_handler(item: rlist.Item, ctx: process.Context) -> None:
+    """Stand-in for the real transform: one label and one new key, edited in place."""
+    md = item.node["metadata"]
+    md.setdefault("labels", yamlio.yamlsafe({}))["bench/touched"] = "yes"
+    item.node["spec"]["timeouts"] = yamlio.yamlsafe({"pipeline": "1h0m0s"})
+
+
+def test_generated_list_fast_path_matches_full_round_trip(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tekton, "handle_pipelinerun", _fake_pipelinerun_handler)
+    text = gen.generate(120, 0.2, seed=7)
+    frame, out, code = _run(text, fast=True)
+    assert frame.fast and code == 0
+    _full_frame, reference, ref_code = _run(text, fast=False)
+    assert ref_code == 0
+    assert _data(out) == _data(reference)
+    touched = [it for it in frame.items if it.changed]
+    assert touched and all(it.meta.kind == "PipelineRun" for it in touched)
+    assert {it.pos for it in touched} == {it.pos for it in frame.items if it.meta.kind == "PipelineRun"}
+    # every other item leaves exactly as it came, in order
+    pos = 0
+    for it in frame.items:
+        assert it.text is not None
+        if it.changed:
+            assert out.find(it.text, pos) < 0
+            continue
+        at = out.find(it.text, pos)
+        assert at >= 0
+        pos = at + len(it.text)
+    # and the touched ones keep their comments
+    assert out.count("# nightly build") == text.count("# nightly build")
+    assert out.count("# the pipeline") == text.count("# the pipeline")
+
+
+def test_rewritten_item_keeps_its_sequence_indentation(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tekton, "handle_pipelinerun", _fake_pipelinerun_handler)
+    wide = PIPELINERUN.replace("    - name: source\n      volumeClaimTemplate:\n        spec:\n          accessModes",
+                               "      - name: source\n        volumeClaimTemplate:\n          spec:\n            accessModes")
+    _frame, out, code = _run(HEAD + "items:\n" + wide, fast=True)
+    assert code == 0
+    assert "      - name: source\n" in out
+    assert "bench/touched" in out
