@@ -182,8 +182,25 @@ _MAKERS = {
 }
 
 
-def generate(items: int, targets: float = 0.05, seed: int = 1) -> str:
-    """A ResourceList of `items` objects, a `targets` share of them Tekton/Shipwright runs."""
+CONFIG = """functionConfig:
+  apiVersion: fn.kpt.dev/v1alpha1
+  kind: CoschedulePolicy
+  metadata:
+    name: coschedule
+    annotations:
+      config.kubernetes.io/local-config: "true"
+  spec:
+    coschedule: workspaces
+    assistant:
+      podTemplate:
+        nodeSelector:
+          pool: ci
+"""
+
+
+def generate(items: int, targets: float = 0.05, seed: int = 1, config: bool = True) -> str:
+    """A ResourceList of `items` objects, a `targets` share of them Tekton/Shipwright runs,
+    with a CoschedulePolicy functionConfig unless `config` is false."""
     rnd = random.Random(seed)
     n_targets = round(items * targets)
     kinds = [TARGET_KINDS[i % len(TARGET_KINDS)] for i in range(n_targets)]
@@ -198,6 +215,8 @@ def generate(items: int, targets: float = 0.05, seed: int = 1) -> str:
         idx = per_file.get(path, 0)
         per_file[path] = idx + 1
         out.append(_MAKERS[kind](n, ns, path, idx, rnd))
+    if config:
+        out.append(CONFIG)
     return "".join(out)
 
 
@@ -207,11 +226,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--targets", type=float, default=0.05, help="share of Tekton/Shipwright runs (0..1)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--pipelinerun-only", action="store_true", help="one PipelineRun, nothing else")
+    ap.add_argument("--no-config", action="store_true", help="leave out the functionConfig")
     a = ap.parse_args(argv)
     if a.pipelinerun_only:
-        sys.stdout.write(generate(1, 1.0, a.seed))
+        sys.stdout.write(generate(1, 1.0, a.seed, not a.no_config))
     else:
-        sys.stdout.write(generate(a.items, a.targets, a.seed))
+        sys.stdout.write(generate(a.items, a.targets, a.seed, not a.no_config))
     return 0
 
 

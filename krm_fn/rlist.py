@@ -148,8 +148,14 @@ def _shallow_re(d: int) -> re.Pattern[str]:
 
 
 def _at_indent_re(c: int) -> re.Pattern[str]:
-    """Non-comment lines indented exactly `c`: the keys of a block mapping."""
-    return _pattern("\\n {%d}([^ \\n#][^\\n]*)", c, 0)
+    """Non-comment lines indented exactly `c`: the keys of a block mapping. Groups: 1 a key,
+    2 its inline value; 3 a sequence entry (an indentless list, the value of the key
+    before); 4 anything else (not a line this scanner understands)."""
+    return _pattern(
+        "\\n {%d}(?:([A-Za-z0-9_][A-Za-z0-9_./-]*) *:(?: +([^\\n]*?))? *|(-(?: [^\\n]*)?)|([^ \\n#][^\\n]*))(?=\\n)",
+        c,
+        0,
+    )
 
 
 def _between_re(lo: int, hi: int) -> re.Pattern[str]:
@@ -196,7 +202,7 @@ def parse(text: str, *, fast: bool = True) -> Frame:
     """Split `text` into a Frame, by slicing when safe, else by a full parse.
 
     `fast=False` forces the full parse (tests compare both paths)."""
-    if not text.strip() or all(_is_blank_or_comment(x) for x in _lines(text)):
+    if not text.strip() or _only_blank_or_comment(text):
         raise InputError(
             "input is empty: expected one ResourceList (kind ResourceList or List) on stdin"
         )
@@ -416,6 +422,11 @@ def _head_start(text: str, comments: list[int], p: int) -> int:
 # --------------------------------------------------------------------------- item identity
 
 _COMPLEX = object()
+_SIMPLE_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_./-]*)|'([^'\n]*)'")
+# the only plain words of that shape a YAML 1.1 or 1.2 reader takes for a bool or null
+_BOOL_NULL_WORDS = frozenset(
+    v for w in ("y", "n", "yes", "no", "on", "off", "true", "false", "null") for v in (w, w.upper(), w.capitalize())
+)
 
 
 def _strip_comment(v: str) -> str:
@@ -427,6 +438,12 @@ def _scalar(v: str | None) -> Any:
     """Decode a one-line scalar; None for an empty value, _COMPLEX when unsure."""
     if v is None:
         return None
+    m = _SIMPLE_RE.fullmatch(v)  # the common cases first: `v1`, `web-1`, `'0'`
+    if m is not None:
+        plain = m.group(1)
+        if plain is not None:
+            return _COMPLEX if plain in _BOOL_NULL_WORDS else plain
+        return m.group(2)
     v = v.strip(" ")
     if not v or v.startswith("#"):
         return None
@@ -515,19 +532,19 @@ def _entries(text: str, a: int, b: int, ind: int, outer: int) -> list[tuple[str,
     body start, body end). Deeper lines are skipped in C."""
     if ind > outer + 1 and _between_re(outer + 1, ind - 1).search(text, a - 1, b):
         raise _Unsafe("a line indented less than the mapping's keys")
-    found: list[tuple[str, str | None, int, int]] = []  # key, value, line start, body start
+    out: list[tuple[str, Any, int, int]] = []
+    prev: tuple[str, str | None, int] | None = None  # key, value, body start
     for m in _at_indent_re(ind).finditer(text, a - 1, b):
-        line = m.group(1)
-        if line[0] == "-" and (len(line) == 1 or line[1] == " "):
-            continue  # an indentless sequence: the value of the key before
-        km = _KEY_RE.match(line)
-        if not km:
+        key = m.group(1)
+        if key is None:
+            if m.group(3) is not None:
+                continue  # an indentless sequence: the value of the key before
             raise _Unsafe("not a key")
-        found.append((km.group(1), km.group(2), m.start() + 1, m.end() + 1))
-    out = []
-    for i, (key, v, _ls, bs) in enumerate(found):
-        be = found[i + 1][2] if i + 1 < len(found) else b
-        out.append((key, v, min(bs, be), be))
+        if prev is not None:
+            out.append((prev[0], prev[1], prev[2], m.start() + 1))
+        prev = (key, m.group(2), m.end() + 1)
+    if prev is not None:
+        out.append((prev[0], prev[1], min(prev[2], b), b))
     return out
 
 
@@ -538,7 +555,7 @@ _SPECIAL_ANNOTATIONS = ("config.kubernetes.io/", "internal.", "krm-coschedule.de
 def _single(text: str, v: str | None, a: int, b: int) -> Any:
     """The scalar value of an entry; _COMPLEX if it goes on below its line."""
     val = _scalar(v)
-    if val is not None and not _only_blank_or_comment(text, a, b):
+    if val is not None and a < b and not _only_blank_or_comment(text, a, b):
         return _COMPLEX
     return val
 
