@@ -41,28 +41,35 @@ class Input:
 
 
 @dataclasses.dataclass
+class Sample:
+    wall: float  # seconds
+    cpu: float  # user + system seconds of the child
+    rss_kb: int  # peak resident set size
+
+
+@dataclasses.dataclass
 class Row:
     label: str
     items: int
     size: int
-    fn: list[float]
-    libyaml: list[float]
-    python: list[float]
-    fn_rss_kb: int
-    libyaml_rss_kb: int
-    python_rss_kb: int
+    runs: dict[str, list[Sample]]  # "fn", "libyaml", "python"
 
-    @property
-    def fn_s(self) -> float:
-        return statistics.median(self.fn)
+    def wall(self, name: str) -> float:
+        return statistics.median(s.wall for s in self.runs[name])
 
-    @property
-    def libyaml_s(self) -> float:
-        return statistics.median(self.libyaml)
+    def cpu(self, name: str) -> float:
+        return statistics.median(s.cpu for s in self.runs[name])
 
-    @property
-    def python_s(self) -> float:
-        return statistics.median(self.python)
+    def rss_mb(self, name: str) -> float:
+        return max(s.rss_kb for s in self.runs[name]) / 1024
+
+
+def child_env() -> dict[str, str]:
+    """The children's environment: bytecode caching on (an installed package has its .pyc
+    files; without them every start recompiles krm_fn, ~40 ms)."""
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
 
 
 def fn_command() -> list[str]:
@@ -76,18 +83,19 @@ def fn_command() -> list[str]:
     return [found]
 
 
-def measure(cmd: Sequence[str], stdin_path: Path) -> tuple[float, int, int]:
-    """(wall seconds, peak RSS in KiB, exit status) of one run of `cmd` < stdin_path."""
+def measure(cmd: Sequence[str], stdin_path: Path) -> Sample:
+    """Wall time, CPU time and peak RSS of one run of `cmd` < stdin_path > /dev/null (from
+    os.wait4: the rusage of that very child, not a running maximum over all children)."""
     with open(stdin_path, "rb") as fin, tempfile.TemporaryFile() as err:
         t0 = time.perf_counter()
-        p = subprocess.Popen(list(cmd), stdin=fin, stdout=subprocess.DEVNULL, stderr=err)
+        p = subprocess.Popen(list(cmd), stdin=fin, stdout=subprocess.DEVNULL, stderr=err, env=child_env())
         _pid, status, usage = os.wait4(p.pid, 0)
         wall = time.perf_counter() - t0
         p.returncode = os.waitstatus_to_exitcode(status)
         if p.returncode != 0:
             err.seek(0)
             raise SystemExit(f"{' '.join(cmd)} failed ({p.returncode}): {err.read().decode()[-2000:]}")
-    return wall, int(usage.ru_maxrss), p.returncode
+    return Sample(wall, usage.ru_utime + usage.ru_stime, int(usage.ru_maxrss))
 
 
 def inputs(sizes: Sequence[int], targets: float, seed: int) -> list[Input]:
@@ -106,20 +114,15 @@ def run(cases: Sequence[Input], repeat: int, workdir: Path) -> list[Row]:
         path = workdir / f"input-{case.items}.yaml"
         path.write_text(case.text)
         # warm-up (page cache, .pyc files), and a check that the function accepts the input
-        check = subprocess.run(fn, stdin=open(path, "rb"), capture_output=True)
-        if check.returncode != 0:
+        with open(path, "rb") as fin:
+            check = subprocess.run(fn, stdin=fin, capture_output=True, env=child_env())
+        if check.returncode != 0 or not check.stdout.startswith(case.text.split("items:", 1)[0].encode()):
             raise SystemExit(f"krm-coschedule failed on {case.label}: {check.stderr.decode()[-2000:]}")
-        times: dict[str, list[float]] = {"fn": [], "libyaml": [], "python": []}
-        rss = {"fn": 0, "libyaml": 0, "python": 0}
+        runs: dict[str, list[Sample]] = {"fn": [], "libyaml": [], "python": []}
         for _ in range(repeat):
             for name, cmd in (("fn", fn), ("libyaml", libyaml), ("python", bare)):
-                wall, peak, _code = measure(cmd, path)
-                times[name].append(wall)
-                rss[name] = max(rss[name], peak)
-        rows.append(
-            Row(case.label, case.items, len(case.text.encode()), times["fn"], times["libyaml"],
-                times["python"], rss["fn"], rss["libyaml"], rss["python"])
-        )
+                runs[name].append(measure(cmd, path))
+        rows.append(Row(case.label, case.items, len(case.text.encode()), runs))
     return rows
 
 
@@ -132,33 +135,46 @@ def machine() -> str:
                 break
     except OSError:
         pass
+    where = subprocess.run(
+        [sys.executable, "-c", "import krm_fn; print(krm_fn.__file__)"], capture_output=True, text=True
+    ).stdout.strip()
+    install = "regular install" if "site-packages" in where else "editable install (adds ~25 ms to every start)"
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     return (
-        f"{os.cpu_count()} CPUs ({cpu}), Python {platform.python_version()} "
-        f"({sys.executable}), {platform.system()} {platform.release()}"
+        f"{os.cpu_count()} CPUs ({cpu}), load average {load:.1f} at start; Python "
+        f"{platform.python_version()}, {platform.system()} {platform.release()}; krm_fn: {install}"
     )
 
 
 def table(rows: Sequence[Row], repeat: int) -> str:
     """The results as one markdown table plus the growth line."""
     out = [
-        f"Median of {repeat} runs (seconds); ratios are medians divided; RSS is peak resident memory.",
+        f"Medians of {repeat} runs; wall and CPU (user + system) seconds; the ratios divide medians; "
+        "RSS is the peak resident memory of one run.",
         "",
-        "| input | size | krm-coschedule | libyaml round trip | `python -c pass` | fn / libyaml | fn / python | fn peak RSS | libyaml peak RSS |",
+        "| input | size | krm-coschedule wall (CPU) | libyaml round trip wall (CPU) | `python -c pass` wall (CPU) "
+        "| fn / libyaml wall (CPU) | fn / python wall (CPU) | fn peak RSS | libyaml peak RSS |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         out.append(
-            f"| {r.label} | {_size(r.size)} | {r.fn_s:.3f} | {r.libyaml_s:.3f} | {r.python_s:.3f} | "
-            f"{r.fn_s / r.libyaml_s:.2f}x | {r.fn_s / r.python_s:.1f}x | "
-            f"{r.fn_rss_kb / 1024:.0f} MB | {r.libyaml_rss_kb / 1024:.0f} MB |"
+            f"| {r.label} | {_size(r.size)} "
+            f"| {r.wall('fn'):.3f} ({r.cpu('fn'):.3f}) "
+            f"| {r.wall('libyaml'):.3f} ({r.cpu('libyaml'):.3f}) "
+            f"| {r.wall('python'):.3f} ({r.cpu('python'):.3f}) "
+            f"| {r.wall('fn') / r.wall('libyaml'):.2f}x ({r.cpu('fn') / r.cpu('libyaml'):.2f}x) "
+            f"| {r.wall('fn') / r.wall('python'):.1f}x ({r.cpu('fn') / r.cpu('python'):.1f}x) "
+            f"| {r.rss_mb('fn'):.0f} MB | {r.rss_mb('libyaml'):.0f} MB |"
         )
     big = [r for r in rows if r.items > 1]
     if len(big) >= 2:
         a, b = big[0], big[-1]
         out.append("")
         out.append(
-            f"Growth from {a.items:,} to {b.items:,} items ({b.items / a.items:.0f}x the input): "
-            f"krm-coschedule {b.fn_s / a.fn_s:.1f}x, libyaml round trip {b.libyaml_s / a.libyaml_s:.1f}x."
+            f"Growth from {a.items:,} to {b.items:,} items ({b.items / a.items:.0f}x the input), wall (CPU): "
+            f"krm-coschedule {b.wall('fn') / a.wall('fn'):.1f}x ({b.cpu('fn') / a.cpu('fn'):.1f}x), "
+            f"libyaml round trip {b.wall('libyaml') / a.wall('libyaml'):.1f}x "
+            f"({b.cpu('libyaml') / a.cpu('libyaml'):.1f}x)."
         )
     return "\n".join(out) + "\n"
 

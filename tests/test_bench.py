@@ -1,0 +1,58 @@
+"""Smoke test of bench/: the generator makes a valid ResourceList and the runner's table code
+works on a tiny input. No timing is asserted (the benchmark's numbers live in bench/README.md)."""
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from pathlib import Path
+
+import yaml
+
+from krm_fn import rlist
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+import gen  # noqa: E402
+import run  # noqa: E402
+
+
+def test_generator_makes_a_valid_resource_list() -> None:
+    text = gen.generate(40, 0.2, seed=3)
+    assert text == gen.generate(40, 0.2, seed=3)  # deterministic per seed
+    doc = yaml.safe_load(text)
+    assert doc["kind"] == "ResourceList" and doc["functionConfig"]["kind"] == "CoschedulePolicy"
+    kinds = Counter(item["kind"] for item in doc["items"])
+    assert sum(kinds.values()) == 40
+    assert sum(kinds[k] for k in gen.TARGET_KINDS) == 8
+    assert {"Deployment", "Service", "ConfigMap", "PipelineRun", "TaskRun", "BuildRun"} <= set(kinds)
+    for item in doc["items"]:
+        ann = item["metadata"]["annotations"]
+        assert ann["internal.config.kubernetes.io/path"].endswith(".yaml")
+    pr = next(i for i in doc["items"] if i["kind"] == "PipelineRun")
+    assert pr["spec"]["workspaces"][0]["volumeClaimTemplate"]["spec"]["accessModes"] == ["ReadWriteOnce"]
+    # the fast path reads every identity without the round-trip loader
+    frame = rlist.parse(text)
+    assert frame.fast and not any(it.complex_meta for it in frame.items)
+    assert [it.meta.kind for it in frame.items] == [i["kind"] for i in doc["items"]]
+    assert "# Deployment" in text and "# nightly build" in text  # comments to carry
+
+
+def test_runner_measures_and_tabulates_a_tiny_input(tmp_path: Path) -> None:
+    cases = [run.Input("1 PipelineRun", 1, gen.generate(1, 1.0)), run.Input("3 items", 3, gen.generate(3, 0.34))]
+    rows = run.run(cases, repeat=1, workdir=tmp_path)
+    assert [r.label for r in rows] == ["1 PipelineRun", "3 items"]
+    for r in rows:
+        for name in ("fn", "libyaml", "python"):
+            assert r.wall(name) > 0 and r.rss_mb(name) > 1
+    text = run.table(rows, 1)
+    assert text.count("\n| ") == 1 + len(rows)  # header + one row per input
+    assert "| 1 PipelineRun |" in text and "Growth from 3 to 3 items" not in text
+
+
+def test_table_ratios() -> None:
+    def row(label: str, items: int, fn: float, ly: float, py: float) -> run.Row:
+        s = lambda t: [run.Sample(t, t, 50 * 1024)]  # noqa: E731
+        return run.Row(label, items, 1000, {"fn": s(fn), "libyaml": s(ly), "python": s(py)})
+
+    text = run.table([row("a", 1000, 0.5, 1.0, 0.02), row("b", 10000, 4.0, 12.0, 0.02)], 1)
+    assert "| 0.50x (0.50x) | 25.0x (25.0x) | 50 MB | 50 MB |" in text
+    assert "krm-coschedule 8.0x (8.0x), libyaml round trip 12.0x (12.0x)" in text
