@@ -52,7 +52,7 @@ def toleration_finding(tol: Mapping[str, Any], allow: Sequence[str]) -> tuple[st
         if op == "Exists" and not allowed("", allow):
             return (
                 RULE_WILDCARD,
-                "an empty key with operator Exists tolerates every taint, including those of "
+                "tolerates every taint (an empty key with operator Exists), including those of "
                 "not-ready and control-plane nodes",
             )
         return None

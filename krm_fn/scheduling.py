@@ -207,7 +207,7 @@ def apply_policy(
                         changes.append(f"toleration {wkey} (override)")
                 continue
             if inherited is not None:
-                inh = next((t for t in inherited.tolerations if tol_key(t) == wkey), None)
+                inh = next((t for t in inherited.tolerations if isinstance(t, Mapping) and tol_key(t) == wkey), None)
                 if inh is not None and _inherited_conflict(ctx, inh, wt, same_toleration(inh, wt, SHIPWRIGHT)):
                     continue
             new.append(wt)

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from collections.abc import MutableMapping
 from typing import Any
 
+from krm_fn import hardening
 from krm_fn import rlist
 from krm_fn import scheduling
 from krm_fn import validation as v
@@ -168,7 +169,7 @@ def _inherited(
     return (
         scheduling.Inherited(
             node_selector=ns if isinstance(ns, dict) else {},
-            tolerations=[t for t in tols if isinstance(t, dict)] if isinstance(tols, list) else [],
+            tolerations=list(tols) if isinstance(tols, list) else [],
             scheduler_name=bspec.get("schedulerName"),
             source=src,
         ),
@@ -176,41 +177,74 @@ def _inherited(
     )
 
 
+def effective_values(build_spec: Mapping[str, Any] | None, run_spec: Mapping[str, Any]) -> dict[str, Any]:
+    """What Shipwright puts into the TaskRun's pod template for a BuildRun of a named Build
+    (resources/resource_builders.go; SHIP-0039 reference §4): nodeSelector is the union with
+    the BuildRun winning per key; tolerations are the BuildRun's verbatim and in order, then
+    each Build toleration whose key is not present yet (so a repeated Build key keeps its first
+    occurrence), with empty effects set to NoSchedule; schedulerName is the BuildRun's, else
+    the Build's. Empty results are left out, as the controller omits them."""
+    b = build_spec or {}
+    ns: dict[str, Any] = {**_get_map(b, "nodeSelector"), **_get_map(run_spec, "nodeSelector")}
+    tols: list[dict[str, Any]] = [dict(t) for t in _get_list(run_spec, "tolerations") if isinstance(t, Mapping)]
+    keys = {scheduling.tol_key(t) for t in tols}
+    for t in _get_list(b, "tolerations"):
+        if isinstance(t, Mapping) and scheduling.tol_key(t) not in keys:
+            keys.add(scheduling.tol_key(t))
+            tols.append(dict(t))
+    for t in tols:
+        if not t.get("effect"):
+            t["effect"] = "NoSchedule"
+    out: dict[str, Any] = {}
+    if ns:
+        out["nodeSelector"] = ns
+    if tols:
+        out["tolerations"] = tols
+    sched = run_spec.get("schedulerName")
+    if sched is None:
+        sched = b.get("schedulerName")
+    if sched is not None:
+        out["schedulerName"] = sched
+    return out
+
+
 def _inherited_hardening(
     ctx: Context, item: rlist.Item, spec: Mapping[str, Any], inherited: scheduling.Inherited
 ) -> None:
     """Hardening on the effective values: what the Build contributes to this BuildRun's pod
-    (Build tolerations whose key the BuildRun does not set, Build selector keys it does not
-    override). Reported on the BuildRun at spec.build.name; the Build reports its own."""
-    own_tols = _get_list(spec, "tolerations")
-    own_keys = {scheduling.tol_key(t) for t in own_tols if isinstance(t, Mapping)}
+    (Build tolerations whose key the BuildRun does not set, first per key; Build selector keys
+    the BuildRun does not override). Reported on the BuildRun at spec.build.name, naming the
+    Build's field; the Build reports its own values too."""
+    p = ctx.policy
+    sev = hardening.severity(p.hardening)
+    if sev is None:
+        return
+    seen = {scheduling.tol_key(t) for t in _get_list(spec, "tolerations") if isinstance(t, Mapping)}
     own_ns = _get_map(spec, "nodeSelector")
-    tols = [
-        t
-        for t in inherited.tolerations
-        if scheduling.tol_key(t) not in own_keys and v.toleration_problem(t) is None
-    ]
-    ns = {k: val for k, val in inherited.node_selector.items() if k not in own_ns}
-    scheduling.report_hardening(
-        ctx,
-        item,
-        "spec.build.name",
-        ns,
-        _dedupe_by_key(tols),
-        prefix=f"the effective values inherited from {inherited.source}: ",
-    )
-
-
-def _dedupe_by_key(tols: list[Any]) -> list[Any]:
-    """Shipwright keeps only the first Build toleration per key."""
-    seen: set[str] = set()
-    out = []
-    for t in tols:
-        k = scheduling.tol_key(t)
-        if k not in seen:
-            seen.add(k)
-            out.append(t)
-    return out
+    found: list[tuple[str, str, str]] = []
+    for i, t in enumerate(inherited.tolerations):
+        if not isinstance(t, Mapping) or scheduling.tol_key(t) in seen:
+            continue
+        seen.add(scheduling.tol_key(t))
+        if v.toleration_problem(t) is not None:
+            continue  # the Build's own TolerationNotValid
+        f = hardening.toleration_finding(t, p.hardening_allow_toleration_keys)
+        if f is not None:
+            found.append((f[0], f"spec.tolerations[{i}]", f[1]))
+    for k in sorted(inherited.node_selector):
+        if k in own_ns:
+            continue
+        f = hardening.node_selector_finding(k, p.hardening_allow_node_selector_keys)
+        if f is not None:
+            found.append((f[0], f"spec.nodeSelector[{k}]", f[1]))
+    for rule, where, message in found:
+        ctx.add(
+            sev,
+            item,
+            "spec.build.name",
+            f"inherits {where} of {inherited.source}, which {message} ({hardening.advice(rule)})",
+            tags={"hardening": rule},
+        )
 
 
 # --------------------------------------------------------------------------- validation
