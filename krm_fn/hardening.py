@@ -112,6 +112,11 @@ def advice(rule: str, config_prefix: str = "spec") -> str:
     )
 
 
+def subject(rule: str) -> str:
+    """What a finding on a manifest's own values is about, for the start of the message."""
+    return "the node selector" if rule == RULE_CONTROL_PLANE_SELECTOR else "the toleration"
+
+
 def severity(action: str) -> str | None:
     """Result severity for the configured action; None means do not report."""
     return {"deny": "error", "warn": "warning"}.get(action)

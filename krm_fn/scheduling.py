@@ -141,7 +141,7 @@ def apply_policy(
         for k, want in p.node_selector.items():
             kp = f"{path}.nodeSelector[{k}]"
             if ns is not None and k in ns:
-                if ns[k] != want and _conflict(ctx, item, kp, f"nodeSelector {k!r}", ns[k], want) == "override":
+                if ns[k] != want and _conflict(ctx, item, kp, f'nodeSelector "{k}"', ns[k], want) == "override":
                     ns[k] = yamlio.yamlsafe(want)
                     changes.append(f"nodeSelector {k}={want} (override)")
                 continue
@@ -197,7 +197,7 @@ def apply_policy(
                 if bad:
                     j = bad[0]
                     action = _conflict(
-                        ctx, item, f"{path}.tolerations[{j}]", f"the toleration for key {wkey!r}", tols[j], wt
+                        ctx, item, f"{path}.tolerations[{j}]", f'the toleration for key "{wkey}"', tols[j], wt
                     )
                     if action == "override":
                         # Shipwright matches by key: the policy's toleration replaces them all
@@ -279,7 +279,7 @@ def report_hardening(
             sev,
             item,
             f"{path}.{f.where}",
-            f"{prefix}{f.message} ({hardening.advice(f.rule)})",
+            f"{prefix or hardening.subject(f.rule) + ' '}{f.message} ({hardening.advice(f.rule)})",
             tags={"hardening": f.rule},
         )
 
@@ -393,7 +393,7 @@ def validate_policy(ctx: Context) -> None:
             ctx.config_result(
                 "warning",
                 f"{base}.tolerations[{i}]",
-                f"repeats the key {k!r} of tolerations[{seen[k]}]; Shipwright merges tolerations "
+                f'repeats the key "{k}" of tolerations[{seen[k]}]; Shipwright merges tolerations '
                 "by key, so Builds and BuildRuns get only the first",
             )
         else:
