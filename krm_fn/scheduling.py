@@ -308,7 +308,23 @@ def constrain_pod_template(
     """
     if not isinstance(parent, MutableMapping):
         return
-    tpl = parent.get(key)
+    # a dotted key ("taskRunTemplate.podTemplate") walks down from parent, creating the
+    # missing maps only when the policy adds something (pod template keys hold no dots)
+    *heads, last = key.split(".")
+    holder: Any = parent
+    missing: list[str] = []
+    base = field_path[: -len(key)].rstrip(".") if field_path.endswith(key) else ""
+    for i, h in enumerate(heads):
+        nxt = holder.get(h) if not missing else None
+        if nxt is None:
+            missing.append(h)
+        elif isinstance(nxt, MutableMapping):
+            holder = nxt
+        else:
+            where = ".".join(x for x in (base, *heads[: i + 1]) if x)
+            ctx.error(item, where, f"must be a map, got {type(nxt).__name__}")
+            return
+    tpl = holder.get(last) if not missing else None
     if tpl is not None and not isinstance(tpl, MutableMapping):
         ctx.error(item, field_path, f"must be a map (a Tekton PodTemplate), got {type(tpl).__name__}")
         return
@@ -318,16 +334,16 @@ def constrain_pod_template(
         report_hardening(ctx, item, field_path, tpl.get("nodeSelector"), tpl.get("tolerations"))
     if only_set_fields and tpl is None:
         return
-    target: MutableMapping[str, Any]
-    if tpl is None:
-        from ruamel.yaml.comments import CommentedMap
+    from ruamel.yaml.comments import CommentedMap
 
-        target = CommentedMap()
-    else:
-        target = tpl
+    target: MutableMapping[str, Any] = CommentedMap() if tpl is None else tpl
     changes = apply_policy(ctx, item, target, field_path, TEKTON, only_set_fields=only_set_fields)
     if tpl is None and len(target):
-        parent[key] = target
+        for h in missing:
+            fresh = CommentedMap()
+            holder[h] = fresh
+            holder = fresh
+        holder[last] = target
     report_changes(ctx, item, field_path, changes)
 
 

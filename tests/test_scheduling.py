@@ -341,3 +341,68 @@ def test_policy_hardening() -> None:
     )
     scheduling.validate_policy(ctx)
     assert ctx.results == []
+
+
+# ---------------------------------------------------------------- call sites
+
+
+def _load(text: str) -> tuple[rlist.Item, Any]:
+    node = yamlio.rt_load(text)
+    item = rlist.Item(pos=0, text=None, meta=rlist.meta_of(node), node=node)
+    item.before = yamlio.to_plain(node)
+    return item, node
+
+
+def test_dotted_key_creates_the_missing_maps_only_when_needed() -> None:
+    item, node = _load("apiVersion: tekton.dev/v1\nkind: PipelineRun\nmetadata: {name: pr}\nspec:\n  pipelineRef: {name: p}\n")
+    ctx = Context(Policy(node_selector={"pool": "ci"}), [item])
+    scheduling.constrain_pod_template(item, ctx, node["spec"], "taskRunTemplate.podTemplate", "spec.taskRunTemplate.podTemplate")
+    assert yamlio.to_plain(node["spec"]) == {"pipelineRef": {"name": "p"}, "taskRunTemplate": {"podTemplate": {"nodeSelector": {"pool": "ci"}}}}
+    item, node = _load("apiVersion: tekton.dev/v1\nkind: PipelineRun\nmetadata: {name: pr}\nspec:\n  pipelineRef: {name: p}\n")
+    ctx = Context(Policy(), [item])
+    scheduling.constrain_pod_template(item, ctx, node["spec"], "taskRunTemplate.podTemplate", "spec.taskRunTemplate.podTemplate")
+    assert not item.changed
+    item, node = _load("apiVersion: tekton.dev/v1\nkind: PipelineRun\nmetadata: {name: pr}\nspec:\n  taskRunTemplate: []\n")
+    ctx = Context(Policy(node_selector={"pool": "ci"}), [item])
+    scheduling.constrain_pod_template(item, ctx, node["spec"], "taskRunTemplate.podTemplate", "spec.taskRunTemplate.podTemplate")
+    assert [(r.severity, r.field_path) for r in ctx.results] == [("error", "spec.taskRunTemplate")]
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        ("apiVersion: tekton.dev/v1beta1\nkind: PipelineRun\nmetadata: {name: pr}\nspec:\n  pipelineRef: {name: p}\n", "spec.podTemplate"),
+        ("apiVersion: tekton.dev/v1\nkind: TaskRun\nmetadata: {name: tr}\nspec:\n  taskRef: {name: t}\n", "spec.podTemplate"),
+    ],
+)
+def test_v1beta1_and_taskrun_templates(text: str, path: str) -> None:
+    item, node = _load(text)
+    ctx = Context(Policy(**POLICY), [item])
+    scheduling.constrain_pod_template(item, ctx, node["spec"], "podTemplate", path)
+    assert yamlio.to_plain(node["spec"]["podTemplate"]) == {
+        "nodeSelector": {"pool": "ci", "zone": "on"},
+        "tolerations": POLICY["tolerations"],
+        "schedulerName": "volcano",
+    }
+    assert [r.field_path for r in ctx.results] == [path]
+
+
+def test_taskrunspecs_templates_are_hardened_and_constrained_when_they_set_fields() -> None:
+    text = (
+        "apiVersion: tekton.dev/v1\nkind: PipelineRun\nmetadata: {name: pr}\nspec:\n"
+        "  taskRunSpecs:\n  - pipelineTaskName: build\n    podTemplate:\n"
+        "      tolerations: [{key: node-role.kubernetes.io/control-plane, operator: Exists}]\n"
+        "  - pipelineTaskName: test\n    podTemplate: {nodeSelector: {disk: ssd}}\n"
+    )
+    item, node = _load(text)
+    ctx = Context(Policy(**POLICY), [item])
+    for i, spec in enumerate(node["spec"]["taskRunSpecs"]):
+        scheduling.constrain_pod_template(item, ctx, spec, "podTemplate", f"spec.taskRunSpecs[{i}].podTemplate", only_set_fields=True)
+    got = yamlio.to_plain(node["spec"]["taskRunSpecs"])
+    assert got[0]["podTemplate"] == {
+        "tolerations": [{"key": "node-role.kubernetes.io/control-plane", "operator": "Exists"}, POLICY["tolerations"][0]]
+    }
+    assert got[1]["podTemplate"] == {"nodeSelector": {"disk": "ssd", "pool": "ci", "zone": "on"}}
+    assert [(r.severity, r.field_path) for r in ctx.results if r.severity != "info"] == [
+        ("error", "spec.taskRunSpecs[0].podTemplate.tolerations[0]")
+    ]
