@@ -260,13 +260,13 @@ def test_conflicts_each_on_conflict_value(make: Any) -> None:
     assert r.code == 1
     errs = [x for x in r.results if x.severity == "error"]
     assert len(errs) == 3
-    by_field = {x.field_path.rsplit(".", 1)[-1] if x.field_path else "": x for x in errs}
     tol = next(x for x in errs if x.field_path and x.field_path.endswith("tolerations[0]"))
     assert tol.current_value == {"key": "dedicated", "operator": "Exists"}
     assert tol.proposed_value == ADDED["tolerations"][0]
     ns = next(x for x in errs if x.field_path and x.field_path.endswith("nodeSelector[pool]"))
     assert (ns.current_value, ns.proposed_value) == ("gpu", "ci")
-    assert by_field
+    sch = next(x for x in errs if x.field_path and x.field_path.endswith("schedulerName"))
+    assert (sch.current_value, sch.proposed_value) == ("default-scheduler", "volcano")
     # keep
     r = render(items, POLICY.replace("scheduling:", "scheduling:\n    onConflict: keep"))
     assert r.code == 0 and len([x for x in r.results if x.severity == "warning"]) == 3
@@ -371,7 +371,8 @@ PLATFORMS = {"image": "x", "platforms": [{"os": "linux", "arch": "amd64"}, {"os"
 def test_buildrun_selector_meets_build_platforms() -> None:
     r = render(build(output=PLATFORMS) + buildrun(nodeSelector={"kubernetes.io/arch": "amd64"}))
     assert r.problems() == [("error", "BuildRun br", "spec.nodeSelector[kubernetes.io/arch]", "NodeSelectorPlatformConflict")]
-    assert "Build ci/b" in r.results[0].message or any("Build ci/b" in x.message for x in r.results)
+    (err,) = [x for x in r.results if x.severity == "error"]
+    assert "spec.output.platforms come from Build ci/b" in err.message
 
 
 def test_build_selector_meets_buildrun_platforms() -> None:
@@ -482,3 +483,15 @@ def test_output_fits_the_crd_schema() -> None:
         jsonschema.validate(sched(h), schema)
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({"nodeSelector": {"zone": True}}, schema)
+
+
+@pytest.mark.parametrize("on_conflict", ["error", "keep", "override"])
+def test_buildrun_before_its_build_renders_the_same(on_conflict: str) -> None:
+    b = build(nodeSelector={"pool": "gpu"}, tolerations=[{"key": "dedicated", "operator": "Exists"}])
+    cfg = POLICY.replace("scheduling:", f"scheduling:\n    onConflict: {on_conflict}")
+    first, second = render(b + buildrun(), cfg), render(buildrun() + b, cfg)
+    assert first.code == second.code
+    if first.code == 0:
+        for kind, name in (("Build", "b"), ("BuildRun", "br")):
+            assert first.obj(kind, name) == second.obj(kind, name)
+    assert first.problems() == second.problems()
