@@ -18,6 +18,7 @@ from typing import Any
 from krm_fn import assistant as assistant_mod
 from krm_fn import names
 from krm_fn import rlist
+from krm_fn import rtedit
 from krm_fn import scheduling
 from krm_fn import yamlio
 from krm_fn.process import OWNER_ANNOTATION
@@ -99,7 +100,8 @@ class _Run:
             return self.spec
         parent = _map(self.spec, self.tpl_parent_key, f"spec.{self.tpl_parent_key}")
         if parent is None and create:
-            parent = self.spec[self.tpl_parent_key] = yamlio.yamlsafe({})
+            parent = yamlio.yamlsafe({})
+            rtedit.add_key(self.spec, self.tpl_parent_key, parent)
             self._created_parent = True
         return parent
 
@@ -109,7 +111,8 @@ class _Run:
             return None
         tpl = _map(parent, "podTemplate", self.tpl_path)
         if tpl is None and create:
-            tpl = parent["podTemplate"] = yamlio.yamlsafe({})
+            tpl = yamlio.yamlsafe({})
+            rtedit.add_key(parent, "podTemplate", tpl)
         return tpl
 
     def drop_empty_parent(self) -> None:
@@ -187,7 +190,10 @@ def _apply_defaults(run: _Run) -> None:
     tpl = run.template(create=True)
     for key, value in default.items():
         if tpl.get(key) in (None, ""):
-            tpl[key] = yamlio.yamlsafe(copy.deepcopy(value))
+            if key in tpl:
+                tpl[key] = yamlio.yamlsafe(copy.deepcopy(value))
+            else:
+                rtedit.add_key(tpl, key, yamlio.yamlsafe(copy.deepcopy(value)))
 
 
 def _apply_scheduling(run: _Run) -> None:
@@ -352,21 +358,23 @@ def _pin_tasks(run: _Run, pinned: dict[str, str], own: frozenset[str]) -> None:
                 _unpin(tpl, set(), own)
             continue
         if tpl is None:
-            tpl = trs[run.trs_key] = yamlio.yamlsafe({})
+            tpl = yamlio.yamlsafe({})
+            rtedit.add_key(trs, run.trs_key, tpl)
         if tpl.get("affinity") is None:
-            tpl["affinity"] = _copy_affinity(run_aff, own)
+            _set(tpl, "affinity", _copy_affinity(run_aff, own))
         _pin(tpl, aa, own, f"{path}.affinity")
     missing = [t for t in pinned if t not in seen]
     if not missing:
         return
     trs_list = _list(run.spec, "taskRunSpecs", "spec.taskRunSpecs")
     if trs_list is None:
-        trs_list = run.spec["taskRunSpecs"] = yamlio.yamlsafe([])
+        trs_list = yamlio.yamlsafe([])
+        rtedit.add_key(run.spec, "taskRunSpecs", trs_list)
     for task in missing:
         entry = yamlio.yamlsafe({"pipelineTaskName": task, run.trs_key: {}})
         entry[run.trs_key]["affinity"] = _copy_affinity(run_aff, own)
         _pin(entry[run.trs_key], pinned[task], own, "")
-        trs_list.append(entry)
+        rtedit.append(trs_list, entry)
 
 
 def _copy_affinity(aff: Any, own: frozenset[str]) -> Any:
@@ -400,7 +408,7 @@ def _unrender(run: _Run, bindings: list[_Binding], own: frozenset[str]) -> None:
             md["labels"] = labels
         else:
             md.pop("labels", None)
-        _replace_key(b.node, "persistentVolumeClaim", "volumeClaimTemplate", yamlio.yamlsafe(vct))
+        rtedit.replace_key(b.node, "persistentVolumeClaim", "volumeClaimTemplate", yamlio.yamlsafe(vct))
         run.ctx.info(
             run.item,
             b.path,
@@ -510,7 +518,7 @@ def _assistant_volumes(run: _Run, group: _Group) -> tuple[list[dict[str, Any]], 
             have.add(tname)
         claim = names.claim_name(tname, aa)
         if b.kind == "vct":
-            _replace_key(b.node, "volumeClaimTemplate", "persistentVolumeClaim", yamlio.yamlsafe({"claimName": claim}))
+            rtedit.replace_key(b.node, "volumeClaimTemplate", "persistentVolumeClaim", yamlio.yamlsafe({"claimName": claim}))
             run.ctx.info(
                 run.item,
                 f"{b.path}.volumeClaimTemplate",
@@ -669,17 +677,20 @@ def _pin(tpl: Any, aa: str, own: frozenset[str], path: str) -> None:
     """Append the required podAffinity term for `aa` (once), dropping our terms for other
     assistants of this run (left over from another mode), never touching user terms."""
     _unpin(tpl, {aa}, own)
+    term = yamlio.yamlsafe(names.pin_term(aa))
     aff = _map(tpl, "affinity", path)
     if aff is None:
-        aff = tpl["affinity"] = yamlio.yamlsafe({})
+        _set(tpl, "affinity", yamlio.yamlsafe({"podAffinity": {REQUIRED: [term]}}))
+        return
     pa = _map(aff, "podAffinity", f"{path}.podAffinity")
     if pa is None:
-        pa = aff["podAffinity"] = yamlio.yamlsafe({})
+        _set(aff, "podAffinity", yamlio.yamlsafe({REQUIRED: [term]}))
+        return
     req = _list(pa, REQUIRED, f"{path}.podAffinity.{REQUIRED}")
     if req is None:
-        req = pa[REQUIRED] = yamlio.yamlsafe([])
-    if not any(names.pinned_assistant(yamlio.to_plain(t)) == aa for t in req):
-        req.append(yamlio.yamlsafe(names.pin_term(aa)))
+        _set(pa, REQUIRED, yamlio.yamlsafe([term]))
+    elif not any(names.pinned_assistant(yamlio.to_plain(t)) == aa for t in req):
+        rtedit.append(req, term)
 
 
 def _unpin(tpl: Any, keep: set[str], own: frozenset[str]) -> None:
@@ -709,11 +720,12 @@ def _unpin(tpl: Any, keep: set[str], own: frozenset[str]) -> None:
         del tpl["affinity"]
 
 
-def _replace_key(m: Any, old: str, new: str, value: Any) -> None:
-    """Swap one key for another at the same position (keeps `subPath` and the rest)."""
-    pos = list(m.keys()).index(old)
-    del m[old]
-    m.insert(pos, new, value)
+def _set(m: Any, key: str, value: Any) -> None:
+    """m[key] = value; a new key goes last, keeping a trailing comment last."""
+    if key in m:
+        m[key] = value
+    else:
+        rtedit.add_key(m, key, value)
 
 
 def _map(parent: Any, key: str, path: str) -> Any:
