@@ -270,6 +270,12 @@ def _taskrun(run: _Run, bindings: list[_Binding], own: frozenset[str], mode: str
         return
     # beyond Tekton, which never gives a standalone TaskRun an assistant: with several
     # claims the volumes must land on one node (SPEC §4)
+    run.ctx.info(
+        run.item,
+        "spec.workspaces",
+        f"binds {len(distinct)} claims; under coschedule {mode} this standalone TaskRun gets its "
+        "own assistant so they land on one node (Tekton gives standalone TaskRuns none)",
+    )
     _per_run(run, bindings, own, names.taskrun_assistant_name(run.name), ["*"])
 
 
@@ -282,18 +288,17 @@ def _per_run(run: _Run, bindings: list[_Binding], own: frozenset[str], aa: str, 
     for path, tpl in run.trs_templates():
         if tpl.get("affinity") is not None:
             _pin(tpl, aa, own, f"{path}.affinity")
+        _check_placement(run, path, tpl, aa, _task_of(run, path))
     _emit_assistant(run, group, templates, claims, isolate=run.ctx.policy.mode == "isolate-pipelinerun")
     _record_plan(run, [(group, templates, claims)])
 
 
 def _per_workspace(run: _Run, bindings: list[_Binding], own: frozenset[str]) -> None:
     # the run-level template pins nothing in this mode: only the tasks that use a claim
-    tpl = run.template()
-    if tpl is not None:
-        _unpin(tpl, set(), own)
+    _unpin_run_level(run, own)
     if not bindings:
-        for _path, t in run.trs_templates():
-            _unpin(t, set(), own)
+        for i, _t in reversed(run.task_run_specs()):
+            _unpin_task(run, i, own)
         return
     groups: dict[str, _Group] = {}
     for b in bindings:
@@ -346,6 +351,7 @@ def _pin_tasks(run: _Run, pinned: dict[str, str], own: frozenset[str]) -> None:
     run_tpl = run.template()
     run_aff = run_tpl.get("affinity") if isinstance(run_tpl, dict) else None
     seen: set[str] = set()
+    unpinned: list[int] = []
     for i, trs in run.task_run_specs():
         task = trs.get("pipelineTaskName")
         path = f"spec.taskRunSpecs[{i}].{run.trs_key}"
@@ -354,8 +360,7 @@ def _pin_tasks(run: _Run, pinned: dict[str, str], own: frozenset[str]) -> None:
         if isinstance(task, str):
             seen.add(task)
         if aa is None:
-            if tpl is not None:
-                _unpin(tpl, set(), own)
+            unpinned.append(i)
             continue
         if tpl is None:
             tpl = yamlio.yamlsafe({})
@@ -363,6 +368,9 @@ def _pin_tasks(run: _Run, pinned: dict[str, str], own: frozenset[str]) -> None:
         if tpl.get("affinity") is None:
             _set(tpl, "affinity", _copy_affinity(run_aff, own))
         _pin(tpl, aa, own, f"{path}.affinity")
+        _check_placement(run, path, tpl, aa, task)
+    for i in reversed(unpinned):
+        _unpin_task(run, i, own)
     missing = [t for t in pinned if t not in seen]
     if not missing:
         return
@@ -375,6 +383,40 @@ def _pin_tasks(run: _Run, pinned: dict[str, str], own: frozenset[str]) -> None:
         entry[run.trs_key]["affinity"] = _copy_affinity(run_aff, own)
         _pin(entry[run.trs_key], pinned[task], own, "")
         rtedit.append(trs_list, entry)
+
+
+def _check_placement(run: _Run, path: str, tpl: Any, aa: str, task: Any = None) -> None:
+    """A task template that selects nodes the assistant may not be on deadlocks: its pods
+    must share the assistant's node (Tekton places the assistant by the run-level template
+    only and ignores taskRunSpecs)."""
+    own = tpl.get("nodeSelector")
+    if not isinstance(own, dict) or not own:
+        return
+    run_tpl = run.template()
+    placed = run_tpl.get("nodeSelector") if isinstance(run_tpl, dict) else None
+    if placed is None:
+        placed = run.ctx.policy.assistant_pod_template.get("nodeSelector")
+    placed = yamlio.to_plain(placed) if isinstance(placed, dict) else {}
+    missing = {str(k): str(v) for k, v in own.items() if placed.get(str(k)) != v}
+    if not missing:
+        return
+    want = ", ".join(f"{k}={v}" for k, v in sorted(missing.items()))
+    where = ", ".join(f"{k}={v}" for k, v in sorted(placed.items())) or "none"
+    run.ctx.warning(
+        run.item,
+        f"{path}.nodeSelector",
+        f"the taskRunSpecs template of task {task} selects nodes with {want}, but its pods are "
+        f"pinned to assistant {aa}, which is placed by the run-level nodeSelector ({where}); "
+        f"unless that node also has {want} these pods stay Pending. Put the selector on "
+        f"{run.tpl_path} instead",
+    )
+
+
+def _task_of(run: _Run, path: str) -> Any:
+    for i, trs in run.task_run_specs():
+        if path.startswith(f"spec.taskRunSpecs[{i}]."):
+            return trs.get("pipelineTaskName")
+    return None
 
 
 def _copy_affinity(aff: Any, own: frozenset[str]) -> Any:
@@ -394,9 +436,9 @@ def _strip_pins(aff: dict[str, Any], own: frozenset[str]) -> dict[str, Any]:
 def _unrender(run: _Run, bindings: list[_Binding], own: frozenset[str]) -> None:
     """The run is not coscheduled (disabled, or a TaskRun with one claim): undo an earlier
     render, so a mode change leaves no binding to a claim nobody creates."""
-    for path, tpl in [(run.tpl_path, run.template()), *run.trs_templates()]:
-        if tpl is not None:
-            _unpin(tpl, set(), own)
+    _unpin_run_level(run, own)
+    for i, _t in reversed(run.task_run_specs()):
+        _unpin_task(run, i, own)
     fixed_keys = {"tekton.dev/pipelineRun", "tekton.dev/taskRun", names.LABEL_INSTANCE, names.LABEL_COMPONENT}
     for b in bindings:
         if b.kind != "ours" or b.template is None:
@@ -693,23 +735,23 @@ def _pin(tpl: Any, aa: str, own: frozenset[str], path: str) -> None:
         rtedit.append(req, term)
 
 
-def _unpin(tpl: Any, keep: set[str], own: frozenset[str]) -> None:
+def _unpin(tpl: Any, keep: set[str], own: frozenset[str]) -> bool:
     """Remove our pinning terms for this run's assistants not in `keep`; containers that
-    only held them go too."""
+    only held them go too. True when something was removed."""
     aff = tpl.get("affinity")
     if not isinstance(aff, dict):
-        return
+        return False
     pa = aff.get("podAffinity")
     if not isinstance(pa, dict):
-        return
+        return False
     req = pa.get(REQUIRED)
     if not isinstance(req, list):
-        return
+        return False
     drop = [
         i for i, t in enumerate(req) if (a := names.pinned_assistant(yamlio.to_plain(t))) is not None and a in own and a not in keep
     ]
     if not drop:
-        return
+        return False
     for i in reversed(drop):
         del req[i]
     if not req:
@@ -718,6 +760,30 @@ def _unpin(tpl: Any, keep: set[str], own: frozenset[str]) -> None:
         del aff["podAffinity"]
     if not aff:
         del tpl["affinity"]
+    return True
+
+
+def _unpin_run_level(run: _Run, own: frozenset[str]) -> None:
+    """Unpin the run-level template; a template that held only our term goes too."""
+    tpl = run.template()
+    if tpl is not None and _unpin(tpl, set(), own) and not tpl:
+        del run.tpl_parent(False)["podTemplate"]
+        if run.tpl_parent_key and not run.spec[run.tpl_parent_key]:
+            del run.spec[run.tpl_parent_key]
+
+
+def _unpin_task(run: _Run, index: int, own: frozenset[str]) -> None:
+    """Unpin one taskRunSpecs template; an entry that held only our term goes too."""
+    trs = run.spec["taskRunSpecs"]
+    entry = trs[index]
+    tpl = entry.get(run.trs_key)
+    if not isinstance(tpl, dict) or not _unpin(tpl, set(), own) or tpl:
+        return
+    del entry[run.trs_key]
+    if set(entry) <= {"pipelineTaskName"}:
+        del trs[index]
+        if not trs:
+            del run.spec["taskRunSpecs"]
 
 
 def _set(m: Any, key: str, value: Any) -> None:
