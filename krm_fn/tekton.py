@@ -117,8 +117,9 @@ class _Run:
 
     def drop_empty_parent(self) -> None:
         """A taskRunTemplate we created for nothing leaves again."""
-        if self._created_parent and self.tpl_parent_key and not self.spec.get(self.tpl_parent_key):
-            del self.spec[self.tpl_parent_key]
+        key = self.tpl_parent_key
+        if self._created_parent and key and key in self.spec and not self.spec[key]:
+            del self.spec[key]
 
     def service_account(self) -> str:
         parent = self.tpl_parent(False)

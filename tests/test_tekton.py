@@ -572,3 +572,22 @@ def test_assistant_fields_come_from_the_run_after_defaults() -> None:
     assert spec["priorityClassName"] == "from-defaults"  # run (after defaults) wins
     assert "tolerations" not in spec  # an empty list on the run counts as set
     assert spec["nodeSelector"] == {"pool": "aa"}  # unset on the run: the policy's
+
+
+def test_generated_statefulsets_pass_kubernetes_schema_validation() -> None:
+    import sys
+    from pathlib import Path
+
+    import kubernetes_validate  # a test extra: missing means a broken environment, not a skip
+    sys.path.insert(0, str(Path(__file__).parent))
+    from golden import run_case  # type: ignore[import-not-found]
+
+    fixtures = sorted((Path(__file__).parent.parent / "fixtures").glob("tekton-*"))
+    seen = 0
+    for case in fixtures:
+        out, _ = run_case(case)
+        for item in by_kind(out, "StatefulSet"):
+            for version in ("1.30.0", "1.32.0"):
+                kubernetes_validate.validate(item, version, strict=True)
+            seen += 1
+    assert seen >= 10
