@@ -286,6 +286,10 @@ def _per_run(run: _Run, bindings: list[_Binding], own: frozenset[str], aa: str, 
     # pin every TaskRun pod: the run-level template, and each taskRunSpecs template that
     # sets its own affinity (Tekton lets it replace the run-level field)
     _pin(run.template(create=True), aa, own, f"{run.tpl_path}.affinity")
+    # a task affinity that only repeats the run-level one (a copy workspaces mode made) adds
+    # nothing here: drop it, so a mode switch ends where a direct render does
+    for i, _t in reversed(run.task_run_specs()):
+        _unpin_task(run, i, own, same_as=_plain_affinity(run.template(), own))
     for path, tpl in run.trs_templates():
         if tpl.get("affinity") is not None:
             _pin(tpl, aa, own, f"{path}.affinity")
@@ -773,12 +777,27 @@ def _unpin_run_level(run: _Run, own: frozenset[str]) -> None:
             del run.spec[run.tpl_parent_key]
 
 
-def _unpin_task(run: _Run, index: int, own: frozenset[str]) -> None:
-    """Unpin one taskRunSpecs template; an entry that held only our term goes too."""
+def _plain_affinity(tpl: Any, own: frozenset[str]) -> Any:
+    """A template's affinity as plain data without our pinning terms (None when unset)."""
+    aff = tpl.get("affinity") if isinstance(tpl, dict) else None
+    if not isinstance(aff, dict):
+        return None
+    return assistant_mod.prune_empty(_strip_pins(yamlio.to_plain(aff), own))
+
+
+def _unpin_task(run: _Run, index: int, own: frozenset[str], same_as: Any = None) -> None:
+    """Unpin one taskRunSpecs template; an entry that held only our term goes too. With
+    `same_as`, an affinity equal to it (the run-level one) goes as well."""
     trs = run.spec["taskRunSpecs"]
     entry = trs[index]
     tpl = entry.get(run.trs_key)
-    if not isinstance(tpl, dict) or not _unpin(tpl, set(), own) or tpl:
+    if not isinstance(tpl, dict):
+        return
+    changed = _unpin(tpl, set(), own)
+    if same_as is not None and "affinity" in tpl and _plain_affinity(tpl, own) == same_as:
+        del tpl["affinity"]
+        changed = True
+    if not changed or tpl:
         return
     del entry[run.trs_key]
     if set(entry) <= {"pipelineTaskName"}:
