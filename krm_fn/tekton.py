@@ -225,7 +225,7 @@ def _coschedule(run: _Run) -> None:
             if mode in PER_RUN_MODES:
                 _no_name(run)
             else:
-                _multi_claim_error(run, None, bindings)
+                _multi_claim_error(run, bindings)
         return
     own = run.own_assistants()
     bindings = _bindings(run, own)
@@ -267,7 +267,7 @@ def _taskrun(run: _Run, bindings: list[_Binding], own: frozenset[str], mode: str
         _unrender(run, bindings, own)
         return
     if mode == "workspaces":
-        _multi_claim_error(run, None, bindings)
+        _multi_claim_error(run, bindings)
         return
     # beyond Tekton, which never gives a standalone TaskRun an assistant: with several
     # claims the volumes must land on one node (SPEC §4)
@@ -641,7 +641,7 @@ def _task_workspaces(task: dict[str, Any]) -> list[str]:
     return out
 
 
-def _multi_claim_error(run: _Run, task: str | None, bindings: list[_Binding]) -> None:
+def _multi_claim_error(run: _Run, bindings: list[_Binding]) -> None:
     claims = sorted({b.claim if b.kind == "pvc" else f"volumeClaimTemplate of {b.name}" for b in bindings})
     run.ctx.error(
         run.item,

@@ -307,7 +307,7 @@ def test_user_affinity_is_kept_and_never_leaks(mode: str) -> None:
     else:
         assert anti["preferredDuringSchedulingIgnoredDuringExecution"][1] == {"weight": 100, "podAffinityTerm": names.anti_term()}
     # rendering the output again changes nothing and adds no second term
-    again, _, code2 = run_resource_list(out.encode())[0::1]
+    again, _, code2 = run_resource_list(out.encode())
     assert code2 == 0
     assert again.split("\nresults:\n")[0] == out.split("\nresults:\n")[0]
     # the placement warning names the task whose selector the assistant may not satisfy
