@@ -8,8 +8,7 @@ from typing import Any
 
 from krm_fn import names
 from krm_fn.config import Policy
-
-OWNER_ANNOTATION = "krm-coschedule.dev/owner"  # = process.OWNER_ANNOTATION
+from krm_fn.process import OWNER_ANNOTATION
 CONTAINER = "affinity-assistant"
 ARGS = ["tekton_run_indefinitely"]
 RESOURCES = {"cpu": "50m", "memory": "100Mi"}
