@@ -131,8 +131,10 @@ def load(fc: Any) -> tuple[Policy | None, list[Result]]:
 
 
 def _source(plain: dict[str, Any]) -> _Source:
-    md: Any = plain.get("metadata") if isinstance(plain.get("metadata"), dict) else {}
-    ann: Any = md.get("annotations") if isinstance(md.get("annotations"), dict) else {}
+    md_raw = plain.get("metadata")
+    md: dict[str, Any] = md_raw if isinstance(md_raw, dict) else {}
+    ann_raw = md.get("annotations")
+    ann: dict[str, Any] = ann_raw if isinstance(ann_raw, dict) else {}
     path = ann.get("internal.config.kubernetes.io/path") or ann.get("config.kubernetes.io/path")
     idx = ann.get("internal.config.kubernetes.io/index") or ann.get("config.kubernetes.io/index")
     ref = ResourceRef(

@@ -124,13 +124,21 @@ class Context:
     def info(self, item: rlist.Item | None, field_path: str | None, message: str, **kw: Any) -> None:
         self.add("info", item, field_path, message, **kw)
 
-    def config_result(self, severity: str, field_path: str, message: str) -> None:
+    def config_result(self, severity: str, field_path: str, message: str, tags: dict[str, str] | None = None) -> None:
         """A result that points at the functionConfig."""
         p = self.policy
         ref = p.ref
         text = f"{ref.display()}: {message}" if ref is not None else message
         self.results.append(
-            Result(severity, text, resource=ref, field_path=field_path, file_path=p.file_path, file_index=p.file_index)
+            Result(
+                severity,
+                text,
+                resource=ref,
+                field_path=field_path,
+                file_path=p.file_path,
+                file_index=p.file_index,
+                tags=tuple(sorted((tags or {}).items())),
+            )
         )
 
     def generate(self, owner: rlist.Item, obj: dict[str, Any]) -> None:
@@ -156,6 +164,15 @@ def _handlers() -> tuple[dict[tuple[str, str], Handler], dict[str, set[str]]]:
 
 
 KNOWN_KINDS = {("tekton.dev", "PipelineRun"), ("tekton.dev", "TaskRun"), ("shipwright.io", "Build"), ("shipwright.io", "BuildRun")}
+
+
+# SHIP-0039 added the scheduling fields to v1beta1 only; the v1beta1 -> v1alpha1 conversion
+# never touches them, so a round trip through v1alpha1 drops them silently.
+_SHIPWRIGHT_V1ALPHA1 = (
+    "; shipwright.io/v1alpha1 has no nodeSelector, tolerations or schedulerName fields (and "
+    "converting to v1alpha1 drops them), so no scheduling policy can apply: write it as "
+    "shipwright.io/v1beta1"
+)
 
 
 def _skipped(item: rlist.Item) -> bool:
@@ -187,6 +204,9 @@ def process(frame: rlist.Frame, policy_override: Any = None) -> Outcome:
         return _unchanged(frame, cfg_results, [])
     ctx = Context(policy, frame.items)
     ctx.results.extend(cfg_results)
+    from krm_fn import scheduling  # the policy's own scheduling values, checked once per run
+
+    scheduling.validate_policy(ctx)
     table: dict[tuple[str, str], Handler] | None = None
     versions: dict[str, set[str]] = {}
     for item in frame.items:
@@ -229,7 +249,8 @@ def process(frame: rlist.Frame, policy_override: Any = None) -> Outcome:
                 "apiVersion",
                 f"{m.api_version} is not supported for {m.kind}; supported: "
                 + ", ".join(f"{m.group}/{v}" for v in sorted(versions[m.group]))
-                + ". The object is left unchanged",
+                + ". The object is left unchanged"
+                + (_SHIPWRIGHT_V1ALPHA1 if key[0] == "shipwright.io" and m.version == "v1alpha1" else ""),
             )
             continue
         try:

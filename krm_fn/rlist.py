@@ -737,6 +737,8 @@ def indent_entry(dumped: str, d: int) -> str:
         if not dashed and not line.lstrip().startswith("#") and line.strip():
             out.append(" " * d + "- " + line)
             dashed = True
+        elif not dashed and line.strip():
+            out.append(" " * d + line)  # a head comment sits where the dash does
         elif line.strip():
             out.append(pad + line)
         else:

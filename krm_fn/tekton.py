@@ -1,13 +1,832 @@
-"""Tekton PipelineRun / TaskRun coscheduling (TEP-0135) at render time. SPEC §4."""
+"""Tekton PipelineRun / TaskRun coscheduling (TEP-0135) at render time. SPEC §4.
+
+Per run: defaults (defaultPodTemplate, fill-unset) -> scheduling policy -> assistant.
+The assistant step renders what Tekton's controller would do with the same `coschedule`
+mode, with names that do not need the run's UID: placeholder StatefulSets, claim templates
+moved out of `volumeClaimTemplate` bindings, and the pinning podAffinity term.
+
+Idempotence: after the first render a moved binding is a `persistentVolumeClaim` that
+names `<template>-<assistant>-0`, and the claim spec lives only in the generated
+StatefulSet; `_bindings` recognises such claims and takes their templates back from it.
+"""
 from __future__ import annotations
 
+import copy
+import dataclasses
+from typing import Any
+
+from krm_fn import assistant as assistant_mod
+from krm_fn import names
 from krm_fn import rlist
+from krm_fn import rtedit
+from krm_fn import scheduling
+from krm_fn import yamlio
+from krm_fn.process import OWNER_ANNOTATION
 from krm_fn.process import Context
+from krm_fn.process import Plan
+
+PER_RUN_MODES = ("pipelineruns", "isolate-pipelinerun")
+REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
+TEKTON_MULTI_PVC = "more than one PersistentVolumeClaim is bound"
+
+
+class _Shape(Exception):
+    """A field the transform must read or write has the wrong type."""
+
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+@dataclasses.dataclass
+class _Binding:
+    """One PVC-backed entry of spec.workspaces."""
+
+    index: int
+    name: str
+    node: Any  # the round-trip map of the binding
+    kind: str  # "pvc" (a user claim), "vct" (volumeClaimTemplate), "ours" (a claim we made)
+    claim: str = ""  # pvc / ours: the claimName
+    template: dict[str, Any] | None = None  # vct / ours: plain claim template
+    source: str = ""  # ours: the assistant whose StatefulSet holds the template
+
+    @property
+    def key(self) -> str:
+        """Tekton's "distinct claim" key: the claimName, or the binding for a template."""
+        return f"claim:{self.claim}" if self.kind == "pvc" else f"template:{self.name}"
+
+    @property
+    def path(self) -> str:
+        return f"spec.workspaces[{self.index}]"
+
+
+@dataclasses.dataclass
+class _Group:
+    """Bindings that share one assistant."""
+
+    assistant: str
+    bindings: list[_Binding]
+    tasks: list[str] = dataclasses.field(default_factory=list)
+
+
+class _Run:
+    """Where a run keeps its pod templates, by kind and apiVersion."""
+
+    def __init__(self, item: rlist.Item, ctx: Context) -> None:
+        self.item = item
+        self.ctx = ctx
+        self.node = item.node
+        self.kind = item.meta.kind
+        self.version = item.meta.version
+        self.name = item.meta.name
+        self.namespace = item.meta.namespace
+        spec = self.node.get("spec")
+        if not isinstance(spec, dict):
+            raise _Shape("spec", "spec is missing or not a mapping")
+        self.spec = spec
+        if self.kind == "PipelineRun" and self.version == "v1":
+            self.tpl_parent_key: str | None = "taskRunTemplate"
+            self.tpl_path = "spec.taskRunTemplate.podTemplate"
+            self.trs_key = "podTemplate"
+        else:
+            self.tpl_parent_key = None
+            self.tpl_path = "spec.podTemplate"
+            self.trs_key = "taskPodTemplate"
+        self._created_parent = False
+
+    # ---- the run-level pod template
+    def tpl_parent(self, create: bool) -> Any:
+        if self.tpl_parent_key is None:
+            return self.spec
+        parent = _map(self.spec, self.tpl_parent_key, f"spec.{self.tpl_parent_key}")
+        if parent is None and create:
+            parent = yamlio.yamlsafe({})
+            rtedit.add_key(self.spec, self.tpl_parent_key, parent)
+            self._created_parent = True
+        return parent
+
+    def template(self, create: bool = False) -> Any:
+        parent = self.tpl_parent(create)
+        if parent is None:
+            return None
+        tpl = _map(parent, "podTemplate", self.tpl_path)
+        if tpl is None and create:
+            tpl = yamlio.yamlsafe({})
+            rtedit.add_key(parent, "podTemplate", tpl)
+        return tpl
+
+    def drop_empty_parent(self) -> None:
+        """A taskRunTemplate we created for nothing leaves again."""
+        key = self.tpl_parent_key
+        if self._created_parent and key and key in self.spec and not self.spec[key]:
+            del self.spec[key]
+
+    def service_account(self) -> str:
+        parent = self.tpl_parent(False)
+        sa = parent.get("serviceAccountName") if isinstance(parent, dict) else None
+        return sa if isinstance(sa, str) else ""
+
+    def task_run_specs(self) -> list[tuple[int, Any]]:
+        if self.kind != "PipelineRun":
+            return []
+        trs = _list(self.spec, "taskRunSpecs", "spec.taskRunSpecs") or []
+        return [(i, t) for i, t in enumerate(trs) if isinstance(t, dict)]
+
+    def trs_templates(self) -> list[tuple[str, Any]]:
+        out = []
+        for i, t in self.task_run_specs():
+            tpl = _map(t, self.trs_key, f"spec.taskRunSpecs[{i}].{self.trs_key}")
+            if tpl is not None:
+                out.append((f"spec.taskRunSpecs[{i}].{self.trs_key}", tpl))
+        return out
+
+    # ---- names
+    def own_assistants(self) -> frozenset[str]:
+        """Every assistant name this run can have under any mode (to recognise our work)."""
+        if self.kind == "TaskRun":
+            return frozenset({names.taskrun_assistant_name(self.name)})
+        out = {names.assistant_name("", self.name)}
+        for b in _list(self.spec, "workspaces", "spec.workspaces") or []:
+            if isinstance(b, dict) and isinstance(b.get("name"), str):
+                out.add(names.assistant_name(b["name"], self.name))
+        return frozenset(out)
+
+    @property
+    def owner(self) -> str:
+        return f"{self.kind}/{self.name}"
+
+
+# --------------------------------------------------------------------------- entry points
 
 
 def handle_pipelinerun(item: rlist.Item, ctx: Context) -> None:
     """Rewrite one PipelineRun in place (item.node) and generate its assistants."""
+    _handle(item, ctx)
 
 
 def handle_taskrun(item: rlist.Item, ctx: Context) -> None:
     """Rewrite one standalone TaskRun in place."""
+    _handle(item, ctx)
+
+
+def _handle(item: rlist.Item, ctx: Context) -> None:
+    try:
+        run = _Run(item, ctx)
+        _apply_defaults(run)
+        _apply_scheduling(run)
+        _coschedule(run)
+        run.drop_empty_parent()
+    except _Shape as e:
+        ctx.error(item, e.path, f"{e}; fix the manifest (Tekton would reject it too)")
+
+
+# --------------------------------------------------------------------------- defaults, policy
+
+
+def _apply_defaults(run: _Run) -> None:
+    """Tekton's default-pod-template: a field the run's template leaves unset is taken whole."""
+    default = run.ctx.policy.default_pod_template
+    if not default:
+        return
+    tpl = run.template(create=True)
+    for key, value in default.items():
+        if tpl.get(key) in (None, ""):
+            if key in tpl:
+                tpl[key] = yamlio.yamlsafe(copy.deepcopy(value))
+            else:
+                rtedit.add_key(tpl, key, yamlio.yamlsafe(copy.deepcopy(value)))
+
+
+def _apply_scheduling(run: _Run) -> None:
+    parent = run.tpl_parent(create=True)
+    scheduling.constrain_pod_template(run.item, run.ctx, parent, "podTemplate", run.tpl_path)
+    for i, trs in run.task_run_specs():
+        scheduling.constrain_pod_template(
+            run.item, run.ctx, trs, run.trs_key, f"spec.taskRunSpecs[{i}].{run.trs_key}", only_set_fields=True
+        )
+
+
+# --------------------------------------------------------------------------- coscheduling
+
+
+def _coschedule(run: _Run) -> None:
+    mode = run.ctx.policy.mode
+    if run.kind == "PipelineRun" and not run.name:
+        # no name: nothing of ours can be in it yet, and no assistant name can be computed
+        if mode == "disabled":
+            return
+        bindings = _bindings(run, frozenset())
+        if mode in PER_RUN_MODES or bindings is None or bindings:
+            _no_name(run)
+        return
+    if run.kind == "TaskRun" and not run.name:
+        bindings = _bindings(run, frozenset())
+        if bindings and len({b.key for b in bindings}) > 1 and mode != "disabled":
+            if mode in PER_RUN_MODES:
+                _no_name(run)
+            else:
+                _multi_claim_error(run, bindings)
+        return
+    own = run.own_assistants()
+    bindings = _bindings(run, own)
+    if bindings is None:
+        return  # an error was reported
+    if mode == "disabled":
+        _unrender(run, bindings, own)
+    elif run.kind == "TaskRun":
+        _taskrun(run, bindings, own, mode)
+    elif mode in PER_RUN_MODES:
+        _per_run(run, bindings, own, names.assistant_name("", run.name), ["*"])
+    else:
+        _per_workspace(run, bindings, own)
+
+
+def _no_name(run: _Run) -> None:
+    gn = run.item.meta.generate_name
+    mode = run.ctx.policy.mode
+    if run.ctx.policy.generate_name == "skip":
+        run.ctx.warning(
+            run.item,
+            "metadata.generateName",
+            f"has generateName {gn!r} and no name, so its assistant name (h10 of the run name) is "
+            f"unknown at render time; not coscheduled (coschedule {mode}, generateName: skip)",
+        )
+        return
+    run.ctx.error(
+        run.item,
+        "metadata.generateName",
+        f"has generateName {gn!r} and no name, but coschedule {mode} gives it an assistant whose "
+        "name is computed from the run name; set metadata.name, or set generateName: skip in the "
+        "policy to leave such runs uncoscheduled",
+    )
+
+
+def _taskrun(run: _Run, bindings: list[_Binding], own: frozenset[str], mode: str) -> None:
+    distinct = {b.key for b in bindings}
+    if len(distinct) <= 1:
+        _unrender(run, bindings, own)
+        return
+    if mode == "workspaces":
+        _multi_claim_error(run, bindings)
+        return
+    # beyond Tekton, which never gives a standalone TaskRun an assistant: with several
+    # claims the volumes must land on one node (SPEC §4)
+    run.ctx.info(
+        run.item,
+        "spec.workspaces",
+        f"binds {len(distinct)} claims; under coschedule {mode} this standalone TaskRun gets its "
+        "own assistant so they land on one node (Tekton gives standalone TaskRuns none)",
+    )
+    _per_run(run, bindings, own, names.taskrun_assistant_name(run.name), ["*"])
+
+
+def _per_run(run: _Run, bindings: list[_Binding], own: frozenset[str], aa: str, tasks: list[str]) -> None:
+    group = _Group(aa, bindings, tasks)
+    templates, claims = _assistant_volumes(run, group)
+    # pin every TaskRun pod: the run-level template, and each taskRunSpecs template that
+    # sets its own affinity (Tekton lets it replace the run-level field)
+    _pin(run.template(create=True), aa, own, f"{run.tpl_path}.affinity")
+    # a task affinity that only repeats the run-level one (a copy workspaces mode made) adds
+    # nothing here: drop it, so a mode switch ends where a direct render does
+    for i, _t in reversed(run.task_run_specs()):
+        _unpin_task(run, i, own, same_as=_plain_affinity(run.template(), own))
+    for path, tpl in run.trs_templates():
+        if tpl.get("affinity") is not None:
+            _pin(tpl, aa, own, f"{path}.affinity")
+        _check_placement(run, path, tpl, aa, _task_of(run, path))
+    _emit_assistant(run, group, templates, claims, isolate=run.ctx.policy.mode == "isolate-pipelinerun")
+    _record_plan(run, [(group, templates, claims)])
+
+
+def _per_workspace(run: _Run, bindings: list[_Binding], own: frozenset[str]) -> None:
+    # the run-level template pins nothing in this mode: only the tasks that use a claim
+    _unpin_run_level(run, own)
+    if not bindings:
+        for i, _t in reversed(run.task_run_specs()):
+            _unpin_task(run, i, own)
+        return
+    groups: dict[str, _Group] = {}
+    for b in bindings:
+        g = groups.setdefault(b.key, _Group("", []))
+        g.bindings.append(b)
+    for g in groups.values():
+        # workspaces sharing a claim share one assistant named after the last of them,
+        # which is the one Tekton creates (#8003: the others would name a missing one)
+        g.assistant = names.assistant_name(g.bindings[-1].name, run.name)
+    pipeline = _pipeline_spec(run)
+    if pipeline is None:
+        return
+    pspec, where = pipeline
+    by_ws = {b.name: groups[b.key] for b in bindings}
+    pinned: dict[str, str] = {}
+    ok = True
+    for section in ("tasks", "finally"):
+        tasks = pspec.get(section)
+        if not isinstance(tasks, list):
+            continue
+        for i, task in enumerate(tasks):
+            if not isinstance(task, dict) or not isinstance(task.get("name"), str):
+                continue
+            used = [(ws, by_ws[ws]) for ws in _task_workspaces(task) if ws in by_ws]
+            if not used:
+                continue
+            distinct = {id(g): g for _ws, g in used}
+            if len(distinct) > 1:
+                _task_multi_claim(run, task["name"], f"{where}.{section}[{i}].workspaces", used)
+                ok = False
+                continue
+            g = used[0][1]
+            if task["name"] not in pinned:
+                pinned[task["name"]] = g.assistant
+                g.tasks.append(task["name"])
+    if not ok:
+        return
+    _pin_tasks(run, pinned, own)
+    plan = []
+    for g in groups.values():
+        templates, claims = _assistant_volumes(run, g)
+        _emit_assistant(run, g, templates, claims, isolate=False)
+        plan.append((g, templates, claims))
+    _record_plan(run, plan)
+
+
+def _pin_tasks(run: _Run, pinned: dict[str, str], own: frozenset[str]) -> None:
+    """workspaces mode: one taskRunSpecs entry per pinned task. Its pod template's affinity
+    replaces the run-level one (Tekton merges field by field), so it starts as a copy."""
+    run_tpl = run.template()
+    run_aff = run_tpl.get("affinity") if isinstance(run_tpl, dict) else None
+    seen: set[str] = set()
+    unpinned: list[int] = []
+    for i, trs in run.task_run_specs():
+        task = trs.get("pipelineTaskName")
+        path = f"spec.taskRunSpecs[{i}].{run.trs_key}"
+        tpl = _map(trs, run.trs_key, path)
+        aa = pinned.get(task) if isinstance(task, str) and task not in seen else None
+        if isinstance(task, str):
+            seen.add(task)
+        if aa is None:
+            unpinned.append(i)
+            continue
+        if tpl is None:
+            tpl = yamlio.yamlsafe({})
+            rtedit.add_key(trs, run.trs_key, tpl)
+        if tpl.get("affinity") is None:
+            _set(tpl, "affinity", _copy_affinity(run_aff, own))
+        _pin(tpl, aa, own, f"{path}.affinity")
+        _check_placement(run, path, tpl, aa, task)
+    for i in reversed(unpinned):
+        _unpin_task(run, i, own)
+    missing = [t for t in pinned if t not in seen]
+    if not missing:
+        return
+    trs_list = _list(run.spec, "taskRunSpecs", "spec.taskRunSpecs")
+    if trs_list is None:
+        trs_list = yamlio.yamlsafe([])
+        rtedit.add_key(run.spec, "taskRunSpecs", trs_list)
+    for task in missing:
+        entry = yamlio.yamlsafe({"pipelineTaskName": task, run.trs_key: {}})
+        entry[run.trs_key]["affinity"] = _copy_affinity(run_aff, own)
+        _pin(entry[run.trs_key], pinned[task], own, "")
+        rtedit.append(trs_list, entry)
+
+
+def _check_placement(run: _Run, path: str, tpl: Any, aa: str, task: Any = None) -> None:
+    """A task template that selects nodes the assistant may not be on deadlocks: its pods
+    must share the assistant's node (Tekton places the assistant by the run-level template
+    only and ignores taskRunSpecs)."""
+    own = tpl.get("nodeSelector")
+    if not isinstance(own, dict) or not own:
+        return
+    run_tpl = run.template()
+    placed = run_tpl.get("nodeSelector") if isinstance(run_tpl, dict) else None
+    if placed is None:
+        placed = run.ctx.policy.assistant_pod_template.get("nodeSelector")
+    placed = yamlio.to_plain(placed) if isinstance(placed, dict) else {}
+    missing = {str(k): str(v) for k, v in own.items() if placed.get(str(k)) != v}
+    if not missing:
+        return
+    want = ", ".join(f"{k}={v}" for k, v in sorted(missing.items()))
+    where = ", ".join(f"{k}={v}" for k, v in sorted(placed.items())) or "none"
+    run.ctx.warning(
+        run.item,
+        f"{path}.nodeSelector",
+        f"the taskRunSpecs template of task {task} selects nodes with {want}, but its pods are "
+        f"pinned to assistant {aa}, which is placed by the run-level nodeSelector ({where}); "
+        f"unless that node also has {want} these pods stay Pending. Put the selector on "
+        f"{run.tpl_path} instead",
+    )
+
+
+def _task_of(run: _Run, path: str) -> Any:
+    for i, trs in run.task_run_specs():
+        if path.startswith(f"spec.taskRunSpecs[{i}]."):
+            return trs.get("pipelineTaskName")
+    return None
+
+
+def _copy_affinity(aff: Any, own: frozenset[str]) -> Any:
+    """A deep copy of the run-level affinity without our pinning terms, for a task template."""
+    plain = yamlio.to_plain(aff) if isinstance(aff, dict) else {}
+    cleaned = assistant_mod.prune_empty(_strip_pins(plain, own))
+    return yamlio.yamlsafe(cleaned)
+
+
+def _strip_pins(aff: dict[str, Any], own: frozenset[str]) -> dict[str, Any]:
+    pa = aff.get("podAffinity")
+    if isinstance(pa, dict) and isinstance(pa.get(REQUIRED), list):
+        pa[REQUIRED] = [t for t in pa[REQUIRED] if names.pinned_assistant(t) not in own]
+    return aff
+
+
+def _unrender(run: _Run, bindings: list[_Binding], own: frozenset[str]) -> None:
+    """The run is not coscheduled (disabled, or a TaskRun with one claim): undo an earlier
+    render, so a mode change leaves no binding to a claim nobody creates."""
+    _unpin_run_level(run, own)
+    for i, _t in reversed(run.task_run_specs()):
+        _unpin_task(run, i, own)
+    fixed_keys = {"tekton.dev/pipelineRun", "tekton.dev/taskRun", names.LABEL_INSTANCE, names.LABEL_COMPONENT}
+    for b in bindings:
+        if b.kind != "ours" or b.template is None:
+            continue
+        vct = copy.deepcopy(b.template)
+        md = vct.get("metadata") or {}
+        labels = {k: v for k, v in (md.get("labels") or {}).items() if k not in fixed_keys}
+        if labels:
+            md["labels"] = labels
+        else:
+            md.pop("labels", None)
+        rtedit.replace_key(b.node, "persistentVolumeClaim", "volumeClaimTemplate", yamlio.yamlsafe(vct))
+        run.ctx.info(
+            run.item,
+            b.path,
+            f"workspace {b.name} binds claim {b.claim} of assistant {b.source}, which coschedule "
+            f"{run.ctx.policy.mode} does not render here; restored its volumeClaimTemplate",
+        )
+
+
+# --------------------------------------------------------------------------- workspaces
+
+
+def _bindings(run: _Run, own: frozenset[str]) -> list[_Binding] | None:
+    """The PVC-backed workspace bindings, with our own earlier claims recognised."""
+    ws = _list(run.spec, "workspaces", "spec.workspaces") or []
+    out: list[_Binding] = []
+    ok = True
+    for i, b in enumerate(ws):
+        if not isinstance(b, dict):
+            continue
+        name = b.get("name")
+        path = f"spec.workspaces[{i}]"
+        if "volumeClaimTemplate" in b and b.get("volumeClaimTemplate") is not None:
+            vct = b["volumeClaimTemplate"]
+            if not isinstance(vct, dict):
+                raise _Shape(f"{path}.volumeClaimTemplate", "volumeClaimTemplate is not a mapping")
+            out.append(_Binding(i, str(name), b, "vct", template=yamlio.to_plain(vct)))
+            continue
+        pvc = _map(b, "persistentVolumeClaim", f"{path}.persistentVolumeClaim")
+        if pvc is None:
+            continue
+        claim = pvc.get("claimName")
+        if not isinstance(claim, str) or not claim:
+            raise _Shape(f"{path}.persistentVolumeClaim.claimName", "claimName is missing or not a string")
+        found = _our_claim(run, claim, own)
+        if found is _MISSING:
+            ok = False
+        elif found is None:
+            out.append(_Binding(i, str(name), b, "pvc", claim=claim))
+        else:
+            assert isinstance(found, tuple)
+            source, template = found
+            out.append(_Binding(i, str(name), b, "ours", claim=claim, template=template, source=source))
+    return out if ok else None
+
+
+_MISSING = object()
+
+
+def _our_claim(run: _Run, claim: str, own: frozenset[str]) -> object:
+    """(assistant, template) when `claim` is `<template>-<assistant>-0` of one of this run's
+    generated StatefulSets; None for a user claim; _MISSING after reporting an error."""
+    for aa in sorted(own):
+        suffix = f"-{aa}-0"
+        if not claim.endswith(suffix) or len(claim) == len(suffix):
+            continue
+        template_name = claim[: -len(suffix)]
+        sts = run.ctx.existing_generated("StatefulSet", run.namespace, aa)
+        for t in _claim_templates(sts, run.owner):
+            if (t.get("metadata") or {}).get("name") == template_name:
+                return aa, t
+        run.ctx.error(
+            run.item,
+            "spec.workspaces",
+            f"binds claim {claim}, which the claim template {template_name} of assistant {aa} "
+            f"creates, but the generated StatefulSet {aa} with that template is not in the input; "
+            "put the StatefulSet back, or bind a volumeClaimTemplate again",
+        )
+        return _MISSING
+    return None
+
+
+def _claim_templates(sts: Any, owner: str) -> list[dict[str, Any]]:
+    if not isinstance(sts, dict):
+        return []
+    md = sts.get("metadata") or {}
+    if ((md.get("annotations") or {}).get(OWNER_ANNOTATION)) != owner:
+        return []
+    vcts = (sts.get("spec") or {}).get("volumeClaimTemplates")
+    return [t for t in yamlio.to_plain(vcts) if isinstance(t, dict)] if isinstance(vcts, list) else []
+
+
+def _assistant_volumes(run: _Run, group: _Group) -> tuple[list[dict[str, Any]], list[str]]:
+    """Claim templates (kept from the existing StatefulSet, then new ones) and user claims;
+    rewrites each template binding to the claim the StatefulSet creates."""
+    aa = group.assistant
+    label_key = "tekton.dev/pipelineRun" if run.kind == "PipelineRun" else "tekton.dev/taskRun"
+    fixed = names.fixed_labels(label_key, run.name, aa)
+    existing = run.ctx.existing_generated("StatefulSet", run.namespace, aa)
+    templates = _claim_templates(existing, run.owner)
+    have = {t["metadata"].get("name") for t in templates if isinstance(t.get("metadata"), dict)}
+    claims: list[str] = []
+    for b in group.bindings:
+        if b.kind == "pvc":
+            if b.claim not in claims:
+                claims.append(b.claim)
+            continue
+        assert b.template is not None
+        if b.kind == "vct":
+            template = _template_from_vct(b.template, b.name, run.name, fixed)
+        else:
+            template = copy.deepcopy(b.template)
+            md = template.setdefault("metadata", {})
+            md["labels"] = {**(md.get("labels") or {}), **fixed}
+        tname = template["metadata"]["name"]
+        if tname not in have:
+            templates.append(template)
+            have.add(tname)
+        claim = names.claim_name(tname, aa)
+        if b.kind == "vct":
+            rtedit.replace_key(b.node, "volumeClaimTemplate", "persistentVolumeClaim", yamlio.yamlsafe({"claimName": claim}))
+            run.ctx.info(
+                run.item,
+                f"{b.path}.volumeClaimTemplate",
+                f"workspace {b.name}: volumeClaimTemplate moved into StatefulSet {aa} as claim "
+                f"template {tname}; the workspace now binds claim {claim}",
+            )
+        elif b.claim != claim:
+            pvc = b.node["persistentVolumeClaim"]
+            pvc["claimName"] = claim
+        b.claim = claim
+    return templates, claims
+
+
+def _template_from_vct(vct: dict[str, Any], binding: str, run_name: str, fixed: dict[str, str]) -> dict[str, Any]:
+    """The user's claim (spec, and the metadata labels and annotations, as Tekton copies
+    them) under the sanitised template name, with the three fixed labels on top."""
+    raw = vct.get("metadata")
+    md: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    vname = md["name"] if isinstance(md.get("name"), str) else ""
+    out_md: dict[str, Any] = {"name": names.claim_template_name(vname, binding, run_name)}
+    out_md["labels"] = {**(md.get("labels") or {}), **fixed}
+    if md.get("annotations"):
+        out_md["annotations"] = dict(md["annotations"])
+    return {"metadata": out_md, "spec": copy.deepcopy(vct.get("spec") or {})}
+
+
+def _pipeline_spec(run: _Run) -> tuple[dict[str, Any], str] | None:
+    """(plain pipeline spec, field path prefix for results), or None after an error."""
+    embedded = run.spec.get("pipelineSpec")
+    if isinstance(embedded, dict):
+        return yamlio.to_plain(embedded), "spec.pipelineSpec"
+    ref = run.spec.get("pipelineRef")
+    name = ref.get("name") if isinstance(ref, dict) else None
+    remote = isinstance(ref, dict) and (ref.get("resolver") or ref.get("bundle"))
+    pipeline = None
+    if isinstance(name, str) and name and not remote:
+        pipeline = run.ctx.find("tekton.dev", "Pipeline", run.namespace, name)
+    if pipeline is not None and isinstance(pipeline.node, dict) and isinstance(pipeline.node.get("spec"), dict):
+        return yamlio.to_plain(pipeline.node["spec"]), "spec.pipelineRef"
+    what = (
+        f"Pipeline {name} (namespace {run.namespace or '<none>'}) is not in the input"
+        if isinstance(name, str) and name and not remote
+        else "its pipelineRef is resolved remotely"
+        if remote
+        else "it has neither pipelineSpec nor pipelineRef.name"
+    )
+    run.ctx.error(
+        run.item,
+        "spec.pipelineRef",
+        f"coschedule workspaces pins only the pipeline tasks that use a PVC-backed workspace, so "
+        f"it needs the Pipeline, but {what}; add the Pipeline to the package (or embed it as "
+        "spec.pipelineSpec), or use coschedule: pipelineruns, which pins every task",
+    )
+    return None
+
+
+def _task_workspaces(task: dict[str, Any]) -> list[str]:
+    """PipelineRun workspace names a pipeline task uses: explicit mappings (`workspace`
+    defaults to `name`), plus those an embedded taskSpec declares (propagated workspaces)."""
+    out: list[str] = []
+    mapped: set[str] = set()
+    for w in task.get("workspaces") or []:
+        if isinstance(w, dict) and isinstance(w.get("name"), str):
+            mapped.add(w["name"])
+            ws = w.get("workspace") or w["name"]
+            if ws not in out:
+                out.append(ws)
+    ts = task.get("taskSpec")
+    if isinstance(ts, dict) and isinstance(ts.get("workspaces"), list):
+        for w in ts["workspaces"]:
+            if isinstance(w, dict) and isinstance(w.get("name"), str) and w["name"] not in mapped and w["name"] not in out:
+                out.append(w["name"])
+    return out
+
+
+def _multi_claim_error(run: _Run, bindings: list[_Binding]) -> None:
+    claims = sorted({b.claim if b.kind == "pvc" else f"volumeClaimTemplate of {b.name}" for b in bindings})
+    run.ctx.error(
+        run.item,
+        "spec.workspaces",
+        f"binds {len(claims)} different claims ({', '.join(claims)}) under coschedule workspaces; "
+        f'Tekton fails this TaskRun with "{TEKTON_MULTI_PVC}". Use coschedule: pipelineruns (or '
+        "isolate-pipelinerun), or bind one claim",
+    )
+
+
+def _task_multi_claim(run: _Run, task: str, path: str, used: list[tuple[str, _Group]]) -> None:
+    detail = ", ".join(f"{ws} ({_describe(g)})" for ws, g in used)
+    run.ctx.error(
+        run.item,
+        path,
+        f"pipeline task {task} uses workspaces backed by different claims: {detail}; under "
+        f"coschedule workspaces each claim has its own assistant, so Tekton fails its TaskRun "
+        f'with "{TEKTON_MULTI_PVC}". Use coschedule: pipelineruns (one assistant per run), or '
+        "give the task one claim",
+    )
+
+
+def _describe(g: _Group) -> str:
+    b = g.bindings[0]
+    return f"claim {b.claim}" if b.kind == "pvc" else "volumeClaimTemplate"
+
+
+# --------------------------------------------------------------------------- output
+
+
+def _emit_assistant(run: _Run, g: _Group, templates: list[dict[str, Any]], claims: list[str], isolate: bool) -> None:
+    labels = (run.node.get("metadata") or {}).get("labels")
+    run_labels = {str(k): str(v) for k, v in labels.items()} if isinstance(labels, dict) else {}
+    tpl = run.template()
+    spec = assistant_mod.Spec(
+        name=g.assistant,
+        namespace=run.namespace,
+        owner_kind=run.kind,
+        owner_name=run.name,
+        run_labels=run_labels,
+        run_pod_template=yamlio.to_plain(tpl) if isinstance(tpl, dict) else {},
+        run_service_account=run.service_account(),
+        own_assistants=run.own_assistants(),
+        claim_templates=templates,
+        claims=claims,
+        isolate=isolate,
+    )
+    run.ctx.generate(run.item, assistant_mod.statefulset(spec, run.ctx.policy))
+
+
+def _record_plan(run: _Run, groups: list[tuple[_Group, list[dict[str, Any]], list[str]]]) -> None:
+    assistants = []
+    for g, templates, claims in groups:
+        bound: dict[str, list[str]] = {}
+        for b in g.bindings:
+            if b.kind != "pvc":
+                bound.setdefault(b.claim, []).append(b.name)
+        assistants.append(
+            {
+                "name": g.assistant,
+                "tasks": list(g.tasks),
+                "claims": [
+                    {
+                        "template": t["metadata"]["name"],
+                        "claim": names.claim_name(t["metadata"]["name"], g.assistant),
+                        "bindings": bound.get(names.claim_name(t["metadata"]["name"], g.assistant), []),
+                    }
+                    for t in templates
+                ],
+                "volumes": list(claims),
+            }
+        )
+    run.ctx.plans.append(Plan(run.ctx.ref(run.item), run.ctx.policy.mode, assistants))
+
+
+# --------------------------------------------------------------------------- tree edits
+
+
+def _pin(tpl: Any, aa: str, own: frozenset[str], path: str) -> None:
+    """Append the required podAffinity term for `aa` (once), dropping our terms for other
+    assistants of this run (left over from another mode), never touching user terms."""
+    _unpin(tpl, {aa}, own)
+    term = yamlio.yamlsafe(names.pin_term(aa))
+    aff = _map(tpl, "affinity", path)
+    if aff is None:
+        _set(tpl, "affinity", yamlio.yamlsafe({"podAffinity": {REQUIRED: [term]}}))
+        return
+    pa = _map(aff, "podAffinity", f"{path}.podAffinity")
+    if pa is None:
+        _set(aff, "podAffinity", yamlio.yamlsafe({REQUIRED: [term]}))
+        return
+    req = _list(pa, REQUIRED, f"{path}.podAffinity.{REQUIRED}")
+    if req is None:
+        _set(pa, REQUIRED, yamlio.yamlsafe([term]))
+    elif not any(names.pinned_assistant(yamlio.to_plain(t)) == aa for t in req):
+        rtedit.append(req, term)
+
+
+def _unpin(tpl: Any, keep: set[str], own: frozenset[str]) -> bool:
+    """Remove our pinning terms for this run's assistants not in `keep`; containers that
+    only held them go too. True when something was removed."""
+    aff = tpl.get("affinity")
+    if not isinstance(aff, dict):
+        return False
+    pa = aff.get("podAffinity")
+    if not isinstance(pa, dict):
+        return False
+    req = pa.get(REQUIRED)
+    if not isinstance(req, list):
+        return False
+    drop = [
+        i for i, t in enumerate(req) if (a := names.pinned_assistant(yamlio.to_plain(t))) is not None and a in own and a not in keep
+    ]
+    if not drop:
+        return False
+    for i in reversed(drop):
+        del req[i]
+    if not req:
+        del pa[REQUIRED]
+    if not pa:
+        del aff["podAffinity"]
+    if not aff:
+        del tpl["affinity"]
+    return True
+
+
+def _unpin_run_level(run: _Run, own: frozenset[str]) -> None:
+    """Unpin the run-level template; a template that held only our term goes too."""
+    tpl = run.template()
+    if tpl is not None and _unpin(tpl, set(), own) and not tpl:
+        del run.tpl_parent(False)["podTemplate"]
+        if run.tpl_parent_key and not run.spec[run.tpl_parent_key]:
+            del run.spec[run.tpl_parent_key]
+
+
+def _plain_affinity(tpl: Any, own: frozenset[str]) -> Any:
+    """A template's affinity as plain data without our pinning terms (None when unset)."""
+    aff = tpl.get("affinity") if isinstance(tpl, dict) else None
+    if not isinstance(aff, dict):
+        return None
+    return assistant_mod.prune_empty(_strip_pins(yamlio.to_plain(aff), own))
+
+
+def _unpin_task(run: _Run, index: int, own: frozenset[str], same_as: Any = None) -> None:
+    """Unpin one taskRunSpecs template; an entry that held only our term goes too. With
+    `same_as`, an affinity equal to it (the run-level one) goes as well."""
+    trs = run.spec["taskRunSpecs"]
+    entry = trs[index]
+    tpl = entry.get(run.trs_key)
+    if not isinstance(tpl, dict):
+        return
+    changed = _unpin(tpl, set(), own)
+    if same_as is not None and "affinity" in tpl and _plain_affinity(tpl, own) == same_as:
+        del tpl["affinity"]
+        changed = True
+    if not changed or tpl:
+        return
+    del entry[run.trs_key]
+    if set(entry) <= {"pipelineTaskName"}:
+        del trs[index]
+        if not trs:
+            del run.spec["taskRunSpecs"]
+
+
+def _set(m: Any, key: str, value: Any) -> None:
+    """m[key] = value; a new key goes last, keeping a trailing comment last."""
+    if key in m:
+        m[key] = value
+    else:
+        rtedit.add_key(m, key, value)
+
+
+def _map(parent: Any, key: str, path: str) -> Any:
+    v = parent.get(key)
+    if v is None:
+        return None
+    if not isinstance(v, dict):
+        raise _Shape(path, f"{path} is a {type(v).__name__}, not a mapping")
+    return v
+
+
+def _list(parent: Any, key: str, path: str) -> Any:
+    v = parent.get(key)
+    if v is None:
+        return None
+    if not isinstance(v, list):
+        raise _Shape(path, f"{path} is a {type(v).__name__}, not a list")
+    return v

@@ -1,0 +1,168 @@
+"""The placeholder StatefulSet ("affinity assistant") of SPEC §4, as plain data in output order."""
+from __future__ import annotations
+
+import copy
+import dataclasses
+from collections.abc import Iterable
+from typing import Any
+
+from krm_fn import names
+from krm_fn.config import Policy
+from krm_fn.process import OWNER_ANNOTATION
+CONTAINER = "affinity-assistant"
+ARGS = ["tekton_run_indefinitely"]
+RESOURCES = {"cpu": "50m", "memory": "100Mi"}
+# the five fields Tekton copies whole from the run's pod template, else from
+# default-affinity-assistant-pod-template (reference §4)
+COPIED_FIELDS = ("nodeSelector", "tolerations", "imagePullSecrets", "securityContext", "priorityClassName")
+AFFINITY_KINDS = ("nodeAffinity", "podAffinity", "podAntiAffinity")
+
+
+@dataclasses.dataclass
+class Spec:
+    """What one assistant needs from its run."""
+
+    name: str
+    namespace: str
+    owner_kind: str  # PipelineRun | TaskRun
+    owner_name: str
+    run_labels: dict[str, str]
+    run_pod_template: dict[str, Any]  # plain, after defaults and scheduling policy
+    run_service_account: str
+    own_assistants: frozenset[str]  # every assistant name this run can produce
+    claim_templates: list[dict[str, Any]]  # plain, final names
+    claims: list[str]  # user claims, one unmounted volume each
+    isolate: bool
+
+
+def statefulset(spec: Spec, policy: Policy) -> dict[str, Any]:
+    label_key = "tekton.dev/pipelineRun" if spec.owner_kind == "PipelineRun" else "tekton.dev/taskRun"
+    fixed = names.fixed_labels(label_key, spec.owner_name, spec.name)
+    metadata: dict[str, Any] = {"name": spec.name}
+    if spec.namespace:
+        metadata["namespace"] = spec.namespace
+    metadata["labels"] = {**spec.run_labels, **fixed}
+    metadata["annotations"] = {OWNER_ANNOTATION: f"{spec.owner_kind}/{spec.owner_name}"}
+    sts_spec: dict[str, Any] = {
+        "replicas": 1,
+        "selector": {"matchLabels": dict(fixed)},
+        # no Service is needed, but the field is required by the schema up to Kubernetes 1.32
+        "serviceName": spec.name,
+        "template": {"metadata": {"labels": dict(fixed)}, "spec": pod_spec(spec, policy)},
+    }
+    if spec.claim_templates:
+        sts_spec["volumeClaimTemplates"] = copy.deepcopy(spec.claim_templates)
+    # Tekton leaves Retain/Retain and leaks the claims of a deleted run (#7618)
+    sts_spec["persistentVolumeClaimRetentionPolicy"] = dict(policy.pvc_retention)
+    return {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": metadata, "spec": sts_spec}
+
+
+def pod_spec(spec: Spec, policy: Policy) -> dict[str, Any]:
+    run_tpl = spec.run_pod_template
+    default = policy.assistant_pod_template
+    merged: dict[str, Any] = {}
+    for field in COPIED_FIELDS:
+        value = run_tpl.get(field)
+        if value is None:
+            value = default.get(field)
+        if value not in (None, "", [], {}):
+            merged[field] = copy.deepcopy(value)
+    out: dict[str, Any] = {}
+    # v1.9+ (PR #9253): the policy's SA wins, else the run's, else Kubernetes' default
+    sa = default.get("serviceAccountName") or spec.run_service_account
+    if sa:
+        out["serviceAccountName"] = sa
+    windows = (merged.get("nodeSelector") or {}).get("kubernetes.io/os") == "windows"
+    container: dict[str, Any] = {
+        "name": CONTAINER,
+        "image": policy.assistant_image,
+        "args": list(ARGS),
+        "resources": {"requests": dict(RESOURCES), "limits": dict(RESOURCES)},
+        "securityContext": container_security_context(policy, windows),
+    }
+    if spec.claim_templates:
+        # Tekton mounts each claim at a relative path equal to its template name
+        container["volumeMounts"] = [
+            {"name": t["metadata"]["name"], "mountPath": t["metadata"]["name"]} for t in spec.claim_templates
+        ]
+    out["containers"] = [container]
+    out.update(merged)
+    out["affinity"] = affinity(run_tpl.get("affinity"), spec.own_assistants, spec.isolate)
+    if policy.topology_spread:
+        out["topologySpreadConstraints"] = topology_spread(policy.topology_spread)
+    if policy.scheduling_gates:
+        out["schedulingGates"] = copy.deepcopy(policy.scheduling_gates)
+    if spec.claims:
+        out["volumes"] = [
+            {"name": f"workspace-{i}", "persistentVolumeClaim": {"claimName": c}} for i, c in enumerate(spec.claims)
+        ]
+    return out
+
+
+def container_security_context(policy: Policy, windows: bool) -> dict[str, Any]:
+    """`{}` unless set-security-context (v0.64+); Windows nodes get only runAsNonRoot."""
+    if not policy.set_security_context:
+        return {}
+    if windows:
+        return {"runAsNonRoot": True}
+    sc: dict[str, Any] = {
+        "allowPrivilegeEscalation": False,
+        "capabilities": {"drop": ["ALL"]},
+        "runAsNonRoot": True,
+        "seccompProfile": {"type": "RuntimeDefault"},
+    }
+    if policy.set_security_context_ro_rootfs:
+        sc["readOnlyRootFilesystem"] = True
+    return sc
+
+
+def affinity(run_affinity: Any, own_assistants: Iterable[str], isolate: bool) -> dict[str, Any]:
+    """The run's affinity (a deep copy: operator#2318) without our own pinning terms, plus
+    the anti-affinity term: preferred weight 100, or required in isolate-pipelinerun."""
+    own = set(own_assistants)
+    aff = copy.deepcopy(run_affinity) if isinstance(run_affinity, dict) else {}
+    pod_aff = aff.get("podAffinity")
+    if isinstance(pod_aff, dict):
+        req = pod_aff.get("requiredDuringSchedulingIgnoredDuringExecution")
+        if isinstance(req, list):
+            pod_aff["requiredDuringSchedulingIgnoredDuringExecution"] = [
+                t for t in req if names.pinned_assistant(t) not in own
+            ]
+    aff = prune_empty(aff)
+    anti = aff.setdefault("podAntiAffinity", {})
+    if not isinstance(anti, dict):
+        anti = aff["podAntiAffinity"] = {}
+    if isolate:
+        key, term = "requiredDuringSchedulingIgnoredDuringExecution", names.anti_term()
+    else:
+        key, term = "preferredDuringSchedulingIgnoredDuringExecution", {"weight": 100, "podAffinityTerm": names.anti_term()}
+    terms = anti.get(key)
+    if not isinstance(terms, list):
+        terms = anti[key] = []
+    if term not in terms:
+        terms.append(term)
+    return aff
+
+
+def prune_empty(aff: dict[str, Any]) -> dict[str, Any]:
+    """Drop empty affinity kinds and empty term lists (never inside a term: an empty
+    labelSelector matches everything) so `podAffinity: {}` and an absent field give the
+    same assistant: the second render must match the first."""
+    out: dict[str, Any] = {}
+    for kind, body in aff.items():
+        if isinstance(body, dict):
+            body = {k: v for k, v in body.items() if v not in ({}, [], None)}
+        if body not in ({}, [], None):
+            out[kind] = body
+    return out
+
+
+def topology_spread(constraints: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """KEP-895 constraints; without a selector they spread the assistants themselves."""
+    out = []
+    for c in constraints:
+        c = copy.deepcopy(c)
+        if "labelSelector" not in c:
+            c["labelSelector"] = {"matchLabels": {names.LABEL_COMPONENT: names.COMPONENT}}
+        out.append(c)
+    return out

@@ -1,0 +1,94 @@
+"""Name formulas of Tekton's affinity assistant (reference §1), reproduced at render time."""
+from __future__ import annotations
+
+import hashlib
+import re
+
+ASSISTANT_PREFIX = "affinity-assistant-"
+COMPONENT = "affinity-assistant"
+LABEL_INSTANCE = "app.kubernetes.io/instance"
+LABEL_COMPONENT = "app.kubernetes.io/component"
+HOSTNAME = "kubernetes.io/hostname"
+MAX_LABEL = 63
+_ASSISTANT_RE = re.compile(r"affinity-assistant-[0-9a-f]{10}")
+
+
+def h10(s: str) -> str:
+    """First 10 hex characters of SHA-256(s)."""
+    return hashlib.sha256(s.encode("utf-8")).hexdigest()[:10]
+
+
+def assistant_name(workspace: str, run: str) -> str:
+    """`affinity-assistant-` + h10(W + P): W is the PipelineRun workspace binding name in
+    workspaces mode and "" in the per-run modes (Tekton's GetAffinityAssistantName)."""
+    return ASSISTANT_PREFIX + h10(workspace + run)
+
+
+def taskrun_assistant_name(taskrun: str) -> str:
+    """A standalone TaskRun's assistant. Tekton gives TaskRuns none; the `taskrun/` prefix
+    cannot come out of a PipelineRun name (no `/` in object names), so the two never clash."""
+    return ASSISTANT_PREFIX + h10("taskrun/" + taskrun)
+
+
+def is_assistant_name(name: str) -> bool:
+    return bool(_ASSISTANT_RE.fullmatch(name))
+
+
+def sanitize(name: str) -> str:
+    """Tekton v1.13 (#9739, PR #9752): a claim-template name longer than 63 characters
+    becomes its first 52 characters + `-` + h10(full name)."""
+    if len(name) <= MAX_LABEL:
+        return name
+    return name[:52] + "-" + h10(name)
+
+
+def pvc_name(vct_name: str, binding: str, owner: str) -> str:
+    """Tekton's GeneratePVCNameFromWorkspaceBinding: `<vct name or "pvc">-` + h10(B + owner).
+    Tekton hashes the owner's UID; at render time we hash the run name instead."""
+    return (vct_name or "pvc") + "-" + h10(binding + owner)
+
+
+def claim_template_name(vct_name: str, binding: str, run: str) -> str:
+    """Name of the claim template inside the assistant StatefulSet (sanitised to 63)."""
+    return sanitize(pvc_name(vct_name, binding, run))
+
+
+def claim_name(template: str, assistant: str) -> str:
+    """The PVC the StatefulSet controller creates for ordinal 0: `<template>-<sts>-0`."""
+    return f"{template}-{assistant}-0"
+
+
+def fixed_labels(run_label_key: str, run_name: str, assistant: str) -> dict[str, str]:
+    """The three labels Tekton sets on top of the run's labels (reference §2)."""
+    return {run_label_key: run_name, LABEL_INSTANCE: assistant, LABEL_COMPONENT: COMPONENT}
+
+
+def pin_term(assistant: str) -> dict[str, object]:
+    """The required podAffinity term that puts a TaskRun pod next to its assistant."""
+    return {
+        "labelSelector": {"matchLabels": {LABEL_INSTANCE: assistant, LABEL_COMPONENT: COMPONENT}},
+        "topologyKey": HOSTNAME,
+    }
+
+
+def anti_term() -> dict[str, object]:
+    """The term that repels assistants from each other (one node per run or workspace)."""
+    return {"labelSelector": {"matchLabels": {LABEL_COMPONENT: COMPONENT}}, "topologyKey": HOSTNAME}
+
+
+def pinned_assistant(term: object) -> str | None:
+    """The assistant a podAffinity term pins to, when it is exactly our pinning term."""
+    if not isinstance(term, dict) or set(term) != {"labelSelector", "topologyKey"}:
+        return None
+    if term.get("topologyKey") != HOSTNAME:
+        return None
+    sel = term.get("labelSelector")
+    if not isinstance(sel, dict) or set(sel) != {"matchLabels"}:
+        return None
+    ml = sel.get("matchLabels")
+    if not isinstance(ml, dict) or set(ml) != {LABEL_INSTANCE, LABEL_COMPONENT}:
+        return None
+    inst = ml.get(LABEL_INSTANCE)
+    if ml.get(LABEL_COMPONENT) != COMPONENT or not isinstance(inst, str) or not is_assistant_name(inst):
+        return None
+    return inst

@@ -1,0 +1,229 @@
+"""Kubernetes name validators with apimachinery v0.36 error strings.
+
+Shipwright's controller embeds these strings in its status messages ("Toleration key not
+valid: name part must be no more than 63 bytes"), so render-time results quote them exactly.
+Go measures lengths in bytes and anchors its regexes with `^...$` (no trailing-newline
+match), hence `len(s.encode())` and `re.fullmatch` here. apimachinery 0.36 says "bytes"
+where 0.34 (Shipwright v0.19) said "characters" (shipwright-io/build commit 29f8974).
+"""
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+QUALIFIED_NAME_MAX_LENGTH = 63
+LABEL_VALUE_MAX_LENGTH = 63
+DNS1123_SUBDOMAIN_MAX_LENGTH = 253
+
+_QUALIFIED_NAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
+_QUALIFIED_NAME_MSG = (
+    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with "
+    "an alphanumeric character"
+)
+_LABEL_VALUE_FMT = "(" + _QUALIFIED_NAME_FMT + ")?"
+_LABEL_VALUE_MSG = (
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' "
+    "or '.', and must start and end with an alphanumeric character"
+)
+_DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_DNS1123_SUBDOMAIN_FMT = _DNS1123_LABEL_FMT + "(\\." + _DNS1123_LABEL_FMT + ")*"
+_DNS1123_SUBDOMAIN_MSG = (
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' "
+    "or '.', and must start and end with an alphanumeric character"
+)
+
+_QUALIFIED_NAME_RE = re.compile(_QUALIFIED_NAME_FMT)
+_LABEL_VALUE_RE = re.compile(_LABEL_VALUE_FMT)
+_DNS1123_SUBDOMAIN_RE = re.compile(_DNS1123_SUBDOMAIN_FMT)
+
+
+def regex_error(msg: str, fmt: str, *examples: str) -> str:
+    """apimachinery's RegexError: note the two spaces before each "or" (", " + " or ")."""
+    out = msg
+    if examples:
+        out += " (e.g. " + " or ".join(f"'{e}', " for e in examples)
+    else:
+        out += " ("
+    return out + "regex used for validation is '" + fmt + "')"
+
+
+def max_len_error(n: int) -> str:
+    return f"must be no more than {n} bytes"
+
+
+def empty_error() -> str:
+    return "must be non-empty"
+
+
+def _blen(s: str) -> int:
+    return len(s.encode("utf-8"))
+
+
+def dns1123_subdomain_errors(value: str) -> list[str]:
+    """IsDNS1123Subdomain."""
+    errs = []
+    if _blen(value) > DNS1123_SUBDOMAIN_MAX_LENGTH:
+        errs.append(max_len_error(DNS1123_SUBDOMAIN_MAX_LENGTH))
+    if not _DNS1123_SUBDOMAIN_RE.fullmatch(value):
+        errs.append(regex_error(_DNS1123_SUBDOMAIN_MSG, _DNS1123_SUBDOMAIN_FMT, "example.com"))
+    return errs
+
+
+def qualified_name_errors(value: str) -> list[str]:
+    """IsQualifiedName: `[prefix/]name`, the syntax of label keys, toleration keys and (in
+    Shipwright) scheduler names. Errors in apimachinery's order: prefix, name length, name
+    regex."""
+    errs: list[str] = []
+    parts = value.split("/")
+    if len(parts) == 1:
+        name = parts[0]
+    elif len(parts) == 2:
+        prefix, name = parts
+        if not prefix:
+            errs.append("prefix part " + empty_error())
+        else:
+            errs.extend("prefix part " + m for m in dns1123_subdomain_errors(prefix))
+    else:
+        return [
+            "a valid label key "
+            + regex_error(_QUALIFIED_NAME_MSG, _QUALIFIED_NAME_FMT, "MyName", "my.name", "123-abc")
+            + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
+        ]
+    if not name:
+        errs.append("name part " + empty_error())
+    elif _blen(name) > QUALIFIED_NAME_MAX_LENGTH:
+        errs.append("name part " + max_len_error(QUALIFIED_NAME_MAX_LENGTH))
+    if not _QUALIFIED_NAME_RE.fullmatch(name):
+        errs.append(
+            "name part "
+            + regex_error(_QUALIFIED_NAME_MSG, _QUALIFIED_NAME_FMT, "MyName", "my.name", "123-abc")
+        )
+    return errs
+
+
+def label_value_errors(value: str) -> list[str]:
+    """IsValidLabelValue: empty, or at most 63 bytes of `[A-Za-z0-9._-]` starting and ending
+    with an alphanumeric character."""
+    errs = []
+    if _blen(value) > LABEL_VALUE_MAX_LENGTH:
+        errs.append(max_len_error(LABEL_VALUE_MAX_LENGTH))
+    if not _LABEL_VALUE_RE.fullmatch(value):
+        errs.append(regex_error(_LABEL_VALUE_MSG, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
+    return errs
+
+
+def join(errs: list[str]) -> str:
+    """Shipwright joins apimachinery's errors with ", " (strings.Join)."""
+    return ", ".join(errs)
+
+
+# --------------------------------------------------------------------------- Shipwright rules
+# SHIP-0039's subset as the Shipwright controller checks it (pkg/validate/tolerations.go,
+# nodeselector.go, scheduler_name.go). Reasons and message wording are the controller's, so a
+# user who searches the Shipwright docs for them finds the right page.
+
+TOLERATION_NOT_VALID = "TolerationNotValid"
+NODE_SELECTOR_NOT_VALID = "NodeSelectorNotValid"
+SCHEDULER_NAME_NOT_VALID = "SchedulerNameNotValid"
+NODE_SELECTOR_PLATFORM_CONFLICT = "NodeSelectorPlatformConflict"
+OVERRIDE_FORBIDDEN = "BuildRunBuildFieldOverrideForbidden"
+BUILD_REGISTRATION_FAILED = "BuildRegistrationFailed"
+PLATFORM_KEYS = ("kubernetes.io/os", "kubernetes.io/arch")  # os is checked first
+
+
+def _shown(v: Any) -> str:
+    return json.dumps(v) if isinstance(v, (bool, int, float)) or v is None else type(v).__name__
+
+
+def toleration_problem(tol: Any) -> tuple[str, str] | None:
+    """The first failure of one toleration as (sub-field, message), or None.
+
+    Shipwright's order: key, operator, value, effect, tolerationSeconds; the first failure
+    stops. Then one check Shipwright lacks: `Exists` with a value passes the controller, but
+    Kubernetes rejects the pod ("value must be empty when `operator` is 'Exists'")."""
+    if not isinstance(tol, Mapping):
+        return "", "Toleration not valid: must be an object with key, operator, value and effect"
+    key = tol.get("key", "")
+    if key is None:
+        key = ""
+    if not isinstance(key, str):
+        return "key", f"Toleration key not valid: must be a string, got {_shown(key)}; quote it"
+    errs = qualified_name_errors(key)
+    if errs:
+        return "key", "Toleration key not valid: " + join(errs)
+    op = tol.get("operator")
+    if op not in ("Exists", "Equal"):
+        return "operator", "Toleration operator not valid. Must be one of: 'Exists', 'Equal'"
+    value = tol.get("value", "")
+    if value is None:
+        value = ""
+    if not isinstance(value, str):
+        return "value", f"Toleration value not valid: must be a string, got {_shown(value)}; quote it"
+    errs = label_value_errors(value)
+    if errs:
+        return "value", "Toleration value not valid: " + join(errs)
+    effect = tol.get("effect")
+    if effect not in (None, "", "NoSchedule"):
+        return "effect", "Only the 'NoSchedule' toleration effect is supported."
+    if "tolerationSeconds" in tol and tol.get("tolerationSeconds") is not None:
+        return "tolerationSeconds", "Specifying TolerationSeconds is not supported."
+    if op == "Exists" and value:
+        return (
+            "value",
+            "Toleration value not valid: value must be empty when `operator` is 'Exists'. "
+            "Shipwright accepts it, but Kubernetes rejects the build pod; remove the value or "
+            "use operator Equal",
+        )
+    return None
+
+
+def node_selector_problems(ns: Any) -> list[tuple[str | None, str]]:
+    """Every bad entry as (key or None for the whole map, message), keys in sorted order
+    (the controller reports only the first one it meets in Go's random map order)."""
+    if ns is None:
+        return []
+    if not isinstance(ns, Mapping):
+        return [(None, "Node selector not valid: must be a map of label keys to label values")]
+    out: list[tuple[str | None, str]] = []
+    for k in sorted(ns, key=str):
+        if not isinstance(k, str):
+            out.append((str(k), f"Node selector key not valid: must be a string, got {_shown(k)}; quote it"))
+            continue
+        errs = qualified_name_errors(k)
+        if errs:
+            out.append((k, "Node selector key not valid: " + join(errs)))
+            continue
+        v = ns[k]
+        if not isinstance(v, str):
+            out.append((k, f"Node selector value not valid: must be a string, got {_shown(v)}; quote it"))
+            continue
+        errs = label_value_errors(v)
+        if errs:
+            out.append((k, "Node selector value not valid: " + join(errs)))
+    return out
+
+
+def scheduler_name_problem(name: Any) -> str | None:
+    """A present schedulerName must be a qualified name; an explicit "" fails (name part
+    empty). None means absent (a nil pointer in Go)."""
+    if name is None:
+        return None
+    if not isinstance(name, str):
+        return f"Scheduler name not valid: must be a string, got {_shown(name)}; quote it"
+    errs = qualified_name_errors(name)
+    if errs:
+        return "Scheduler name not valid: " + join(errs)
+    return None
+
+
+def platform_conflict_message(key: str) -> str:
+    return (
+        f'nodeSelector must not contain "{key}" when spec.output.platforms is set; the build '
+        "controller manages os/arch scheduling"
+    )
+
+
+def override_forbidden_message(field: str) -> str:
+    return f"cannot use '{field}' override and 'buildSpec' simultaneously"

@@ -1,0 +1,50 @@
+"""Comment-keeping edits on round-trip trees."""
+from __future__ import annotations
+
+from krm_fn import rtedit
+from krm_fn import yamlio
+
+DOC = """\
+spec:
+  list:
+  - x: 1
+    y: 2 # eol y
+  # about ws
+  ws:
+  - name: a
+    vct:
+      spec:
+        storage: 1Gi
+  # about b
+  - name: b
+  trs:
+  - name: t
+  # trailing spec comment
+other: 1
+"""
+
+
+def test_append_keeps_the_following_comment_below() -> None:
+    n = yamlio.rt_load(DOC)
+    rtedit.append(n["spec"]["list"], yamlio.yamlsafe({"x": 3}))
+    out = yamlio.rt_dump(n)
+    assert "    y: 2 # eol y\n  - x: 3\n  # about ws\n  ws:\n" in out
+
+
+def test_replace_key_keeps_the_comment_of_the_next_entry() -> None:
+    n = yamlio.rt_load(DOC)
+    rtedit.replace_key(n["spec"]["ws"][0], "vct", "pvc", yamlio.yamlsafe({"claimName": "c"}))
+    assert "    pvc:\n      claimName: c\n  # about b\n  - name: b\n" in yamlio.rt_dump(n)
+
+
+def test_add_key_goes_before_a_trailing_comment() -> None:
+    n = yamlio.rt_load(DOC)
+    rtedit.add_key(n["spec"], "new", yamlio.yamlsafe({"k": "v"}))
+    assert "  new:\n    k: v\n  # trailing spec comment\nother: 1\n" in yamlio.rt_dump(n)
+
+
+def test_plain_edits_without_comments() -> None:
+    n = yamlio.rt_load("a:\n- 1\n")
+    rtedit.append(n["a"], 2)
+    rtedit.add_key(n, "b", 3)
+    assert yamlio.rt_dump(n) == "a:\n- 1\n- 2\nb: 3\n"

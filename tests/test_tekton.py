@@ -1,0 +1,593 @@
+"""Tekton coscheduling transform (SPEC §4): rewrite cases, errors, idempotence, and inputs
+that must not change."""
+from __future__ import annotations
+
+import textwrap
+from typing import Any
+
+import pytest
+import yaml
+
+from krm_fn import names
+from krm_fn import scheduling
+from krm_fn.process import Outcome
+from krm_fn.process import run_resource_list
+
+HEADER = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
+
+
+def _config(mode: str, **spec: Any) -> dict[str, Any]:
+    return {"apiVersion": "fn.kpt.dev/v1alpha1", "kind": "CoschedulePolicy", "metadata": {"name": "c"}, "spec": {"coschedule": mode, **spec}}
+
+
+def render(items: str, config: dict[str, Any] | None = None) -> tuple[str, Outcome, int]:
+    text = HEADER + textwrap.dedent(items)
+    if config is not None:
+        text += "functionConfig:\n" + textwrap.indent(yaml.safe_dump(config, sort_keys=False), "  ")
+    out, outcome, code = run_resource_list(text.encode())
+    assert outcome is not None
+    return out, outcome, code
+
+
+def items_of(out: str) -> list[dict[str, Any]]:
+    return yaml.safe_load(out)["items"]  # type: ignore[no-any-return]
+
+
+def by_kind(out: str, kind: str) -> list[dict[str, Any]]:
+    return [i for i in items_of(out) if i["kind"] == kind]
+
+
+def errors(outcome: Outcome) -> list[Any]:
+    return [r for r in outcome.results if r.severity == "error"]
+
+
+PR_VCT_PVC = """\
+- apiVersion: tekton.dev/v1
+  kind: PipelineRun
+  metadata:
+    name: my-pipelinerun
+    namespace: ci
+  spec:
+    pipelineSpec:
+      workspaces: [{name: source}, {name: cache}]
+      tasks:
+      - name: build
+        taskRef: {name: build}
+        workspaces: [{name: source}]
+      - name: report
+        taskRef: {name: report}
+    workspaces:
+    - name: source
+      volumeClaimTemplate:
+        spec:
+          resources: {requests: {storage: 1Gi}}
+    - name: cache
+      persistentVolumeClaim: {claimName: cache}
+"""
+
+# --------------------------------------------------------------------------- must not change
+
+UNCHANGED = [
+    pytest.param(PR_VCT_PVC, _config("disabled"), id="disabled-without-defaults"),
+    pytest.param(
+        """\
+        - apiVersion: tekton.dev/v1
+          kind: PipelineRun
+          metadata: {name: p, namespace: ci}
+          spec:
+            pipelineRef: {name: missing}
+            workspaces:
+            - {name: a, emptyDir: {}}
+            - {name: b, configMap: {name: cm}}
+            - {name: c, secret: {secretName: s}}
+        """,
+        _config("workspaces"),
+        id="workspaces-mode-non-pvc-workspaces",
+    ),
+    pytest.param(
+        """\
+        - apiVersion: tekton.dev/v1
+          kind: PipelineRun
+          metadata: {name: p, namespace: ci}
+          spec: {pipelineRef: {name: missing}}
+        """,
+        None,
+        id="default-mode-no-workspaces",
+    ),
+    pytest.param(
+        """\
+        - apiVersion: tekton.dev/v1
+          kind: PipelineRun
+          metadata:
+            name: p
+            annotations: {config.kubernetes.io/local-config: "true"}
+          spec: {pipelineRef: {name: x}}
+        """,
+        _config("pipelineruns"),
+        id="local-config",
+    ),
+    pytest.param(
+        """\
+        - apiVersion: tekton.dev/v1
+          kind: TaskRun
+          metadata: {name: t, namespace: ci}
+          spec:
+            workspaces:
+            - {name: a, persistentVolumeClaim: {claimName: one}}
+        """,
+        _config("workspaces"),
+        id="taskrun-one-claim-workspaces",
+    ),
+    pytest.param(
+        """\
+        - apiVersion: tekton.dev/v1
+          kind: TaskRun
+          metadata: {name: t, namespace: ci}
+          spec:
+            workspaces:
+            - {name: a, persistentVolumeClaim: {claimName: one}}
+            - {name: b, persistentVolumeClaim: {claimName: one}, subPath: b}
+            - {name: c, volumeClaimTemplate: null}
+        """,
+        _config("pipelineruns"),
+        id="taskrun-same-claim-twice-per-run",
+    ),
+    pytest.param(
+        """\
+        - apiVersion: tekton.dev/v1
+          kind: TaskRun
+          metadata: {name: t, namespace: ci}
+          spec:
+            workspaces:
+            - {name: a, persistentVolumeClaim: {claimName: one}}
+            - {name: b, persistentVolumeClaim: {claimName: two}}
+        """,
+        _config("disabled"),
+        id="taskrun-two-claims-disabled",
+    ),
+    pytest.param(
+        """\
+        - apiVersion: tekton.dev/v1
+          kind: Pipeline
+          metadata: {name: p, namespace: ci}
+          spec: {tasks: [{name: a, taskRef: {name: a}}]}
+        """,
+        _config("pipelineruns"),
+        id="pipeline-is-not-a-run",
+    ),
+    pytest.param(
+        """\
+        - apiVersion: tekton.dev/v1alpha1
+          kind: PipelineRun
+          metadata: {name: old, namespace: ci}
+          spec: {pipelineRef: {name: x}}
+        """,
+        _config("pipelineruns"),
+        id="unsupported-version",
+    ),
+    pytest.param(
+        """\
+        - apiVersion: tekton.dev/v1beta1
+          kind: PipelineRun
+          metadata: {generateName: lint-, namespace: ci}
+          spec: {pipelineRef: {name: lint}}
+        """,
+        _config("workspaces"),
+        id="generatename-without-claims",
+    ),
+]
+
+
+@pytest.mark.parametrize(("items", "config"), UNCHANGED)
+def test_inputs_that_must_not_change(items: str, config: dict[str, Any] | None) -> None:
+    src = HEADER + textwrap.dedent(items)
+    out, outcome, code = render(items, config)
+    assert code == 0
+    assert not errors(outcome)
+    assert out.startswith(src), out
+    assert not by_kind(out, "StatefulSet")
+
+
+# --------------------------------------------------------------------------- per-run modes
+
+
+def test_pipelineruns_mode_moves_vct_and_pins_every_task() -> None:
+    out, outcome, code = render(PR_VCT_PVC, _config("pipelineruns"))
+    assert code == 0
+    pr = by_kind(out, "PipelineRun")[0]
+    (sts,) = by_kind(out, "StatefulSet")
+    aa = "affinity-assistant-0b79942a50"
+    assert sts["metadata"]["name"] == aa
+    template = "pvc-" + names.h10("source" + "my-pipelinerun")
+    assert pr["spec"]["workspaces"][0] == {"name": "source", "persistentVolumeClaim": {"claimName": f"{template}-{aa}-0"}}
+    assert [t["metadata"]["name"] for t in sts["spec"]["volumeClaimTemplates"]] == [template]
+    assert sts["spec"]["template"]["spec"]["volumes"] == [{"name": "workspace-0", "persistentVolumeClaim": {"claimName": "cache"}}]
+    req = pr["spec"]["taskRunTemplate"]["podTemplate"]["affinity"]["podAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+    assert req == [names.pin_term(aa)]
+    (plan,) = outcome.plans
+    assert plan.mode == "pipelineruns"
+    assert plan.assistants == [
+        {
+            "name": aa,
+            "tasks": ["*"],
+            "claims": [{"template": template, "claim": f"{template}-{aa}-0", "bindings": ["source"]}],
+            "volumes": ["cache"],
+        }
+    ]
+
+
+def test_statefulset_matches_tekton_shape() -> None:
+    out, _, _ = render(PR_VCT_PVC, _config("pipelineruns"))
+    (sts,) = by_kind(out, "StatefulSet")
+    aa = sts["metadata"]["name"]
+    fixed = {"tekton.dev/pipelineRun": "my-pipelinerun", "app.kubernetes.io/instance": aa, "app.kubernetes.io/component": "affinity-assistant"}
+    assert sts["metadata"]["labels"] == fixed
+    assert sts["metadata"]["annotations"] == {"krm-coschedule.dev/owner": "PipelineRun/my-pipelinerun"}
+    spec = sts["spec"]
+    assert spec["replicas"] == 1 and spec["serviceName"] == aa
+    assert spec["selector"] == {"matchLabels": fixed}
+    assert spec["template"]["metadata"] == {"labels": fixed}
+    (c,) = spec["template"]["spec"]["containers"]
+    assert c["name"] == "affinity-assistant" and c["args"] == ["tekton_run_indefinitely"]
+    assert c["resources"] == {"requests": {"cpu": "50m", "memory": "100Mi"}, "limits": {"cpu": "50m", "memory": "100Mi"}}
+    assert c["securityContext"] == {}
+    t = spec["volumeClaimTemplates"][0]["metadata"]["name"]
+    assert c["volumeMounts"] == [{"name": t, "mountPath": t}]
+    assert spec["template"]["spec"]["affinity"] == {
+        "podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 100, "podAffinityTerm": names.anti_term()}]}
+    }
+    assert spec["persistentVolumeClaimRetentionPolicy"] == {"whenDeleted": "Delete", "whenScaled": "Delete"}
+
+
+def test_run_labels_go_on_metadata_only() -> None:
+    items = PR_VCT_PVC.replace("    namespace: ci\n", "    namespace: ci\n    labels: {team: a, tekton.dev/pipelineRun: spoofed}\n", 1)
+    out, _, _ = render(items, _config("pipelineruns"))
+    (sts,) = by_kind(out, "StatefulSet")
+    assert sts["metadata"]["labels"]["team"] == "a"
+    assert sts["metadata"]["labels"]["tekton.dev/pipelineRun"] == "my-pipelinerun"
+    assert "team" not in sts["spec"]["selector"]["matchLabels"]
+    assert "team" not in sts["spec"]["template"]["metadata"]["labels"]
+    assert "team" not in sts["spec"]["volumeClaimTemplates"][0]["metadata"]["labels"]
+
+
+USER_AFFINITY = """\
+- apiVersion: tekton.dev/v1beta1
+  kind: PipelineRun
+  metadata: {name: r, namespace: ci}
+  spec:
+    pipelineRef: {name: p}
+    podTemplate:
+      affinity:
+        podAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - labelSelector: {matchLabels: {app: cache}}
+            topologyKey: kubernetes.io/hostname
+        podAntiAffinity:
+          preferredDuringSchedulingIgnoredDuringExecution:
+          - weight: 3
+            podAffinityTerm:
+              labelSelector: {matchLabels: {app: noisy}}
+              topologyKey: kubernetes.io/hostname
+    taskRunSpecs:
+    - pipelineTaskName: a
+      taskPodTemplate:
+        affinity:
+          nodeAffinity: {}
+    - pipelineTaskName: b
+      taskPodTemplate:
+        nodeSelector: {disk: ssd}
+"""
+
+
+@pytest.mark.parametrize("mode", ["pipelineruns", "isolate-pipelinerun"])
+def test_user_affinity_is_kept_and_never_leaks(mode: str) -> None:
+    out, outcome, code = render(USER_AFFINITY, _config(mode))
+    assert code == 0
+    pr = by_kind(out, "PipelineRun")[0]
+    (sts,) = by_kind(out, "StatefulSet")
+    aa = names.assistant_name("", "r")
+    aff = pr["spec"]["podTemplate"]["affinity"]
+    req = aff["podAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+    assert req[0]["labelSelector"] == {"matchLabels": {"app": "cache"}}
+    assert req[1] == names.pin_term(aa)  # appended after the user's term
+    # the run template never gets the assistant's anti-affinity term (operator#2318)
+    assert aff["podAntiAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"][0]["weight"] == 3
+    assert len(aff["podAntiAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"]) == 1
+    # a taskRunSpecs template with its own affinity is pinned too; one without is not touched
+    trs = pr["spec"]["taskRunSpecs"]
+    assert trs[0]["taskPodTemplate"]["affinity"]["podAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] == [names.pin_term(aa)]
+    assert "affinity" not in trs[1]["taskPodTemplate"]
+    # the assistant: the user's terms without our pin, plus the anti term
+    sa = sts["spec"]["template"]["spec"]["affinity"]
+    assert sa["podAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] == [req[0]]
+    anti = sa["podAntiAffinity"]
+    if mode == "isolate-pipelinerun":
+        assert anti["requiredDuringSchedulingIgnoredDuringExecution"] == [names.anti_term()]
+        assert len(anti["preferredDuringSchedulingIgnoredDuringExecution"]) == 1
+    else:
+        assert anti["preferredDuringSchedulingIgnoredDuringExecution"][1] == {"weight": 100, "podAffinityTerm": names.anti_term()}
+    # rendering the output again changes nothing and adds no second term
+    again, _, code2 = run_resource_list(out.encode())
+    assert code2 == 0
+    assert again.split("\nresults:\n")[0] == out.split("\nresults:\n")[0]
+    # the placement warning names the task whose selector the assistant may not satisfy
+    warns = [r for r in outcome.results if r.severity == "warning"]
+    assert len(warns) == 1 and "task b" in warns[0].message and warns[0].field_path == "spec.taskRunSpecs[1].taskPodTemplate.nodeSelector"
+
+
+def test_per_run_mode_gives_an_assistant_without_workspaces() -> None:
+    out, _, code = render(
+        """\
+        - apiVersion: tekton.dev/v1
+          kind: PipelineRun
+          metadata: {name: test-pipelinerun, namespace: ci}
+          spec: {pipelineRef: {name: x}}
+        """,
+        _config("isolate-pipelinerun"),
+    )
+    assert code == 0
+    (sts,) = by_kind(out, "StatefulSet")
+    assert sts["metadata"]["name"] == "affinity-assistant-622aca4516"
+    assert "volumes" not in sts["spec"]["template"]["spec"]
+    assert "volumeClaimTemplates" not in sts["spec"]
+
+
+# --------------------------------------------------------------------------- workspaces mode
+
+
+SHARED = """\
+- apiVersion: tekton.dev/v1
+  kind: PipelineRun
+  metadata: {name: pr, namespace: ci}
+  spec:
+    pipelineRef: {name: p}
+    workspaces:
+    - {name: first, persistentVolumeClaim: {claimName: shared}, subPath: a}
+    - {name: second, persistentVolumeClaim: {claimName: shared}, subPath: b}
+    - {name: other, volumeClaimTemplate: {spec: {resources: {requests: {storage: 1Gi}}}}}
+- apiVersion: tekton.dev/v1
+  kind: Pipeline
+  metadata: {name: p, namespace: ci}
+  spec:
+    tasks:
+    - name: uses-first
+      workspaces: [{name: w, workspace: first}]
+    - name: uses-other
+      workspaces: [{name: other}]
+    - name: no-workspace
+    finally:
+    - name: fin
+      workspaces: [{name: w, workspace: second}]
+"""
+
+
+def test_workspaces_sharing_a_claim_share_the_last_ones_assistant() -> None:
+    out, outcome, code = render(SHARED, _config("workspaces"))
+    assert code == 0
+    names_ = [s["metadata"]["name"] for s in by_kind(out, "StatefulSet")]
+    shared_aa = names.assistant_name("second", "pr")  # Tekton names it after the last (#8003)
+    other_aa = names.assistant_name("other", "pr")
+    assert names_ == [shared_aa, other_aa]
+    pr = by_kind(out, "PipelineRun")[0]
+    pinned = {
+        t["pipelineTaskName"]: t["podTemplate"]["affinity"]["podAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][0]
+        for t in pr["spec"]["taskRunSpecs"]
+    }
+    assert pinned == {"uses-first": names.pin_term(shared_aa), "uses-other": names.pin_term(other_aa), "fin": names.pin_term(shared_aa)}
+    assert "taskRunTemplate" not in pr["spec"]
+    plans = outcome.plans[0].assistants
+    assert [a["tasks"] for a in plans] == [["uses-first", "fin"], ["uses-other"]]
+
+
+def test_workspaces_mode_multi_claim_task_is_an_error() -> None:
+    items = SHARED.replace("workspaces: [{name: other}]", "workspaces: [{name: other}, {name: w, workspace: first}]")
+    out, outcome, code = render(items, _config("workspaces"))
+    assert code == 1
+    (err,) = errors(outcome)
+    assert "uses-other" in err.message and "more than one PersistentVolumeClaim is bound" in err.message
+    assert "coschedule: pipelineruns" in err.message
+    assert err.field_path == "spec.pipelineRef.tasks[1].workspaces"
+    assert not by_kind(out, "StatefulSet")  # all or nothing
+    # the same input is fine with one assistant per run
+    _, outcome2, code2 = render(items, _config("pipelineruns"))
+    assert code2 == 0 and not errors(outcome2)
+
+
+def test_workspaces_mode_unresolvable_pipeline_ref() -> None:
+    _, outcome, code = render(SHARED.split("- apiVersion: tekton.dev/v1\n  kind: Pipeline\n")[0], _config("workspaces"))
+    assert code == 1
+    (err,) = errors(outcome)
+    assert err.field_path == "spec.pipelineRef" and "add the Pipeline to the package" in err.message
+
+
+def test_workspaces_mode_per_task_affinity_starts_from_the_run_level_one() -> None:
+    items = SHARED.replace(
+        "    pipelineRef: {name: p}\n",
+        "    pipelineRef: {name: p}\n    taskRunTemplate:\n      podTemplate:\n        affinity:\n          nodeAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 1, preference: {matchExpressions: [{key: a, operator: Exists}]}}]}\n",
+        1,
+    )
+    out, _, _ = render(items, _config("workspaces"))
+    pr = by_kind(out, "PipelineRun")[0]
+    run_aff = pr["spec"]["taskRunTemplate"]["podTemplate"]["affinity"]
+    assert set(run_aff) == {"nodeAffinity"}  # the run-level template is not pinned
+    for t in pr["spec"]["taskRunSpecs"]:
+        assert t["podTemplate"]["affinity"]["nodeAffinity"] == run_aff["nodeAffinity"]
+
+
+# --------------------------------------------------------------------------- TaskRuns
+
+
+TWO_CLAIM_TASKRUN = """\
+- apiVersion: tekton.dev/v1
+  kind: TaskRun
+  metadata: {name: tr, namespace: ci}
+  spec:
+    workspaces:
+    - {name: a, persistentVolumeClaim: {claimName: one}}
+    - {name: b, persistentVolumeClaim: {claimName: two}}
+"""
+
+
+def test_standalone_taskrun_with_two_claims() -> None:
+    out, _, code = render(TWO_CLAIM_TASKRUN, _config("pipelineruns"))
+    assert code == 0
+    (sts,) = by_kind(out, "StatefulSet")
+    assert sts["metadata"]["name"] == names.taskrun_assistant_name("tr")
+    assert sts["metadata"]["labels"]["tekton.dev/taskRun"] == "tr"
+    assert [v["persistentVolumeClaim"]["claimName"] for v in sts["spec"]["template"]["spec"]["volumes"]] == ["one", "two"]
+    _, outcome, code = render(TWO_CLAIM_TASKRUN, _config("workspaces"))
+    assert code == 1 and "more than one PersistentVolumeClaim is bound" in errors(outcome)[0].message
+
+
+def test_taskrun_generate_name_with_two_claims() -> None:
+    items = TWO_CLAIM_TASKRUN.replace("{name: tr, namespace: ci}", "{generateName: tr-, namespace: ci}")
+    _, outcome, code = render(items, _config("pipelineruns"))
+    assert code == 1 and errors(outcome)[0].field_path == "metadata.generateName"
+    _, outcome, code = render(items, _config("pipelineruns", generateName="skip"))
+    assert code == 0 and [r.severity for r in outcome.results if r.field_path == "metadata.generateName"] == ["warning"]
+
+
+# --------------------------------------------------------------------------- generateName, shapes
+
+
+def test_generate_name_error_and_skip() -> None:
+    items = PR_VCT_PVC.replace("name: my-pipelinerun", "generateName: my-")
+    _, outcome, code = render(items, _config("pipelineruns"))
+    assert code == 1
+    assert "generateName" in errors(outcome)[0].message and errors(outcome)[0].field_path == "metadata.generateName"
+    out, outcome, code = render(items, _config("pipelineruns", generateName="skip"))
+    assert code == 0 and not by_kind(out, "StatefulSet")
+    assert out.startswith(HEADER + items)
+
+
+@pytest.mark.parametrize(
+    ("items", "path"),
+    [
+        ("- {apiVersion: tekton.dev/v1, kind: PipelineRun, metadata: {name: p}, spec: {workspaces: {a: 1}}}\n", "spec.workspaces"),
+        ("- {apiVersion: tekton.dev/v1, kind: PipelineRun, metadata: {name: p}, spec: {taskRunTemplate: [1]}}\n", "spec.taskRunTemplate"),
+        ("- {apiVersion: tekton.dev/v1, kind: PipelineRun, metadata: {name: p}}\n", "spec"),
+        (
+            "- {apiVersion: tekton.dev/v1, kind: TaskRun, metadata: {name: p}, spec: {podTemplate: {affinity: 3}, workspaces: [{name: a, persistentVolumeClaim: {claimName: x}}, {name: b, persistentVolumeClaim: {claimName: y}}]}}\n",
+            "spec.podTemplate.affinity",
+        ),
+    ],
+)
+def test_malformed_runs_are_errors_not_tracebacks(items: str, path: str) -> None:
+    _, outcome, code = render(items, _config("pipelineruns"))
+    assert code == 1
+    assert [e.field_path for e in errors(outcome)] == [path]
+
+
+# --------------------------------------------------------------------------- idempotence
+
+
+@pytest.mark.parametrize("mode", ["workspaces", "pipelineruns", "isolate-pipelinerun"])
+def test_second_render_is_identical(mode: str) -> None:
+    out, _, code = render(PR_VCT_PVC, _config(mode))
+    assert code == 0
+    again, outcome, code = run_resource_list(out.encode())
+    assert code == 0
+    assert again.split("\nresults:\n")[0] == out.split("\nresults:\n")[0]
+    assert outcome is not None and outcome.plans[0].assistants  # still planned from the claims
+
+
+def test_mode_switch_re_homes_claims_and_drops_stale_pins() -> None:
+    first, _, _ = render(PR_VCT_PVC, _config("pipelineruns"))
+    direct, _, _ = render(PR_VCT_PVC, _config("workspaces"))
+    fc = yaml.safe_dump({"functionConfig": _config("workspaces")}, sort_keys=False)
+    switched, outcome, code = run_resource_list((first.split("functionConfig:")[0] + fc).encode())
+    assert code == 0
+    assert switched.split("functionConfig:")[0] == direct.split("functionConfig:")[0]
+
+
+def test_disabled_restores_the_volume_claim_template() -> None:
+    first, _, _ = render(PR_VCT_PVC, _config("pipelineruns"))
+    fc = yaml.safe_dump({"functionConfig": _config("disabled")}, sort_keys=False)
+    out, _, code = run_resource_list((first.split("functionConfig:")[0] + fc).encode())
+    assert code == 0
+    assert not by_kind(out, "StatefulSet")
+    pr = by_kind(out, "PipelineRun")[0]
+    ws = pr["spec"]["workspaces"][0]
+    assert ws["volumeClaimTemplate"]["spec"] == {"resources": {"requests": {"storage": "1Gi"}}}
+    assert "labels" not in ws["volumeClaimTemplate"]["metadata"]
+    assert "taskRunTemplate" not in pr["spec"]  # it held only our pinning term
+
+
+def test_missing_generated_statefulset_on_rerender_is_an_error() -> None:
+    first, _, _ = render(PR_VCT_PVC, _config("pipelineruns"))
+    without = first.split("- apiVersion: apps/v1")[0] + "functionConfig:" + first.split("functionConfig:")[1].split("results:")[0]
+    _, outcome, code = run_resource_list(without.encode())
+    assert code == 1
+    assert "put the StatefulSet back" in errors(outcome)[0].message
+
+
+# --------------------------------------------------------------------------- defaults, policy hook
+
+
+def test_defaults_fill_only_unset_fields() -> None:
+    out, _, _ = render(
+        """\
+        - apiVersion: tekton.dev/v1
+          kind: TaskRun
+          metadata: {name: t}
+          spec:
+            podTemplate:
+              nodeSelector: {own: "1"}
+              schedulerName: ""
+        """,
+        _config("disabled", defaultPodTemplate={"nodeSelector": {"pool": "ci"}, "schedulerName": "s", "hostNetwork": True}),
+    )
+    tpl = by_kind(out, "TaskRun")[0]["spec"]["podTemplate"]
+    assert tpl == {"nodeSelector": {"own": "1"}, "schedulerName": "s", "hostNetwork": True}
+
+
+def test_scheduling_policy_hook_gets_every_template(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[tuple[str, str, bool]] = []
+
+    def fake(item: Any, ctx: Any, parent: Any, key: str, field_path: str, only_set_fields: bool = False) -> None:
+        calls.append((key, field_path, only_set_fields))
+
+    monkeypatch.setattr(scheduling, "constrain_pod_template", fake)
+    render(USER_AFFINITY, _config("disabled"))
+    render(PR_VCT_PVC, _config("disabled"))
+    assert calls == [
+        ("podTemplate", "spec.podTemplate", False),
+        ("taskPodTemplate", "spec.taskRunSpecs[0].taskPodTemplate", True),
+        ("taskPodTemplate", "spec.taskRunSpecs[1].taskPodTemplate", True),
+        ("podTemplate", "spec.taskRunTemplate.podTemplate", False),
+    ]
+
+
+def test_assistant_fields_come_from_the_run_after_defaults() -> None:
+    out, _, _ = render(
+        USER_AFFINITY.replace("    podTemplate:\n", "    serviceAccountName: runner\n    podTemplate:\n      tolerations: []\n", 1),
+        _config(
+            "pipelineruns",
+            defaultPodTemplate={"priorityClassName": "from-defaults"},
+            assistant={"podTemplate": {"tolerations": [{"key": "x", "operator": "Exists"}], "nodeSelector": {"pool": "aa"}}},
+        ),
+    )
+    spec = by_kind(out, "StatefulSet")[0]["spec"]["template"]["spec"]
+    assert spec["serviceAccountName"] == "runner"
+    assert spec["priorityClassName"] == "from-defaults"  # run (after defaults) wins
+    assert "tolerations" not in spec  # an empty list on the run counts as set
+    assert spec["nodeSelector"] == {"pool": "aa"}  # unset on the run: the policy's
+
+
+def test_generated_statefulsets_pass_kubernetes_schema_validation() -> None:
+    import sys
+    from pathlib import Path
+
+    import kubernetes_validate  # a test extra: missing means a broken environment, not a skip
+    sys.path.insert(0, str(Path(__file__).parent))
+    from golden import run_case  # type: ignore[import-not-found]
+
+    fixtures = sorted((Path(__file__).parent.parent / "fixtures").glob("tekton-*"))
+    seen = 0
+    for case in fixtures:
+        out, _ = run_case(case)
+        for item in by_kind(out, "StatefulSet"):
+            for version in ("1.30.0", "1.32.0"):
+                kubernetes_validate.validate(item, version, strict=True)
+            seen += 1
+    assert seen >= 10
