@@ -184,6 +184,11 @@ def _files(argv: list[str]) -> int:
     for f in outcome.changed:
         if ns.diff:
             sys.stdout.write(files.unified_diff(f))
+        if write and f.path.is_symlink():
+            # os.replace would turn the link into a file; rewriting its target is not ours to do
+            sys.stderr.write(f"{f.name}: is a symlink; not rewritten (pass the file it points to)\n")
+            f.failed = True
+            continue
         if write:
             try:
                 files.write_atomic(f.path, f.new_text or "")

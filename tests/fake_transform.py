@@ -39,6 +39,10 @@ def handle_pipelinerun(item: rlist.Item, ctx: Context) -> None:
         ctx.plans.append(Plan(ctx.ref(item), ctx.policy.mode, []))
         return
     name, ns = item.meta.name, item.meta.namespace
+    ref = ((node.get("spec") or {}).get("pipelineRef") or {}).get("name")
+    if ref and ctx.find("tekton.dev", "Pipeline", ns, ref) is None:
+        ctx.error(item, "spec.pipelineRef.name", f"Pipeline {ref} is not in the input")
+        return
     aa = "affinity-assistant-" + _h10(name)
     existing = ctx.existing_generated("StatefulSet", ns, aa)
     templates: list[Any] = []
@@ -58,6 +62,8 @@ def handle_pipelinerun(item: rlist.Item, ctx: Context) -> None:
         del ws["volumeClaimTemplate"]
         ws["persistentVolumeClaim"] = yamlsafe_claim(claim)
         claims.append({"template": template, "claim": claim, "bindings": [f"spec.workspaces[{i}]"]})
+    if not claims:
+        claims = [{"template": t["metadata"]["name"], "claim": f"{t['metadata']['name']}-{aa}-0", "bindings": []} for t in templates]
     metadata: dict[str, Any] = {"name": aa}
     if ns:
         metadata["namespace"] = ns
