@@ -85,3 +85,43 @@ def check_generated_beside_runs(files: dict[str, bytes]) -> int:
             leaked = [k for k in ann if k.startswith("internal.config.kubernetes.io/")]
             assert not leaked, f"{rel}: internal annotations written to the file: {leaked}"
     return count
+
+
+_LOCATION_PREFIXES = ("internal.config.kubernetes.io/", "config.kubernetes.io/path", "config.kubernetes.io/index", "kustomize.config.k8s.io/")
+
+
+def normalized(objs: list[dict]) -> list[dict]:
+    """Objects without the orchestrators' bookkeeping annotations, in a stable order, so the
+    output of different paths (stdin, kpt, kustomize, files) can be compared."""
+    out = []
+    for o in objs:
+        if not isinstance(o, dict):
+            continue
+        md = o.get("metadata") or {}
+        ann = {k: v for k, v in (md.get("annotations") or {}).items() if not k.startswith(_LOCATION_PREFIXES)}
+        md = {**md, "annotations": ann} if ann else {k: v for k, v in md.items() if k != "annotations"}
+        out.append({**o, "metadata": md})
+    return sorted(out, key=lambda o: (o.get("apiVersion", ""), o.get("kind", ""), o["metadata"].get("namespace", ""), o["metadata"].get("name", "")))
+
+
+def stdin_objects(resource_files: list[Path], policy: Path) -> list[dict]:
+    """What KRM stdin mode makes of the same resources and policy (run in this process)."""
+    from krm_fn.process import run_resource_list
+
+    items = []
+    for f in resource_files:
+        for d in streams.split(f.read_text()).docs:
+            items.append("".join(("- " if i == 0 else "  ") + line for i, line in enumerate(_strip_head(d.body).splitlines(True))))
+    cfg = "".join("  " + line for line in _strip_head(policy.read_text()).splitlines(True))
+    rl = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" + "".join(items) + "functionConfig:\n" + cfg
+    out, _outcome, code = run_resource_list(rl.encode())
+    assert code == 0, out
+    data = yamlio.to_plain(yamlio.rt_load(out))
+    return normalized(data["items"])
+
+
+def _strip_head(text: str) -> str:
+    lines = text.splitlines(True)
+    while lines and (not lines[0].strip() or lines[0].lstrip().startswith("#")):
+        lines.pop(0)
+    return "".join(lines)

@@ -20,6 +20,9 @@ from conftest import require_tool
 from e2e_util import check_expected
 from e2e_util import check_generated_beside_runs
 from e2e_util import copy_package
+from e2e_util import documents
+from e2e_util import normalized
+from e2e_util import stdin_objects
 from e2e_util import package_diff
 from e2e_util import snapshot
 
@@ -49,6 +52,16 @@ def _eval(pkg: Path, env: dict[str, str], results: Path) -> subprocess.Completed
         "--fn-config", str(pkg / "coschedule-policy.yaml"), "--results-dir", str(results),
         env=env,
     )
+
+
+def _resources(pkg: Path) -> list[Path]:
+    return sorted(p for p in pkg.glob("*.yaml") if p.name != "coschedule-policy.yaml")
+
+
+def _same_as_stdin(rendered: Path, original: Path) -> None:
+    """kpt wrote the same objects as the function makes of the package on stdin."""
+    got = normalized([d for f in _resources(rendered) for d in documents(f.read_text())])
+    assert got == stdin_objects(_resources(original), original / "coschedule-policy.yaml")
 
 
 def _results_text(results_dir: Path) -> str:
@@ -82,6 +95,7 @@ def test_render_and_eval_example(example: Path, tmp_path: Path) -> None:
     check_expected(example / ".expected" / "diff.patch", diff)
     check_expected(example / ".expected" / "results.yaml", _results_text(tmp_path / "res1"))
     check_generated_beside_runs(after)
+    _same_as_stdin(pkg, example)
     # a second render changes nothing
     p = _render(pkg, env, tmp_path / "res2")
     assert p.returncode == 0, p.stdout + p.stderr
@@ -111,6 +125,11 @@ def test_render_with_a_transform_that_generates(tmp_path: Path) -> None:
     assert "persistentVolumeClaim:\n      claimName: pvc-" in run
     assert "\n---\napiVersion: apps/v1\nkind: StatefulSet\n" in run
     assert check_generated_beside_runs(after) == 1
+    from krm_fn import tekton
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(tekton, "handle_pipelinerun", fake_transform.handle_pipelinerun)
+        _same_as_stdin(pkg, example)
     p = _render(pkg, env, tmp_path / "r2")
     assert p.returncode == 0, p.stdout + p.stderr
     assert snapshot(pkg) == after, package_diff(after, snapshot(pkg))
