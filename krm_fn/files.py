@@ -127,7 +127,7 @@ def run(names: list[str], function_config: Any) -> FilesOutcome:
             break
     ok = [f for f in live if not f.failed and f.stream is not None]
     try:
-        texts = streams.apply([f.stream for f in live if f.stream is not None], frame, outcome)
+        texts = streams.apply([f.stream for f in live if f.stream is not None], outcome)
     except streams.DocError as e:
         errors.append(Result("error", str(e)))
         return FilesOutcome(files, sorted_results(errors), [], True)

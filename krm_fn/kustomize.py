@@ -47,7 +47,7 @@ def run_plugin(config_path: str, data: bytes) -> tuple[str, list[Result], int]:
     if has_error(outcome.results):
         return text, outcome.results, 1
     try:
-        out = streams.apply([stream], frame, outcome)[0]
+        out = streams.apply([stream], outcome)[0]
     except streams.DocError as e:
         return text, sorted_results([*outcome.results, Result("error", str(e))]), 1
     return out, outcome.results, 0

@@ -196,7 +196,7 @@ def frame_of(streams: list[Stream], function_config: Any) -> rlist.Frame:
     )
 
 
-def apply(streams: list[Stream], frame: rlist.Frame, outcome: process_mod.Outcome) -> dict[int, str]:
+def apply(streams: list[Stream], outcome: process_mod.Outcome) -> dict[int, str]:
     """The new text of every stream (by list index) once `outcome` is applied.
 
     Call only for an outcome without errors. Untouched documents keep their exact bytes.

@@ -66,7 +66,7 @@ def check_generated_beside_runs(files: dict[str, bytes]) -> int:
     generated objects there are."""
     count = 0
     for rel, data in files.items():
-        if not rel.endswith((".yaml", ".yml")) and "/" not in rel and rel != "Kptfile":
+        if not rel.endswith((".yaml", ".yml")):
             continue
         try:
             docs = documents(data.decode())

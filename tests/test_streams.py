@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
 import fake_transform
@@ -66,6 +67,7 @@ def test_split_keeps_every_byte(text: str) -> None:
     assert s.raw == text
 
 
+@settings(database=None)  # never write .hypothesis/ into the repository
 @given(st.lists(st.sampled_from(["---\n", "...\n", "# c\n", "a: 1\n", "\n", "  b: 2\n", "--- # x\n", "%TAG\n", "-- \n"]), max_size=30))
 def test_split_property(lines: list[str]) -> None:
     text = "".join(lines)
