@@ -218,3 +218,13 @@ def test_run_reports_plans_from_process(fake: None, repo: Path) -> None:
     assert [p.run.name for p in out.plans] == ["build-1"]
     assert [f.name for f in out.changed] == ["run.yaml"]
     assert (repo / "run.yaml").read_text() == RUN  # run() never writes
+
+
+def test_generated_object_removed_with_its_separator(fake: None, repo: Path) -> None:
+    assert _cli("pipeline.yaml", "run.yaml") == 1
+    (repo / "policy.yaml").write_text(POLICY.replace("workspaces", "disabled"))
+    assert _cli("pipeline.yaml", "run.yaml") == 1
+    text = (repo / "run.yaml").read_text()
+    assert "StatefulSet" not in text
+    assert text.endswith('data:\n  on: "yes"\n')
+    assert _cli("pipeline.yaml", "run.yaml") == 0
