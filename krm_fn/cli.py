@@ -1,16 +1,16 @@
 """Entry points. Only this module touches stdin, stdout, argv and files."""
 from __future__ import annotations
 
-import argparse
-import shlex
 import sys
 from collections.abc import Sequence
-from pathlib import Path
+from typing import TYPE_CHECKING
 from typing import Any
-from typing import NoReturn
 
 from krm_fn.results import Result
 from krm_fn.results import summary_line
+
+if TYPE_CHECKING:
+    import argparse
 
 USAGE = """\
 krm-coschedule: render Tekton coscheduling (TEP-0135) and Shipwright scheduling policy
@@ -94,9 +94,15 @@ def _krm() -> int:
 # --------------------------------------------------------------------------- other modes
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"krm-coschedule: {message}\n\n{USAGE}")
+def _parser(prog: str) -> argparse.ArgumentParser:
+    """argparse for the non-KRM modes (imported here: the KRM path starts without it)."""
+    import argparse
+
+    class Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> Any:
+            self.exit(2, f"krm-coschedule: {message}\n\n{USAGE}")
+
+    return Parser(prog=prog, add_help=False)
 
 
 def _result_line(r: Result) -> str:
@@ -116,6 +122,8 @@ def _load_config(path: str | None) -> tuple[Any, int]:
     """(functionConfig node or None, 0) or (None, 1) after printing why."""
     if path is None:
         return None, 0
+    from pathlib import Path
+
     from krm_fn import streams
 
     try:
@@ -164,7 +172,7 @@ def _plugin(config_path: str) -> int:
 
 
 def _files(argv: list[str]) -> int:
-    p = _Parser(prog="krm-coschedule", add_help=False)
+    p = _parser("krm-coschedule")
     p.add_argument("--config", metavar="POLICY")
     p.add_argument("--check", action="store_true")
     p.add_argument("--diff", action="store_true")
@@ -213,7 +221,7 @@ def _files(argv: list[str]) -> int:
 def _explain(argv: list[str]) -> int:
     from krm_fn import explain
 
-    p = _Parser(prog="krm-coschedule explain", add_help=False)
+    p = _parser("krm-coschedule explain")
     p.add_argument("--format", choices=explain.FORMATS, default="table")
     p.add_argument("--config", metavar="POLICY")
     p.add_argument("paths", nargs="*", metavar="FILE")
@@ -251,9 +259,12 @@ def _explain(argv: list[str]) -> int:
 
 
 def _install_plugin(argv: list[str]) -> int:
+    import shlex
+    from pathlib import Path
+
     from krm_fn import kustomize
 
-    p = _Parser(prog="krm-coschedule install-kustomize-plugin", add_help=False)
+    p = _parser("krm-coschedule install-kustomize-plugin")
     p.add_argument("--plugin-home", metavar="DIR")
     ns = p.parse_args(argv)
     home = Path(ns.plugin_home) if ns.plugin_home else kustomize.default_plugin_home()

@@ -109,6 +109,12 @@ def test_make_items_bad_yaml_is_a_doc_error() -> None:
         streams.make_items(s)
 
 
+def test_head_comment_stays_after_the_dash() -> None:
+    # before the dash kpt would give the comment to the previous item (another file)
+    assert rlist.indent_entry("# head\na: 1\n", 0) == "- # head\n  a: 1\n"
+    assert streams.unentry("- # head\n  a: 1\n") == "# head\na: 1\n"
+
+
 @pytest.mark.parametrize(
     "doc",
     [
