@@ -188,6 +188,8 @@ class Outcome:
     generated_texts: list[str]
     results: list[Result]
     plans: list[Plan]
+    # frame.items position of each entry of item_texts (a stale generated item has none)
+    positions: list[int] = dataclasses.field(default_factory=list)
 
     @property
     def exit_code(self) -> int:
@@ -285,7 +287,9 @@ def _unchanged(frame: rlist.Frame, results: list[Result], plans: list[Plan]) -> 
     """All or nothing: on any error every item leaves as it came."""
     if frame.fast:
         texts = [it.text for it in frame.items if it.text is not None]
+        positions = [it.pos for it in frame.items if it.text is not None]
     else:
+        positions = [it.pos for it in frame.items]
         # the fallback mutated trees in place: re-read them from the document
         texts = []
         for it in frame.items:
@@ -293,7 +297,7 @@ def _unchanged(frame: rlist.Frame, results: list[Result], plans: list[Plan]) -> 
                 texts.append(rlist.indent_entry(yamlio.dump_block(it.before), 0))
             else:
                 texts.append(rlist.render_full_item(it))
-    return Outcome(texts, [], sorted_results(results), plans)
+    return Outcome(texts, [], sorted_results(results), plans, positions)
 
 
 def _reconcile_generated(frame: rlist.Frame, ctx: Context) -> None:
@@ -382,9 +386,11 @@ def _emit(frame: rlist.Frame, ctx: Context) -> Outcome:
             f"with `kubectl delete statefulset -l tekton.dev/{_label_kind(g.owner)}={g.owner.meta.name}`",
         )
     texts: list[str] = []
+    positions: list[int] = []
     for it in frame.items:
         if it.meta.annotations.get("__stale__"):
             continue
+        positions.append(it.pos)
         if it.pos in replaced:
             texts.append(replaced[it.pos])
         elif frame.fast:
@@ -399,7 +405,7 @@ def _emit(frame: rlist.Frame, ctx: Context) -> Outcome:
             f"{len(replaced)} regenerated (coschedule mode {ctx.policy.mode})",
         )
     )
-    return Outcome(texts, appended, sorted_results(ctx.results), ctx.plans)
+    return Outcome(texts, appended, sorted_results(ctx.results), ctx.plans, positions)
 
 
 def _label_kind(item: rlist.Item) -> str:

@@ -734,15 +734,15 @@ def indent_entry(dumped: str, d: int) -> str:
     for line in _lines(dumped):
         if line.startswith("..."):
             continue
-        if not dashed and not line.lstrip().startswith("#") and line.strip():
+        if not line.strip():
+            out.append("\n")
+        elif not dashed:
+            # a head comment goes after the dash (`- # comment`), as kpt sends it: before
+            # the dash, kpt (yaml.v3) would give it to the previous item, i.e. another file
             out.append(" " * d + "- " + line)
             dashed = True
-        elif not dashed and line.strip():
-            out.append(" " * d + line)  # a head comment sits where the dash does
-        elif line.strip():
-            out.append(pad + line)
         else:
-            out.append("\n")
+            out.append(pad + line)
     if not dashed:
         out.append(" " * d + "- {}\n")
     return "".join(out)

@@ -1,17 +1,26 @@
-"""rlist.indent_entry: a re-emitted item keeps its head comment at the dash's column."""
+"""rlist.indent_entry: a re-emitted item keeps its head comment on its own entry, after the
+dash (`- # comment`), as kpt sends it; before the dash, kpt (yaml.v3) would attach it to the
+previous item and so write it into another file."""
 from __future__ import annotations
 
 from krm_fn import rlist
 
 
-def test_head_comment_stays_at_the_dash_column() -> None:
+def test_head_comment_goes_after_the_dash() -> None:
     text = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n# about a\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n"
     frame = rlist.parse(text)
     item = frame.items[0]
     item.load()["metadata"]["name"] = "b"
     out = rlist.render_item(item, frame.items_indent)
-    assert out.startswith("# about a\n- apiVersion: v1\n")
+    assert out.startswith("- # about a\n  apiVersion: v1\n")
+    assert "name: b\n" in out
 
 
 def test_head_comment_with_indented_items() -> None:
-    assert rlist.indent_entry("# c\nkind: X\nmetadata: {}\n", 2) == "  # c\n  - kind: X\n    metadata: {}\n"
+    assert rlist.indent_entry("# c\nkind: X\nmetadata: {}\n", 2) == "  - # c\n    kind: X\n    metadata: {}\n"
+
+
+def test_unchanged_item_keeps_its_exact_text() -> None:
+    text = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n# about a\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n"
+    frame = rlist.parse(text)
+    assert rlist.render_item(frame.items[0], frame.items_indent) == "# about a\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n"

@@ -1,0 +1,109 @@
+"""`krm-coschedule explain`: the coscheduling plan a reviewer can read, as a table or as a
+Mermaid diagram. It renders `Outcome.plans` of the very `process.process()` call the
+transform makes; it never recomputes a decision."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from krm_fn.process import Plan
+
+FORMATS = ("table", "mermaid")
+_HEADER = ("RUN", "MODE", "ASSISTANT", "TASKS", "CLAIM", "TEMPLATE", "BOUND BY")
+
+
+def render(plans: Sequence[Plan], fmt: str) -> str:
+    if fmt == "mermaid":
+        return mermaid(plans)
+    return table(plans)
+
+
+def _run_name(p: Plan) -> str:
+    r = p.run
+    return f"{r.kind} {r.namespace}/{r.name}" if r.namespace else f"{r.kind} {r.name}"
+
+
+def _fmt(v: Any) -> str:
+    """A plan value as short text: lists joined, maps shown by their most telling field."""
+    if v is None:
+        return ""
+    if isinstance(v, (list, tuple)):
+        return ", ".join(_fmt(x) for x in v)
+    if isinstance(v, dict):
+        for k in ("name", "claim", "claimName", "workspace", "path"):
+            if k in v:
+                rest = {kk: vv for kk, vv in v.items() if kk != k}
+                return f"{_fmt(v[k])} ({_fmt(rest)})" if rest else _fmt(v[k])
+        return ", ".join(f"{k}={_fmt(x)}" for k, x in v.items())
+    return str(v)
+
+
+def _rows(plans: Sequence[Plan]) -> list[tuple[str, ...]]:
+    rows: list[tuple[str, ...]] = []
+    for p in plans:
+        run, mode = _run_name(p), p.mode
+        if not p.assistants:
+            rows.append((run, mode, "-", "(no assistant)", "", "", ""))
+            continue
+        for a in p.assistants:
+            first = [run, mode, _fmt(a.get("name")), _fmt(a.get("tasks")) or "-"]
+            lines: list[tuple[str, str, str]] = []
+            for c in a.get("claims") or []:
+                c = c if isinstance(c, dict) else {"claim": c}
+                lines.append((_fmt(c.get("claim")), _fmt(c.get("template")), _fmt(c.get("bindings"))))
+            for v in a.get("volumes") or []:
+                lines.append((_fmt(v), "(existing claim)", ""))
+            if not lines:
+                lines.append(("-", "", ""))
+            for k, line in enumerate(lines):
+                head = first if k == 0 else ["", "", "", ""]
+                rows.append((*head, *line))
+            run, mode = "", ""
+    return rows
+
+
+def table(plans: Sequence[Plan]) -> str:
+    """Aligned columns, one row per claim; run, mode, assistant and tasks once per group."""
+    if not plans:
+        return "No run is coscheduled: the input has no Tekton run that gets an affinity assistant.\n"
+    rows = [_HEADER, *_rows(plans)]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(_HEADER))]
+    out = []
+    for r in rows:
+        out.append("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() + "\n")
+    return "".join(out)
+
+
+def _q(s: str) -> str:
+    """A Mermaid label: quoted, with the characters Mermaid reads as syntax escaped."""
+    return '"' + s.replace('"', "#quot;").replace("<", "#lt;").replace(">", "#gt;") + '"'
+
+
+def mermaid(plans: Sequence[Plan]) -> str:
+    """A flowchart per run: tasks -> assistant -> claims, ready for a ```mermaid block."""
+    out = ["flowchart LR\n"]
+    if not plans:
+        out.append(f"  none[{_q('no run is coscheduled')}]\n")
+        return "".join(out)
+    for i, p in enumerate(plans):
+        rid = f"r{i}"
+        out.append(f"  subgraph {rid}[{_q(f'{_run_name(p)} · {p.mode}')}]\n")
+        if not p.assistants:
+            out.append(f"    {rid}none[{_q('no assistant')}]\n")
+        for j, a in enumerate(p.assistants):
+            aid = f"{rid}a{j}"
+            out.append(f"    {aid}{{{{{_q('assistant ' + _fmt(a.get('name')))}}}}}\n")
+            for k, t in enumerate(a.get("tasks") or []):
+                out.append(f"    {aid}t{k}[{_q('task ' + _fmt(t))}] --> {aid}\n")
+            for k, c in enumerate(a.get("claims") or []):
+                c = c if isinstance(c, dict) else {"claim": c}
+                label = _fmt(c.get("claim"))
+                if c.get("template"):
+                    label += f" (template {_fmt(c.get('template'))})"
+                edge = _fmt(c.get("bindings"))
+                arrow = f" -- {_q(edge)} --> " if edge else " --> "
+                out.append(f"    {aid}{arrow}{aid}c{k}[({_q(label)})]\n")
+            for k, v in enumerate(a.get("volumes") or []):
+                out.append(f"    {aid} -.-> {aid}v{k}[({_q(_fmt(v) + ' (existing claim)')})]\n")
+        out.append("  end\n")
+    return "".join(out)

@@ -1,0 +1,306 @@
+"""Multi-document YAML streams (kustomize plugin mode and files mode).
+
+A stream is split into documents without touching their bytes. Every document that is a
+Kubernetes object becomes one ResourceList item, so the stream goes through the same
+`process.process()` as a ResourceList on stdin. Afterwards each document is written back as
+its exact input bytes unless the function changed it; generated objects are appended to the
+stream that holds their run (kpt's path annotation, set here in memory only, says which).
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Any
+
+from krm_fn import process as process_mod
+from krm_fn import rlist
+from krm_fn import yamlio
+
+PATH_KEY = "internal.config.kubernetes.io/path"
+INDEX_KEY = "internal.config.kubernetes.io/index"
+LEGACY_PATH_KEY = "config.kubernetes.io/path"
+LEGACY_INDEX_KEY = "config.kubernetes.io/index"
+LOCATION_KEYS = (PATH_KEY, INDEX_KEY, LEGACY_PATH_KEY, LEGACY_INDEX_KEY)
+
+# `---` and `...` at column 0 end a document even inside a block scalar (YAML c-forbidden)
+_MARKER_RE = re.compile(r"^(?:---|\.\.\.)(?:[ \t]|$)")
+
+
+class DocError(Exception):
+    """A document that cannot be read. The message names the document."""
+
+
+@dataclasses.dataclass
+class Doc:
+    """One document: `sep` is everything before it (separator lines, directives,
+    comment-only documents), `body` its own text. Both are raw (line endings as read)."""
+
+    sep: str
+    body: str
+    number: int  # 0-based among the stream's documents
+    item: rlist.Item | None = None  # None: not a Kubernetes object, passed through
+    location: dict[str, str] = dataclasses.field(default_factory=dict)  # its own path/index annotations
+
+
+@dataclasses.dataclass
+class Stream:
+    """A split stream. `name` is the path annotation of its documents (None for stdin)."""
+
+    name: str | None
+    docs: list[Doc]
+    tail: str
+    newline: str = "\n"
+    bom: str = ""
+    raw: str = ""
+
+    @property
+    def items(self) -> list[rlist.Item]:
+        return [d.item for d in self.docs if d.item is not None]
+
+
+def split(text: str, name: str | None = None) -> Stream:
+    """Split `text` into documents; `sep + body` of every document plus `tail` is `text`."""
+    bom = ""
+    if text.startswith("\ufeff"):
+        bom, text = "\ufeff", text[1:]
+    newline = "\r\n" if "\r\n" in text else "\n"
+    lines = text.split("\n")
+    raw_lines = [x + "\n" for x in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
+    docs: list[Doc] = []
+    sep: list[str] = []
+    body: list[str] = []
+    for line in raw_lines:
+        bare = line.rstrip("\r\n")
+        if _MARKER_RE.match(bare):
+            if _has_content(body):
+                docs.append(Doc("".join(sep), "".join(body), len(docs)))
+                sep = []
+            else:
+                sep.extend(body)
+            body = []
+            rest = bare[3:].strip()
+            if bare.startswith("---") and rest and not rest.startswith("#"):
+                # `--- !tag` / `--- |`: the document starts on the marker line
+                sep.append(line[:4])
+                body.append(line[4:])
+            else:
+                sep.append(line)
+            continue
+        if bare.startswith("%") and not _has_content(body):
+            sep.extend(body)  # a directive belongs to the separator of the next document
+            body = []
+            sep.append(line)
+            continue
+        body.append(line)
+    tail = ""
+    if _has_content(body):
+        docs.append(Doc("".join(sep), "".join(body), len(docs)))
+    else:
+        tail = "".join(sep + body)
+    return Stream(name, docs, tail, newline, bom, bom + text)
+
+
+def _has_content(lines: list[str]) -> bool:
+    return any(x.strip() and not x.lstrip().startswith("#") for x in lines)
+
+
+def _entry(body: str) -> str:
+    """A document as one `- ` entry of a top-level sequence (the item text)."""
+    out: list[str] = []
+    dashed = False
+    for line in body.replace("\r\n", "\n").splitlines(keepends=True):
+        if not line.strip():
+            out.append("\n")
+        elif not dashed and not line.lstrip().startswith("#"):
+            out.append("- " + line)
+            dashed = True
+        else:
+            out.append("  " + line)
+    if out and not out[-1].endswith("\n"):
+        out[-1] += "\n"
+    return "".join(out)
+
+
+def unentry(text: str) -> str:
+    """Reverse of rlist.indent_entry(dumped, 0): the document text of an item entry."""
+    out: list[str] = []
+    dashed = False
+    for line in text.splitlines(keepends=True):
+        if not line.strip():
+            out.append("\n")
+        elif not dashed and line.startswith("- "):
+            out.append(line[2:])
+            dashed = True
+        elif line.startswith("  "):
+            out.append(line[2:])
+        else:
+            out.append(line)
+    return "".join(out)
+
+
+def make_items(stream: Stream) -> None:
+    """Read every document's identity; Kubernetes objects get an item. Raises DocError."""
+    for doc in stream.docs:
+        where = f"{stream.name or 'stdin'}: document {doc.number + 1}"
+        try:
+            frame = rlist.parse("kind: ResourceList\nitems:\n" + _entry(doc.body))
+        except rlist.InputError as e:
+            raise DocError(f"{where} is not valid YAML: {_after_colon(str(e))}") from None
+        if len(frame.items) != 1:
+            raise DocError(f"{where} could not be read as one YAML document")
+        item = frame.items[0]
+        if item.complex_meta and item.node is None:
+            # flow style or JSON: read it now, so its identity is known before process runs
+            try:
+                item.load()
+            except rlist.InputError as e:
+                raise DocError(f"{where}: {e}") from None
+            except Exception as e:  # noqa: BLE001 - parser errors of every kind
+                raise DocError(f"{where} is not valid YAML: {' '.join(str(e).split())[:300]}") from None
+            item.meta = rlist.meta_of(item.node)
+            item.complex_meta = False
+        m = item.meta
+        if not (m.is_mapping and m.kind and m.api_version):
+            continue  # not a Kubernetes object: never sent, never changed
+        doc.location = {k: m.annotations[k] for k in LOCATION_KEYS if k in m.annotations}
+        if stream.name is not None:
+            # in memory only: results and generated objects name the file; never written
+            ann = dict(m.annotations)
+            for k in LOCATION_KEYS:
+                ann.pop(k, None)
+            ann[PATH_KEY] = stream.name
+            ann[INDEX_KEY] = str(doc.number)
+            m.annotations = ann
+        doc.item = item
+
+
+def _after_colon(msg: str) -> str:
+    return msg.split(": ", 1)[1] if msg.startswith("input is not valid YAML: ") else msg
+
+
+def frame_of(streams: list[Stream], function_config: Any) -> rlist.Frame:
+    """One ResourceList frame over the items of all streams."""
+    items: list[rlist.Item] = []
+    for s in streams:
+        for it in s.items:
+            it.pos = len(items)
+            items.append(it)
+    return rlist.Frame(
+        api_version="config.kubernetes.io/v1",
+        kind="ResourceList",
+        items=items,
+        function_config_text=None,
+        function_config=function_config,
+        results=[],
+        fast=True,
+    )
+
+
+def apply(streams: list[Stream], outcome: process_mod.Outcome) -> dict[int, str]:
+    """The new text of every stream (by list index) once `outcome` is applied.
+
+    Call only for an outcome without errors. Untouched documents keep their exact bytes.
+    Raises DocError when a generated object names a stream that is not in `streams`."""
+    by_pos = dict(zip(outcome.positions, outcome.item_texts))
+    by_name = {s.name: i for i, s in enumerate(streams)}
+    extra: dict[int, list[str]] = {i: [] for i in range(len(streams))}
+    for text in outcome.generated_texts:
+        path, doc_text = _relocate(text, {})
+        if path is None:
+            target = len(streams) - 1  # no file: the end of the (last) stream
+        elif path in by_name:
+            target = by_name[path]
+        else:
+            raise DocError(
+                f"a generated object names {path!r}, which is not one of the given files; "
+                "nothing was written"
+            )
+        extra[target].append(doc_text)
+    out: dict[int, str] = {}
+    for i, s in enumerate(streams):
+        parts: list[str] = [s.bom]
+        for doc in s.docs:
+            new = _doc_output(doc, by_pos)
+            if new is None:  # removed (a generated object its run no longer needs)
+                if doc.number == 0:
+                    parts.append(doc.sep)
+                continue
+            parts.append(doc.sep)
+            parts.append(doc.body if new is _SAME else _newlines(str(new), s.newline))
+        parts.append(s.tail)
+        text = "".join(parts)
+        for doc_text in extra[i]:
+            text = _append_doc(text, _newlines(doc_text, s.newline), s.newline)
+        out[i] = text
+    return out
+
+
+_SAME = object()
+
+
+def _doc_output(doc: Doc, by_pos: dict[int, str]) -> Any:
+    """_SAME, the new document text, or None when the item was dropped."""
+    item = doc.item
+    if item is None:
+        return _SAME
+    if item.pos not in by_pos:
+        return None
+    text = by_pos[item.pos]
+    if item.text is not None:
+        if text == item.text:
+            return _SAME
+    elif not item.changed and text == rlist.render_item(item, 0):
+        return _SAME
+    new = unentry(text)
+    if process_mod.OWNER_ANNOTATION in item.meta.annotations:
+        # a regenerated object: it may carry the in-memory location of its stream
+        _path, new = _relocate(new, doc.location)
+    return new
+
+
+def _relocate(doc_text: str, keep: dict[str, str]) -> tuple[str | None, str]:
+    """Read (and drop) the location annotations of one of our generated objects; put back
+    the ones the document had in its file (`keep`). Returns (path, document text)."""
+    data = yamlio.to_plain(yamlio.rt_load(doc_text))
+    md = data.get("metadata") if isinstance(data, dict) else None
+    ann = md.get("annotations") if isinstance(md, dict) else None
+    if not isinstance(md, dict) or not isinstance(ann, dict):
+        return None, doc_text
+    path = ann.get(PATH_KEY) or ann.get(LEGACY_PATH_KEY)
+    for k in LOCATION_KEYS:
+        ann.pop(k, None)
+    ann.update(keep)
+    if not ann:
+        del md["annotations"]
+    return (str(path) if path is not None else None), yamlio.dump_block(data)
+
+
+def _newlines(text: str, newline: str) -> str:
+    return text.replace("\n", newline) if newline != "\n" else text
+
+
+def _append_doc(text: str, doc_text: str, newline: str) -> str:
+    if text and not text.endswith("\n"):
+        text += newline
+    last = text.rstrip("\r\n").rsplit("\n", 1)[-1] if text.strip() else ""
+    if text.strip("\ufeff \r\n") and not last.startswith("---"):
+        text += "---" + newline
+    return text + doc_text
+
+
+def read_config(text: str, name: str) -> Any:
+    """A functionConfig from a file (one YAML document). Raises DocError."""
+    stream = split(text, None)
+    if len(stream.docs) != 1:
+        raise DocError(
+            f"{name}: expected one YAML document (a CoschedulePolicy or a ConfigMap), "
+            f"found {len(stream.docs)}"
+        )
+    try:
+        node = yamlio.rt_load(stream.docs[0].body.replace("\r\n", "\n"))
+        rlist.check_limits(node)
+    except rlist.InputError as e:
+        raise DocError(f"{name}: {e}") from None
+    except Exception as e:  # noqa: BLE001 - parser errors of every kind
+        raise DocError(f"{name} is not valid YAML: {' '.join(str(e).split())[:300]}") from None
+    return node

@@ -1,0 +1,122 @@
+"""The console script: modes chosen by arguments, --help for `kpt fn doc`, the installer."""
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+from conftest import VENV_BIN
+from krm_fn import kustomize
+from krm_fn.cli import USAGE
+from krm_fn.cli import main
+from krm_fn.process import run_resource_list
+
+EXE = VENV_BIN / "krm-coschedule"
+QUICKSTART = ROOT / "examples" / "quickstart" / "resourcelist.yaml"
+POLICY = "apiVersion: fn.kpt.dev/v1alpha1\nkind: CoschedulePolicy\nmetadata:\n  name: p\nspec:\n  coschedule: workspaces\n"
+
+
+def _run(*args: str, stdin: bytes = b"", cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
+    assert EXE.exists(), f"{EXE} missing: pip install -e '.[test]' into the venv"
+    return subprocess.run([str(EXE), *args], input=stdin, capture_output=True, cwd=cwd, check=False)
+
+
+@pytest.mark.parametrize("flag", ["--help", "-h", "help"])
+def test_help_on_stdout(flag: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([flag]) == 0
+    cap = capsys.readouterr()
+    assert cap.out == USAGE and cap.err == ""
+    for mode in ("krm-coschedule CONFIG", "--config POLICY", "explain", "install-kustomize-plugin"):
+        assert mode in cap.out
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.startswith("krm-coschedule 0.")
+
+
+def test_krm_mode_is_the_resource_list_path() -> None:
+    data = QUICKSTART.read_bytes()
+    p = _run(stdin=data)
+    out, _outcome, code = run_resource_list(data)
+    assert p.returncode == code == 0
+    assert p.stdout.decode() == out
+    assert b"error(s)" in p.stderr
+
+
+def test_krm_mode_error_still_prints_a_list() -> None:
+    p = _run(stdin=b"kind: Deployment\n")
+    assert p.returncode == 1
+    assert p.stdout.startswith(b"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nresults:\n")
+
+
+def test_plugin_mode(tmp_path: Path) -> None:
+    (tmp_path / "policy.yaml").write_text(POLICY)
+    stream = b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n---\n# keep\napiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n"
+    p = _run(str(tmp_path / "policy.yaml"), stdin=stream)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == stream
+    p = _run(str(tmp_path / "missing.yaml"), stdin=stream)
+    assert p.returncode == 1 and p.stdout == stream
+    assert b"cannot read the plugin config" in p.stderr
+
+
+def test_bad_arguments() -> None:
+    p = _run("--nope", "a.yaml")
+    assert p.returncode == 2
+    assert b"unrecognized arguments: --nope" in p.stderr
+
+
+def test_files_mode_without_config_uses_defaults(tmp_path: Path) -> None:
+    (tmp_path / "a.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n")
+    p = _run("--files", "a.yaml", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert b"0 file(s) rewritten" in p.stderr
+
+
+def test_files_mode_bad_config(tmp_path: Path) -> None:
+    (tmp_path / "policy.yaml").write_text("a: [\n")
+    (tmp_path / "a.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n")
+    p = _run("--config", "policy.yaml", "a.yaml", cwd=tmp_path)
+    assert p.returncode == 1
+    assert b"policy.yaml is not valid YAML" in p.stderr
+
+
+def test_install_kustomize_plugin(tmp_path: Path) -> None:
+    home = tmp_path / "plugins"
+    p = _run("install-kustomize-plugin", "--plugin-home", str(home))
+    assert p.returncode == 0, p.stderr
+    exe = home / "fn.kpt.dev" / "v1alpha1" / "coschedulepolicy" / "CoschedulePolicy"
+    assert f"installed {exe}" in p.stdout.decode()
+    assert exe.stat().st_mode & 0o777 == 0o755
+    text = exe.read_text()
+    assert text.startswith("#!/bin/sh\n")
+    assert f'exec {EXE} "$@"\n' in text
+    # idempotent, and the installed plugin really is the function
+    assert _run("install-kustomize-plugin", "--plugin-home", str(home)).returncode == 0
+    assert sorted(x.name for x in exe.parent.iterdir()) == ["CoschedulePolicy"]
+    (tmp_path / "policy.yaml").write_text(POLICY)
+    stream = b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n"
+    r = subprocess.run([str(exe), str(tmp_path / "policy.yaml")], input=stream, capture_output=True, check=False)
+    assert r.returncode == 0 and r.stdout == stream
+
+
+def test_default_plugin_home(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("KUSTOMIZE_PLUGIN_HOME", str(tmp_path / "k"))
+    assert kustomize.default_plugin_home() == tmp_path / "k"
+    monkeypatch.delenv("KUSTOMIZE_PLUGIN_HOME")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "x"))
+    assert kustomize.default_plugin_home() == tmp_path / "x" / "kustomize" / "plugin"
+
+
+def test_plugin_script_quotes_paths() -> None:
+    script = kustomize.plugin_script(["/opt/my venv/bin/krm-coschedule"])
+    assert "exec '/opt/my venv/bin/krm-coschedule' \"$@\"\n" in script
+
+
+def test_python_m_works() -> None:
+    p = subprocess.run([str(VENV_BIN / "python"), "-m", "krm_fn", "--help"], capture_output=True, check=False, env={**os.environ})
+    assert p.returncode == 0 and p.stdout.decode() == USAGE

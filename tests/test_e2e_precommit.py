@@ -1,0 +1,125 @@
+"""End-to-end with the real pre-commit: `pre-commit try-repo` of this repository (the
+hooks in .pre-commit-hooks.yaml, installed by pre-commit itself) in a throwaway git
+repository, and the same hook definition run through `pre-commit run` with a stand-in
+transform. Regenerate expected files with KRM_UPDATE_EXPECTED=1."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import fake_transform
+from conftest import ROOT
+from conftest import require_tool
+from e2e_util import check_expected
+from e2e_util import documents
+from e2e_util import normalized
+from e2e_util import snapshot
+from e2e_util import stdin_objects
+from krm_fn import yamlio
+
+pytestmark = pytest.mark.e2e
+
+EXAMPLE = ROOT / "examples" / "pre-commit"
+MANIFESTS = ["manifests/pipeline.yaml", "manifests/pipelinerun.yaml"]
+
+
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.name=test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false", *args],
+        cwd=repo, check=True, capture_output=True,
+    )
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    require_tool("git")
+    r = tmp_path / "repo"
+    (r / "manifests").mkdir(parents=True)
+    for m in MANIFESTS:
+        shutil.copy(EXAMPLE / m, r / m)
+    shutil.copy(EXAMPLE / "coschedule-policy.yaml", r / "coschedule-policy.yaml")
+    _git(r, "init", "-q")
+    _git(r, "add", "-A")
+    _git(r, "commit", "-qm", "init")
+    return r
+
+
+def _pre_commit(repo: Path, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    exe = require_tool("pre-commit")
+    env = dict(os.environ)
+    env["PRE_COMMIT_HOME"] = str(home)
+    env.pop("PRE_COMMIT_ALLOW_NO_CONFIG", None)
+    return subprocess.run([exe, *args, "--color", "never"], cwd=repo, capture_output=True, text=True, env=env, check=False)
+
+
+def test_try_repo(repo: Path, tmp_path: Path) -> None:
+    home = tmp_path / "pre-commit-home"
+    before = snapshot(repo / "manifests")
+    p = _pre_commit(repo, home, "try-repo", str(ROOT), "krm-coschedule", "--all-files")
+    after = snapshot(repo / "manifests")
+    out = p.stdout + p.stderr
+    changed = after != before
+    assert p.returncode == (1 if changed else 0), out
+    assert ("files were modified by this hook" in out) == changed, out
+    for rel, data in after.items():
+        check_expected(EXAMPLE / ".expected" / "manifests" / rel, data.decode())
+    assert sorted(after) == sorted(before)
+    # the hook runs without --config: the defaults, which the example policy spells out
+    assert yamlio.to_plain(yamlio.rt_load((repo / "coschedule-policy.yaml").read_text()))["spec"] == {"coschedule": "workspaces"}
+    got = normalized([d for m in MANIFESTS for d in documents((repo / m).read_text())])
+    assert got == stdin_objects([EXAMPLE / m for m in MANIFESTS], EXAMPLE / "coschedule-policy.yaml")
+    # second run: nothing left to do
+    p = _pre_commit(repo, home, "try-repo", str(ROOT), "krm-coschedule", "--all-files")
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert snapshot(repo / "manifests") == after
+    # the check hook agrees, and changes nothing
+    p = _pre_commit(repo, home, "try-repo", str(ROOT), "krm-coschedule-check", "--all-files")
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "Passed" in p.stdout
+
+
+def _local_config(repo: Path, entry: str, hook_id: str = "krm-coschedule") -> None:
+    """The hook as .pre-commit-hooks.yaml declares it, with `entry` as the command."""
+    hooks = yamlio.to_plain(yamlio.rt_load((ROOT / ".pre-commit-hooks.yaml").read_text()))
+    hook = dict(next(h for h in hooks if h["id"] == hook_id))
+    assert hook["entry"].startswith("krm-coschedule ")
+    hook["entry"] = entry + hook["entry"][len("krm-coschedule"):]
+    hook["language"] = "system"  # already installed: the stand-in wrapper
+    hook["args"] = ["--config", "coschedule-policy.yaml"]
+    config = {"repos": [{"repo": "local", "hooks": [hook]}]}
+    (repo / ".pre-commit-config.yaml").write_text(yamlio.dump_block(config))
+    _git(repo, "add", "-A")
+
+
+def test_hook_with_a_transform_that_generates(repo: Path, tmp_path: Path) -> None:
+    wrapper = fake_transform.write_wrapper(tmp_path / "bin")
+    _local_config(repo, str(wrapper))
+    home = tmp_path / "pre-commit-home"
+    p = _pre_commit(repo, home, "run", "--all-files")
+    out = p.stdout + p.stderr
+    assert p.returncode == 1, out
+    assert "files were modified by this hook" in out
+    assert "rewrote manifests/pipelinerun.yaml" in out
+    run = (repo / "manifests" / "pipelinerun.yaml").read_text()
+    assert run.startswith("# A run of build-and-test")
+    assert "\n---\napiVersion: apps/v1\nkind: StatefulSet\n" in run
+    assert (repo / "manifests" / "pipeline.yaml").read_bytes() == (EXAMPLE / "manifests" / "pipeline.yaml").read_bytes()
+    after = snapshot(repo)
+    p = _pre_commit(repo, home, "run", "--all-files")
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert snapshot(repo) == after
+
+
+def test_check_hook_reports_and_changes_nothing(repo: Path, tmp_path: Path) -> None:
+    wrapper = fake_transform.write_wrapper(tmp_path / "bin")
+    _local_config(repo, str(wrapper), "krm-coschedule-check")
+    before = snapshot(repo)
+    p = _pre_commit(repo, tmp_path / "home", "run", "--all-files")
+    assert p.returncode == 1
+    assert "+kind: StatefulSet" in p.stdout  # the diff is shown
+    assert "would rewrite manifests/pipelinerun.yaml" in p.stdout + p.stderr
+    assert snapshot(repo) == before

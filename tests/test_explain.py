@@ -1,0 +1,158 @@
+"""`krm-coschedule explain`: the plan from process(), as a table or a Mermaid diagram."""
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+import fake_transform
+from krm_fn import explain
+from krm_fn import process
+from krm_fn.cli import main
+from krm_fn.process import Plan
+from krm_fn.results import ResourceRef
+
+PLANS = [
+    Plan(
+        ResourceRef("tekton.dev/v1", "PipelineRun", "build-1", "ci"),
+        "workspaces",
+        [
+            {
+                "name": "affinity-assistant-0123456789",
+                "tasks": ["fetch", "build"],
+                "claims": [
+                    {"template": "pvc-aaaaaaaaaa", "claim": "pvc-aaaaaaaaaa-affinity-assistant-0123456789-0", "bindings": ["spec.workspaces[0]"]},
+                ],
+                "volumes": [],
+            },
+            {"name": "affinity-assistant-9876543210", "tasks": ["report"], "claims": [], "volumes": ["build-cache"]},
+        ],
+    ),
+    Plan(ResourceRef("tekton.dev/v1", "PipelineRun", "quiet"), "disabled", []),
+]
+
+TABLE = """\
+RUN                     MODE        ASSISTANT                      TASKS           CLAIM                                           TEMPLATE          BOUND BY
+PipelineRun ci/build-1  workspaces  affinity-assistant-0123456789  fetch, build    pvc-aaaaaaaaaa-affinity-assistant-0123456789-0  pvc-aaaaaaaaaa    spec.workspaces[0]
+                                    affinity-assistant-9876543210  report          build-cache                                     (existing claim)
+PipelineRun quiet       disabled    -                              (no assistant)
+"""
+
+MERMAID = """\
+flowchart LR
+  subgraph r0["PipelineRun ci/build-1 · workspaces"]
+    r0a0{{"assistant affinity-assistant-0123456789"}}
+    r0a0t0["task fetch"] --> r0a0
+    r0a0t1["task build"] --> r0a0
+    r0a0 -- "spec.workspaces[0]" --> r0a0c0[("pvc-aaaaaaaaaa-affinity-assistant-0123456789-0 (template pvc-aaaaaaaaaa)")]
+    r0a1{{"assistant affinity-assistant-9876543210"}}
+    r0a1t0["task report"] --> r0a1
+    r0a1 -.-> r0a1v0[("build-cache (existing claim)")]
+  end
+  subgraph r1["PipelineRun quiet · disabled"]
+    r1none["no assistant"]
+  end
+"""
+
+
+def test_table() -> None:
+    assert explain.table(PLANS) == TABLE
+
+
+def test_mermaid() -> None:
+    assert explain.mermaid(PLANS) == MERMAID
+
+
+def test_empty_plan() -> None:
+    assert explain.table([]).startswith("No run is coscheduled")
+    assert explain.mermaid([]) == 'flowchart LR\n  none["no run is coscheduled"]\n'
+
+
+def test_mermaid_escapes_quotes() -> None:
+    p = Plan(ResourceRef("tekton.dev/v1", "PipelineRun", 'x"<y>'), "pipelineruns", [])
+    assert '"PipelineRun x#quot;#lt;y#gt; · pipelineruns"' in explain.mermaid([p])
+
+
+POLICY = "apiVersion: fn.kpt.dev/v1alpha1\nkind: CoschedulePolicy\nmetadata:\n  name: p\nspec:\n  coschedule: workspaces\n"
+PIPELINE = "apiVersion: tekton.dev/v1\nkind: Pipeline\nmetadata:\n  name: build\n  namespace: ci\nspec:\n  tasks: []\n"
+RUN = """\
+apiVersion: tekton.dev/v1
+kind: PipelineRun
+metadata:
+  name: build-1
+  namespace: ci
+spec:
+  pipelineRef:
+    name: build
+  workspaces:
+  - name: src
+    volumeClaimTemplate:
+      spec:
+        accessModes: [ReadWriteOnce]
+"""
+
+
+@pytest.fixture
+def spy(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The fake transform, and a record of every process.process() call."""
+    from krm_fn import tekton
+
+    monkeypatch.setattr(tekton, "handle_pipelinerun", fake_transform.handle_pipelinerun)
+    calls: list[int] = []
+    real = process.process
+
+    def counting(*a, **kw):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        return real(*a, **kw)
+
+    monkeypatch.setattr(process, "process", counting)
+    return calls
+
+
+def test_explain_files(spy: list[int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("policy.yaml").write_text(POLICY)
+    Path("pipeline.yaml").write_text(PIPELINE)
+    Path("run.yaml").write_text(RUN)
+    assert main(["explain", "--config", "policy.yaml", "pipeline.yaml", "run.yaml"]) == 0
+    out = capsys.readouterr().out
+    assert spy, "explain must go through process.process()"
+    assert out.splitlines()[0].split() == ["RUN", "MODE", "ASSISTANT", "TASKS", "CLAIM", "TEMPLATE", "BOUND", "BY"]
+    assert "PipelineRun ci/build-1" in out and "spec.workspaces[0]" in out
+    assert Path("run.yaml").read_text() == RUN  # explain never writes
+    assert main(["explain", "--format", "mermaid", "--config", "policy.yaml", "pipeline.yaml", "run.yaml"]) == 0
+    assert capsys.readouterr().out.startswith("flowchart LR\n  subgraph r0[\"PipelineRun ci/build-1 · workspaces\"]")
+
+
+def test_explain_stdin(spy: list[int], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    rl = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
+    for doc in (PIPELINE, RUN):
+        rl += "".join(("- " if i == 0 else "  ") + line for i, line in enumerate(doc.splitlines(True)))
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(rl.encode())))
+    assert main(["explain"]) == 0
+    assert spy
+    assert "affinity-assistant-" in capsys.readouterr().out
+
+
+def test_explain_errors(spy: list[int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("policy.yaml").write_text(POLICY)
+    Path("run.yaml").write_text(RUN)
+    assert main(["explain", "--config", "policy.yaml", "run.yaml"]) == 1  # the Pipeline is missing
+    cap = capsys.readouterr()
+    assert cap.out == ""
+    assert "run.yaml: [error] tekton.dev/v1/PipelineRun/ci/build-1 spec.pipelineRef.name" in cap.err
+
+
+def test_explain_bad_stdin(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"kind: Deployment\n")))
+    assert main(["explain"]) == 1
+    assert "expected one ResourceList" in capsys.readouterr().err
+
+
+def test_explain_bad_format(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as e:
+        main(["explain", "--format", "svg"])
+    assert e.value.code == 2
+    assert "invalid choice" in capsys.readouterr().err

@@ -1,0 +1,228 @@
+"""Multi-document streams: exact splitting, items, and the kustomize plugin mode."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+
+import fake_transform
+from krm_fn import process
+from krm_fn import rlist
+from krm_fn import streams
+from krm_fn import yamlio
+from krm_fn.kustomize import run_plugin
+
+RUN = """\
+apiVersion: tekton.dev/v1
+kind: PipelineRun
+metadata:
+  name: build
+  namespace: ci
+spec:
+  workspaces:
+  - name: src
+    volumeClaimTemplate:
+      spec:
+        accessModes: [ReadWriteOnce]
+"""
+CM = """\
+# a comment that belongs to the ConfigMap
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: c}
+data:
+  a: "yes"   # quoted on purpose
+"""
+POLICY = "apiVersion: fn.kpt.dev/v1alpha1\nkind: CoschedulePolicy\nmetadata:\n  name: p\nspec:\n  coschedule: workspaces\n"
+
+# streams the function must hand back byte for byte when nothing applies to them
+UNCHANGED = [
+    "",
+    "# only a comment\n",
+    "---\n",
+    CM,
+    "# license header\n---\n" + CM + "---\n" + CM,
+    CM + "...\n---\n" + CM,
+    "%YAML 1.2\n---\n" + CM,
+    CM.replace("\n", "\r\n"),
+    CM.rstrip("\n"),
+    "\ufeff" + CM,
+    '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "j"}, "data": {"on": "off"}}\n',
+    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: t\ndata:\n  x: |\n    a\tb\n",
+    "- a\n- b\n",
+    "just a string\n",
+    "name: no-kind\non: push\n",
+    CM + "---\n---\n# trailing comment\n",
+    "apiVersion: tekton.dev/v1\nkind: Pipeline\nmetadata:\n  name: p\n",
+]
+
+
+@pytest.mark.parametrize("text", UNCHANGED)
+def test_split_keeps_every_byte(text: str) -> None:
+    s = streams.split(text)
+    assert s.bom + "".join(d.sep + d.body for d in s.docs) + s.tail == text
+    assert s.raw == text
+
+
+@settings(database=None)  # never write .hypothesis/ into the repository
+@given(st.lists(st.sampled_from(["---\n", "...\n", "# c\n", "a: 1\n", "\n", "  b: 2\n", "--- # x\n", "%TAG\n", "-- \n"]), max_size=30))
+def test_split_property(lines: list[str]) -> None:
+    text = "".join(lines)
+    s = streams.split(text)
+    assert "".join(d.sep + d.body for d in s.docs) + s.tail == text
+    for d in s.docs:
+        assert any(x.strip() and not x.lstrip().startswith("#") for x in d.body.splitlines())
+
+
+def test_split_documents() -> None:
+    s = streams.split("# head\n---\n" + RUN + "---\n" + CM)
+    assert [d.sep for d in s.docs] == ["# head\n---\n", "---\n"]
+    assert [d.body for d in s.docs] == [RUN, CM]
+    assert s.newline == "\n"
+    assert streams.split(RUN.replace("\n", "\r\n")).newline == "\r\n"
+
+
+def test_make_items_only_kubernetes_objects() -> None:
+    s = streams.split(RUN + "---\n- a\n---\nname: x\n---\n" + '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "j"}}\n')
+    streams.make_items(s)
+    kinds = [d.item.meta.kind if d.item else None for d in s.docs]
+    assert kinds == ["PipelineRun", None, None, "ConfigMap"]
+
+
+def test_make_items_sets_location_in_memory_only() -> None:
+    s = streams.split(RUN.replace("  namespace: ci\n", "  namespace: ci\n  annotations:\n    config.kubernetes.io/path: ../evil.yaml\n"), "dir/run.yaml")
+    streams.make_items(s)
+    item = s.docs[0].item
+    assert item is not None
+    assert item.meta.annotations[streams.PATH_KEY] == "dir/run.yaml"
+    assert streams.LEGACY_PATH_KEY not in item.meta.annotations
+    assert s.docs[0].location == {streams.LEGACY_PATH_KEY: "../evil.yaml"}
+    assert item.text is not None and "dir/run.yaml" not in item.text
+
+
+def test_make_items_bad_yaml_is_a_doc_error() -> None:
+    s = streams.split(CM + "---\n{\"apiVersion\": \"v1\", \"kind\": [\n", "x.yaml")
+    with pytest.raises(streams.DocError, match=r"x.yaml: document 2 is not valid YAML"):
+        streams.make_items(s)
+
+
+def test_head_comment_stays_after_the_dash() -> None:
+    # before the dash kpt would give the comment to the previous item (another file)
+    assert rlist.indent_entry("# head\na: 1\n", 0) == "- # head\n  a: 1\n"
+    assert streams.unentry("- # head\n  a: 1\n") == "# head\na: 1\n"
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": {"k": "yes"}},
+        {"a": [{"b": 1}, "c"], "d": {}},
+    ],
+)
+def test_unentry_reverses_indent_entry(doc: dict) -> None:
+    text = yamlio.dump_block(doc)
+    assert streams.unentry(rlist.indent_entry(text, 0)) == text
+
+
+@pytest.mark.parametrize("text", UNCHANGED)
+def test_plugin_passthrough(text: str) -> None:
+    # the stub transform and a default policy change nothing: every byte comes back
+    out, results, code = _plugin(text, POLICY)
+    assert code == 0, results
+    assert out == text
+
+
+def _plugin(text: str, policy: str, tmp: Path | None = None) -> tuple[str, list, int]:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        p = Path(d) / "policy.yaml"
+        p.write_text(policy)
+        return run_plugin(str(p), text.encode())
+
+
+@pytest.fixture
+def fake(monkeypatch: pytest.MonkeyPatch) -> None:
+    from krm_fn import tekton
+
+    monkeypatch.setattr(tekton, "handle_pipelinerun", fake_transform.handle_pipelinerun)
+
+
+KUSTOMIZE_IN = """\
+apiVersion: tekton.dev/v1
+kind: PipelineRun
+metadata:
+  annotations:
+    kustomize.config.k8s.io/id: |
+      group: tekton.dev
+      kind: PipelineRun
+      name: build
+      namespace: ci
+      version: v1
+  name: build
+  namespace: ci
+spec:
+  workspaces:
+  - name: src
+    volumeClaimTemplate:
+      spec:
+        accessModes:
+        - ReadWriteOnce
+---
+apiVersion: v1
+data:
+  a: "yes"
+kind: ConfigMap
+metadata:
+  annotations:
+    kustomize.config.k8s.io/id: |
+      kind: ConfigMap
+      name: c
+      version: v1
+  name: c
+"""
+
+
+def test_plugin_rewrites_and_appends(fake: None) -> None:
+    out, results, code = _plugin(KUSTOMIZE_IN, POLICY)
+    assert code == 0, [r.message for r in results]
+    docs = streams.split(out).docs
+    assert len(docs) == 3
+    # the untouched ConfigMap is the exact input document
+    assert docs[1].body == KUSTOMIZE_IN.split("---\n")[1]
+    run = yamlio.to_plain(yamlio.rt_load(docs[0].body))
+    assert run["metadata"]["annotations"]["kustomize.config.k8s.io/id"].startswith("group: tekton.dev")
+    assert "persistentVolumeClaim" in run["spec"]["workspaces"][0]
+    sts = yamlio.to_plain(yamlio.rt_load(docs[2].body))
+    assert sts["kind"] == "StatefulSet"
+    # never another item's ids, never a location annotation
+    assert set(sts["metadata"]["annotations"]) == {process.OWNER_ANNOTATION}
+    # a second pass (kustomize output fed back) changes nothing
+    again, _r, code2 = _plugin(out, POLICY)
+    assert code2 == 0 and again == out
+
+
+def test_plugin_error_leaves_stream_unchanged(fake: None) -> None:
+    text = KUSTOMIZE_IN.replace(
+        "    kustomize.config.k8s.io/id: |\n      group", f"    {fake_transform.ERROR_ANNOTATION}: x\n    kustomize.config.k8s.io/id: |\n      group", 1
+    )
+    out, results, code = _plugin(text, POLICY)
+    assert code == 1
+    assert out == text
+    assert any(r.severity == "error" and "fake error" in r.message for r in results), [r.message for r in results]
+
+
+def test_plugin_bad_config() -> None:
+    out, results, code = _plugin(CM, "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\n")
+    assert code == 1 and out == CM
+    assert "unsupported functionConfig" in results[0].message
+
+
+def test_plugin_bad_yaml_document() -> None:
+    text = CM + "---\n{\"kind\": [\n"
+    out, results, code = _plugin(text, POLICY)
+    assert code == 1 and out == text
+    assert "document 2 is not valid YAML" in results[0].message
