@@ -108,6 +108,7 @@ def configmap(n: int, ns: str, path: str, idx: int, rnd: random.Random) -> str:
 
 
 def pipelinerun(n: int, ns: str, path: str, idx: int, rnd: random.Random) -> str:
+    # the Pipeline is embedded: coschedule `workspaces` needs to see which tasks use a PVC
     return (
         f"- # nightly build {n}\n"
         "  apiVersion: tekton.dev/v1\n"
@@ -117,11 +118,37 @@ def pipelinerun(n: int, ns: str, path: str, idx: int, rnd: random.Random) -> str
         f"    namespace: {ns}\n"
         + _ann(path, idx)
         + "  spec:\n"
-        "    pipelineRef:\n"
-        "      name: build-and-test\n"
         "    params:\n"
         "    - name: revision\n"
         f'      value: "{rnd.randrange(16**8):08x}"\n'
+        "    pipelineSpec:\n"
+        "      workspaces:\n"
+        "      - name: source\n"
+        "      - name: cache\n"
+        "      tasks:\n"
+        "      - name: clone # fetches the revision\n"
+        "        taskRef:\n"
+        "          name: git-clone\n"
+        "        workspaces:\n"
+        "        - name: output\n"
+        "          workspace: source\n"
+        "      - name: test\n"
+        "        runAfter: [clone]\n"
+        "        taskRef:\n"
+        "          name: go-test\n"
+        "        workspaces:\n"
+        "        - name: source\n"
+        "          workspace: source\n"
+        "      - name: warm-cache\n"
+        "        taskRef:\n"
+        "          name: cache-fetch\n"
+        "        workspaces:\n"
+        "        - name: cache\n"
+        "          workspace: cache\n"
+        "      - name: notify\n"
+        "        runAfter: [test]\n"
+        "        taskRef:\n"
+        "          name: send-to-chat\n"
         "    workspaces:\n"
         "    - name: source # cloned repo\n"
         "      volumeClaimTemplate:\n"

@@ -136,7 +136,10 @@ def machine() -> str:
     except OSError:
         pass
     where = subprocess.run(
-        [sys.executable, "-c", "import krm_fn; print(krm_fn.__file__)"], capture_output=True, text=True
+        [sys.executable, "-c", "import krm_fn; print(krm_fn.__file__)"],
+        capture_output=True,
+        text=True,
+        cwd=tempfile.gettempdir(),
     ).stdout.strip()
     install = "regular install" if "site-packages" in where else "editable install (adds ~25 ms to every start)"
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
