@@ -4,11 +4,20 @@ and write every item the policy leaves alone back as the exact text it came in.
 Fast path: block-style YAML with items as a block sequence. Items are located by
 indentation alone; identity (apiVersion, kind, name, namespace, annotations) is read by a
 small indentation-aware scanner. Only items that a transform needs are parsed, one at a
-time, with the comment-preserving round-trip loader.
+time, with the comment-preserving round-trip loader. Top-level sections are written back
+where and as they came; only `items` (rewritten or generated entries) and `results` change.
 
-Fallback: anything the scanner is not sure about (JSON, a flow `items` list, tabs,
-directives, odd indentation, aliases across items) is parsed whole with the round-trip
-loader and re-emitted in block style.
+Per item, what the scanner is not sure about (quoted or typed identity values, multi-line
+scalars, flow metadata, odd indentation inside the item) sets `complex_meta`: that item alone
+is parsed to learn its identity. One-line flow items (kpt passes JSON files through as
+`- {"apiVersion": ...}`) are read with libyaml.
+
+Fallback: what makes slicing itself unsafe (a JSON document or a flow `items` list, an alias
+to an anchor in another item, a document marker or directive, a CR or Unicode line
+separator, a line indented less than its item, a duplicate top-level key, a section that
+does not parse alone) sends the whole input to the round-trip loader, re-emitted in block
+style. Tabs need no rule of their own (see _split). Known limit: the fast path does not
+validate the syntax of items it never parses; their bytes are echoed as they came.
 """
 from __future__ import annotations
 
