@@ -558,7 +558,6 @@ def _entries(text: str, a: int, b: int, ind: int, outer: int) -> list[tuple[str,
 
 
 _WANTED_META = ("name", "namespace", "generateName")
-_SPECIAL_ANNOTATIONS = ("config.kubernetes.io/", "internal.", "krm-coschedule.dev/")
 
 
 def _single(text: str, v: str | None, a: int, b: int) -> Any:
@@ -617,10 +616,11 @@ def _read_metadata(chunk: str, a: int, b: int, mi: int, c: int, meta: Meta) -> N
                 raise _Unsafe("annotations is not a mapping")
             for ak, av, aa, ab in _entries(chunk, ma, mb, ai, mi):
                 val = _single(chunk, av, aa, ab)
-                if ak.startswith(_SPECIAL_ANNOTATIONS) and (not isinstance(val, str) or ak in meta.annotations):
+                # unsure of a value (a block scalar, an escape JSON lacks, a number): parse
+                # the item, so that meta.annotations is always exactly what a reader sees
+                if not isinstance(val, str) or ak in meta.annotations:
                     raise _Unsafe(ak)
-                if isinstance(val, str):
-                    meta.annotations[ak] = val
+                meta.annotations[ak] = val
 
 
 def _flow_identity(item: Item, after: str, chunk: str, eol: int) -> None:
@@ -642,7 +642,7 @@ def _flow_identity(item: Item, after: str, chunk: str, eol: int) -> None:
     if isinstance(md, dict):
         plain += [md.get(k) for k in _WANTED_META]
     if isinstance(ann, dict):
-        plain += [v for k, v in ann.items() if str(k).startswith(_SPECIAL_ANNOTATIONS)]
+        plain += list(ann.values())
     # YAML 1.1 (libyaml) and 1.2 (ruamel) disagree on yes/no/on/off: keep only plain strings
     if not isinstance(node, dict) or not all(x is None or isinstance(x, str) for x in plain):
         return
