@@ -380,3 +380,23 @@ def test_rewritten_item_keeps_its_sequence_indentation(monkeypatch: pytest.Monke
     assert code == 0
     assert "      - name: source\n" in out
     assert "bench/touched" in out
+
+
+def test_generated_list_with_the_real_transforms_matches_full_round_trip() -> None:
+    text = gen.generate(150, 0.1, seed=11)
+    frame, out, code = _run(text, fast=True)
+    assert frame.fast and code == 0, out[-2000:]
+    _full_frame, reference, ref_code = _run(text, fast=False)
+    assert ref_code == 0
+    assert _data(out) == _data(reference)
+    touched = {it.pos for it in frame.items if it.changed}
+    assert touched  # the PipelineRuns are rewritten, and StatefulSets generated
+    assert out.count("kind: StatefulSet") == reference.count("kind: StatefulSet") > 0
+    pos = 0
+    for it in frame.items:
+        assert it.text is not None
+        if it.pos in touched:
+            continue
+        at = out.find(it.text, pos)
+        assert at >= 0, f"untouched item {it.pos} ({it.meta.kind}) is not in the output verbatim"
+        pos = at + len(it.text)
