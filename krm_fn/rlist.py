@@ -250,10 +250,18 @@ def _split(text: str) -> Frame:
             if line.rstrip() == "---" and cur is None and doc_start is None:
                 doc_start = (start, start + len(line) + 1)
                 continue
-            if line.rstrip() == "..." and cur is not None and _only_blank_or_comment(text, start + len(line) + 1):
+            after_marker = start + len(line) + 1
+            if line.rstrip() == "..." and cur is not None and _only_blank_or_comment(text, after_marker):
                 end = start  # document end, then only comments
                 break
-            raise _Unsafe("document marker")  # the full parse tells one document from several
+            if cur is not None and line.startswith("---") and not _only_blank_or_comment(text, after_marker):
+                lineno = text.count("\n", 0, start) + 1
+                raise InputError(
+                    f"line {lineno}: a second YAML document starts here; "
+                    "the function reads exactly one ResourceList on stdin (to rewrite a "
+                    "multi-document file, use `krm-coschedule --config POLICY FILE`)"
+                )
+            raise _Unsafe("document marker")  # the full parse tells what it is
         if c0 == "-":
             if cur is None:
                 raise _Unsafe("content before the first key")

@@ -191,7 +191,7 @@ def test_invalid_input_is_refused_both_ways(name: str) -> None:
     try:
         frame = rlist.parse(INVALID[name])
     except rlist.InputError as fast:
-        assert str(fast) == str(full.value)
+        assert str(fast) == str(full.value) or "second YAML document" in str(fast)
         return
     # the fast path may only meet the problem when it parses that item: an error result
     outcome = process.process(frame)
@@ -293,8 +293,11 @@ def test_trailing_comments_stay_after_generated_items() -> None:
 
 
 def test_second_document_is_an_input_error() -> None:
-    with pytest.raises(rlist.InputError, match="several YAML documents"):
+    lines = KPT.count("\n")
+    with pytest.raises(rlist.InputError, match=f"line {lines + 1}: a second YAML document starts here"):
         rlist.parse(KPT + "---\napiVersion: v1\nkind: List\n")
+    with pytest.raises(rlist.InputError, match="several YAML documents"):
+        rlist.parse(KPT + "---\n# only a comment\n")  # an empty second document: the full parse says so
 
 
 def test_duplicate_top_level_key_is_an_input_error() -> None:
