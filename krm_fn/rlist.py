@@ -447,6 +447,8 @@ _BOOL_NULL_WORDS = frozenset(
 
 
 def _strip_comment(v: str) -> str:
+    if v.lstrip().startswith("#"):
+        return ""
     k = v.find(" #")
     return (v[:k] if k >= 0 else v).strip()
 

@@ -168,6 +168,7 @@ CASES: dict[str, tuple[str, bool]] = {
         True,
     ),
     "empty-items": (HEAD + "items: []\n", True),
+    "comment-after-items-key": (KPT.replace("items:\n", "items: # the package\n"), True),
     "null-items": (HEAD + "items:\n", True),
     "with-pipelinerun": (KPT + PIPELINERUN, True),
 }
