@@ -67,7 +67,7 @@ class Item:
         if self.node is None:
             assert self.text is not None
             self.node = _load_item_text(self.text)
-            check_limits(self.node)
+            check_limits(self.node, "the object")
             self.before = yamlio.to_plain(self.node)
         return self.node
 
@@ -169,12 +169,15 @@ def _split(text: str) -> Frame:
     cur: str | None = None
     while i < n:
         line = lines[i]
-        if line[0] == " " or _is_blank_or_comment(line) or line[0] == "-":
+        s = line.rstrip()
+        # a document marker starts with "-" too: test it before treating "-" as an item line
+        if s not in ("---", "...") and (line[0] in " -" or _is_blank_or_comment(line)):
             if cur is None:
                 raise _Unsafe("content before first key")
             i += 1
             continue
-        s = line.rstrip()
+        if s.startswith(("--- ", "---\t")):
+            raise _Unsafe("document marker with content")
         if s in ("---", "..."):
             rest = lines[i + 1 :]
             if any(not _is_blank_or_comment(x) and x.strip() not in ("---", "...") for x in rest):
@@ -275,11 +278,7 @@ def _check_wrapper(kind: str) -> None:
 
 
 def _load_section(section_text: str, key: str) -> Any:
-    try:
-        root = yamlio.rt_load(section_text)
-    except Exception as e:  # noqa: BLE001 - any parse error is an input error
-        raise InputError(f"{key} is not valid YAML: {_short(e)}") from None
-    check_limits(root)
+    root = load_guarded(section_text, key)
     return root.get(key) if isinstance(root, dict) else None
 
 
@@ -525,10 +524,7 @@ def _load_item_text(chunk: str) -> Any:
     out.append(after if after.strip() else "\n")
     for line in lines[k + 1 :]:
         out.append(line[min(_indent(line), cut) :] if line.strip() else "\n")
-    try:
-        return yamlio.rt_load("".join(out))
-    except RecursionError:
-        raise InputError(f"an item nests deeper than {MAX_DEPTH} levels; flatten it") from None
+    return load_guarded("".join(out), "the object", limits=False)
 
 
 def render_item(item: Item, d: int) -> str:
@@ -564,19 +560,7 @@ def indent_entry(dumped: str, d: int) -> str:
 
 
 def _full_parse(text: str) -> Frame:
-    try:
-        root = yamlio.rt_yaml().load(text)
-    except RecursionError:
-        raise InputError(f"the input nests deeper than {MAX_DEPTH} levels; flatten it") from None
-    except Exception as e:  # noqa: BLE001 - parser errors of every kind
-        name = type(e).__name__
-        if "Composer" in name and "document" in str(e):
-            raise InputError(
-                "the input holds several YAML documents; the function reads exactly one "
-                "ResourceList on stdin (to rewrite a multi-document file, use "
-                "`krm-coschedule --config POLICY FILE`)"
-            ) from None
-        raise InputError(f"input is not valid YAML: {_short(e)}") from None
+    root = load_guarded(text, "the input")
     if not isinstance(root, dict):
         raise InputError(
             f"input is a YAML {_type_name(root)}, not a ResourceList: expected a mapping with "
@@ -661,7 +645,130 @@ def _short(e: Exception) -> str:
     return s[:400]
 
 
-def check_limits(root: Any) -> None:
+def load_guarded(text: str, what: str, limits: bool = True) -> Any:
+    """Parse `text` with the round-trip loader, bounded: nesting is measured on the event
+    stream first (the loader recurses, and slows down sharply on deep flow nesting), alias
+    expansion after (`check_limits`; skipped when the caller runs it itself). Every failure
+    is an InputError whose message starts with `what`."""
+    dup = _scan_events(text, what)
+    try:
+        root = yamlio.rt_load(text)
+    except RecursionError:
+        raise InputError(f"{what} nests deeper than {MAX_DEPTH} levels; flatten it") from None
+    except Exception as e:  # noqa: BLE001 - parser errors of every kind
+        raise InputError(f"{what} is not valid YAML: {_describe(e, dup)}") from None
+    if limits:
+        check_limits(root, what)
+    return root
+
+
+def _describe(e: Exception, dup: tuple[str, str, int, int] | None) -> str:
+    """A one-line reason with the place and the fix, instead of the parser's dump."""
+    name = type(e).__name__
+    problem = str(getattr(e, "problem", "") or "")
+    mark = getattr(e, "problem_mark", None)
+    at = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+    if name == "DuplicateKeyError":
+        if dup is not None:
+            path, key, first, second = dup
+            return (
+                f"duplicate key {key!r} at {path} (lines {first} and {second}); a key may "
+                "appear only once in a mapping: keep one of them"
+            )
+        return f"{problem} ({at}); a key may appear only once in a mapping: keep one of them"
+    if "Composer" in name and "document" in str(e):
+        return (
+            "it holds several YAML documents; the function reads exactly one ResourceList on "
+            "stdin (to rewrite a multi-document file, use `krm-coschedule --config POLICY FILE`)"
+        )
+    if "\\t" in problem or "\t" in problem:
+        return f"a tab character at {at}; YAML indentation must be spaces: replace the tab"
+    if problem and at:
+        ctx = str(getattr(e, "context", "") or "")
+        return f"{ctx + ': ' if ctx else ''}{problem} at {at}"
+    return _short(e)
+
+
+class _Frame:
+    __slots__ = ("is_map", "seen", "expect_key", "key", "index", "is_key")
+
+    def __init__(self, is_map: bool, is_key: bool) -> None:
+        self.is_map = is_map
+        self.seen: dict[str, int] = {}
+        self.expect_key = True
+        self.key = ""
+        self.index = 0
+        self.is_key = is_key
+
+
+def _path_of(stack: list[_Frame]) -> str:
+    out = ""
+    for f in stack:
+        if f.is_map:
+            out += ("." if out else "") + f.key
+        else:
+            out += f"[{f.index}]"
+    return out or "the top level"
+
+
+def _scan_events(text: str, what: str) -> tuple[str, str, int, int] | None:
+    """Walk libyaml's event stream (iterative, C speed, no tree): refuse nesting deeper than
+    MAX_DEPTH, and note the first duplicate mapping key (path, key, line, line) so that a
+    DuplicateKeyError from the round-trip loader can name the field. A syntax error stops the
+    walk: the round-trip loader reports it in its own words."""
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    stack: list[_Frame] = []
+    dup: tuple[str, str, int, int] | None = None
+
+    def done() -> None:  # a node in value position is complete
+        if stack:
+            top = stack[-1]
+            if top.is_map:
+                top.expect_key = True
+            else:
+                top.index += 1
+
+    try:
+        for ev in yaml.parse(text, Loader=loader):
+            if isinstance(ev, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                f = stack.pop()
+                if not f.is_key:
+                    done()
+                continue
+            if not isinstance(ev, yaml.NodeEvent):
+                continue
+            top = stack[-1] if stack else None
+            in_key = top is not None and top.is_map and top.expect_key
+            if isinstance(ev, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                if top is not None and in_key:
+                    top.expect_key = False
+                    top.key = "?"
+                stack.append(_Frame(isinstance(ev, yaml.MappingStartEvent), in_key))
+                if len(stack) > MAX_DEPTH + 1:
+                    raise InputError(
+                        f"{what} nests deeper than {MAX_DEPTH} levels (at "
+                        f"{_path_of(stack[:-1])[:120]}...); flatten it"
+                    )
+                continue
+            if top is not None and in_key:
+                key = str(getattr(ev, "value", "*"))
+                line = ev.start_mark.line + 1 if ev.start_mark is not None else 0
+                if isinstance(ev, yaml.ScalarEvent) and dup is None and key in top.seen:
+                    top.key = key
+                    dup = (_path_of(stack), key, top.seen[key], line)
+                top.seen.setdefault(key, line)
+                top.key = key
+                top.expect_key = False
+                continue
+            done()
+    except yaml.YAMLError:
+        pass
+    return dup
+
+
+def check_limits(root: Any, what: str = "the input") -> None:
     """Refuse alias bombs and absurd nesting before anything walks the tree."""
     memo: dict[int, int] = {}
     stack: list[tuple[Any, int, bool]] = [(root, 0, False)]
@@ -675,7 +782,7 @@ def check_limits(root: Any) -> None:
             total = 1 + sum(memo.get(id(k), 1) for k in kids)
             if total > MAX_ALIAS_NODES:
                 raise InputError(
-                    f"the input expands to more than {MAX_ALIAS_NODES} nodes through YAML "
+                    f"{what} expands to more than {MAX_ALIAS_NODES} nodes through YAML "
                     "aliases (an alias bomb?); expand anchors by hand or split the input"
                 )
             memo[key] = total
@@ -683,7 +790,7 @@ def check_limits(root: Any) -> None:
         if key in memo:
             continue
         if depth > MAX_DEPTH:
-            raise InputError(f"the input nests deeper than {MAX_DEPTH} levels; flatten it")
+            raise InputError(f"{what} nests deeper than {MAX_DEPTH} levels; flatten it")
         memo[key] = 1  # cycle guard
         stack.append((node, depth, True))
         kids = node.values() if isinstance(node, dict) else node
