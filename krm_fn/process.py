@@ -197,6 +197,8 @@ def process(frame: rlist.Frame, policy_override: Any = None) -> Outcome:
         if item.complex_meta and item.node is None:
             try:
                 item.load()
+            except rlist.YamlSyntaxError:
+                raise
             except rlist.InputError as e:
                 ctx.error(None, f"items[{item.pos}]", f"items[{item.pos}]: {e}")
                 continue
@@ -236,6 +238,8 @@ def process(frame: rlist.Frame, policy_override: Any = None) -> Outcome:
             continue
         try:
             item.load()
+        except rlist.YamlSyntaxError:
+            raise
         except rlist.InputError as e:
             ctx.error(item, None, str(e))
             continue
@@ -268,6 +272,8 @@ def _guarded(handler: Handler, item: rlist.Item, ctx: Context) -> None:
     bug in one handler never costs the user their list (all items leave unchanged, exit 1)."""
     try:
         handler(item, ctx)
+    except rlist.YamlSyntaxError:
+        raise
     except rlist.InputError as e:  # e.g. a referenced item that cannot be read
         ctx.error(item, None, str(e))
     except Exception as e:  # noqa: BLE001 - any bug, RecursionError and MemoryError included
@@ -496,6 +502,14 @@ def run_resource_list(data: bytes) -> tuple[str, Outcome | None, int]:
         return error_list(str(e)), None, 1
     try:
         outcome = process(frame)
+    except rlist.YamlSyntaxError as e:
+        # an item the scanner sliced out is not YAML, so neither is the input: say where, in
+        # the input's own line numbers
+        try:
+            rlist.parse_whole(text)
+        except rlist.InputError as whole:
+            return error_list(str(whole)), None, 1
+        return error_list(str(e)), None, 1
     except Exception as e:  # noqa: BLE001 - a bug outside the handlers: keep the items
         outcome = _unchanged(frame, [Result("error", internal_error_message(e))], [])
     out = rlist.render(frame, outcome.item_texts, outcome.generated_texts, [r.as_dict() for r in outcome.results])

@@ -27,6 +27,11 @@ class InputError(Exception):
     """The input cannot be read as a ResourceList. The message says what to do."""
 
 
+class YamlSyntaxError(InputError):
+    """Part of the input is not YAML at all, so the whole input is not: echoing it back would
+    give an output no reader can parse, so the run refuses the input as a whole."""
+
+
 class _Unsafe(Exception):
     """Text slicing is not safe for this input: parse it whole."""
 
@@ -559,6 +564,11 @@ def indent_entry(dumped: str, d: int) -> str:
 # --------------------------------------------------------------------------- fallback
 
 
+def parse_whole(text: str) -> Frame:
+    """Parse the input with the full loader, without the fast path (for error reporting)."""
+    return _full_parse(text)
+
+
 def _full_parse(text: str) -> Frame:
     root = load_guarded(text, "the input")
     if not isinstance(root, dict):
@@ -656,7 +666,10 @@ def load_guarded(text: str, what: str, limits: bool = True) -> Any:
     except RecursionError:
         raise InputError(f"{what} nests deeper than {MAX_DEPTH} levels; flatten it") from None
     except Exception as e:  # noqa: BLE001 - parser errors of every kind
-        raise InputError(f"{what} is not valid YAML: {_describe(e, dup)}") from None
+        msg = f"{what} is not valid YAML: {_describe(e, dup)}"
+        if type(e).__name__ == "DuplicateKeyError":
+            raise InputError(msg) from None  # well-formed: names the object and the field
+        raise YamlSyntaxError(msg) from None
     if limits:
         check_limits(root, what)
     return root
