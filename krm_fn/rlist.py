@@ -672,7 +672,45 @@ def load_guarded(text: str, what: str, limits: bool = True) -> Any:
         raise YamlSyntaxError(msg) from None
     if limits:
         check_limits(root, what)
+    if _SURROGATE_ESCAPE.search(text):
+        _join_surrogates(root, what)
     return root
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _pair(s: str) -> str:
+    return s.encode("utf-16", "surrogatepass").decode("utf-16", "surrogatepass")
+
+
+def _join_surrogates(root: Any, what: str) -> None:
+    """JSON writers escape a character outside the BMP as a UTF-16 surrogate pair
+    (`"\\ud83d\\ude00"`); YAML reads each half as a character of its own, and no YAML
+    reader takes such halves back. Join the pairs; an unpaired half is an input error."""
+    stack: list[tuple[Any, str]] = [(root, "")]
+    seen: set[int] = set()
+    while stack:
+        node, path = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        entries = list(node.items()) if isinstance(node, dict) else list(enumerate(node)) if isinstance(node, list) else []
+        for k, v in entries:
+            p = f"{path}[{k}]" if isinstance(node, list) else (f"{path}.{k}" if path else str(k))
+            if isinstance(k, str) and _LONE_SURROGATE.search(k):
+                raise InputError(f"{what}: key {p} holds a \\u escape of half a UTF-16 surrogate pair; write the character itself")
+            if isinstance(v, str) and _LONE_SURROGATE.search(v):
+                joined = _pair(str(v))
+                if _LONE_SURROGATE.search(joined):
+                    raise InputError(
+                        f"{what}: {p} holds a \\u escape of half a UTF-16 surrogate pair, which "
+                        "is not a character; write the character itself (or its full pair)"
+                    )
+                node[k] = type(v)(joined) if type(v) is not str else joined
+            elif isinstance(v, (dict, list)):
+                stack.append((v, p))
 
 
 def _describe(e: Exception, dup: tuple[str, str, int, int] | None) -> str:
@@ -866,7 +904,9 @@ def _set_block(node: Any) -> None:
         seen.add(id(n))
         if isinstance(n, (dict, list)):
             fa = getattr(n, "fa", None)
-            if fa is not None:
+            # an empty collection has no block form: ruamel would write `{}` on a line of its
+            # own, after the key's comment, which no reader can parse
+            if fa is not None and len(n):
                 fa.set_block_style()
             stack.extend(n.values() if isinstance(n, dict) else n)
 
