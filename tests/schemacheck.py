@@ -101,7 +101,10 @@ def pod_template_errors(template: Any, where: str = "podTemplate") -> list[str]:
     spec["containers"] = [container]
     pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "check"}, "spec": spec}
     for m in k8s_errors(pod):
-        m = m.replace("spec.containers[0].env", f"{where}.env").replace("spec.", f"{where}.", 1)
+        for inner, outer in (("spec.containers[0].env", f"{where}.env"), ("spec.", f"{where}."), ("spec:", f"{where}:")):
+            if m.startswith(inner):
+                m = outer + m[len(inner):]
+                break
         errors.append(m)
     return errors
 
