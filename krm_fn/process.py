@@ -501,19 +501,27 @@ def run_resource_list(data: bytes) -> tuple[str, Outcome | None, int]:
     except rlist.InputError as e:
         return error_list(str(e)), None, 1
     try:
-        outcome = process(frame)
-    except rlist.YamlSyntaxError as e:
-        # an item the scanner sliced out is not YAML, so neither is the input: say where, in
-        # the input's own line numbers
+        outcome = _process_guarded(frame)
+    except rlist.YamlSyntaxError:
+        # an item the scanner sliced out does not parse alone. Either the input is not YAML
+        # (say where, in the input's own line numbers), or the item leans on the rest of the
+        # document (an alias to an anchor in another item): then read the input whole.
         try:
-            rlist.parse_whole(text)
+            frame = rlist.parse_whole(text)
         except rlist.InputError as whole:
             return error_list(str(whole)), None, 1
-        return error_list(str(e)), None, 1
-    except Exception as e:  # noqa: BLE001 - a bug outside the handlers: keep the items
-        outcome = _unchanged(frame, [Result("error", internal_error_message(e))], [])
+        outcome = _process_guarded(frame)
     out = rlist.render(frame, outcome.item_texts, outcome.generated_texts, [r.as_dict() for r in outcome.results])
     return out, outcome, outcome.exit_code
+
+
+def _process_guarded(frame: rlist.Frame) -> Outcome:
+    try:
+        return process(frame)
+    except rlist.YamlSyntaxError:
+        raise
+    except Exception as e:  # noqa: BLE001 - a bug outside the handlers: keep the items
+        return _unchanged(frame, [Result("error", internal_error_message(e))], [])
 
 
 def error_list(message: str) -> str:

@@ -12,6 +12,7 @@ loader and re-emitted in block style.
 """
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 import re
@@ -106,6 +107,8 @@ class Frame:
 def decode(data: bytes) -> str:
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise InputError("input is UTF-16 text (it starts with a UTF-16 byte order mark); re-encode it as UTF-8")
     if b"\x00" in data:
         raise InputError(
             "input contains NUL bytes: it is binary, not YAML; pipe a ResourceList in YAML or JSON"
@@ -145,7 +148,7 @@ def parse(text: str) -> Frame:
         )
     try:
         return _split(text)
-    except _Unsafe:
+    except (_Unsafe, YamlSyntaxError):  # a section may lean on an anchor elsewhere
         return _full_parse(text)
 
 
@@ -564,6 +567,9 @@ def indent_entry(dumped: str, d: int) -> str:
 # --------------------------------------------------------------------------- fallback
 
 
+_ALIAS = re.compile(r"(?:^|[\s\[{,:])\*[^\s,\[\]{}]")
+
+
 def parse_whole(text: str) -> Frame:
     """Parse the input with the full loader, without the fast path (for error reporting)."""
     return _full_parse(text)
@@ -587,6 +593,9 @@ def _full_parse(text: str) -> Frame:
         raise InputError(
             f"`items` is a {_type_name(items_node)}; it must be a list of Kubernetes objects"
         )
+    if _ALIAS.search(text):
+        # an alias makes two places one node: an edit to one item must not reach another
+        items_node = [copy.deepcopy(n) for n in items_node]
     items = []
     for pos, node in enumerate(items_node):
         meta = meta_of(node)

@@ -90,7 +90,15 @@ CASES: list[Case] = [
     # ---- input that is not one readable ResourceList: nothing to echo but the error
     Case("not-yaml", b"{{{: : :\n", 1, ("not valid YAML", "line 1"), readable=False),
     Case("binary-nul", b"\x00\x01\x02\x03binary", 1, ("NUL", "binary", "YAML or JSON"), readable=False),
-    Case("utf16-bom", "kind: ResourceList\n".encode("utf-16"), 1, ("binary",), readable=False),
+    Case("utf16-bom", "kind: ResourceList\n".encode("utf-16"), 1, ("UTF-16", "re-encode it as UTF-8"), readable=False),
+    Case("utf16-without-bom", "kind: ResourceList\n".encode("utf-16-le"), 1, ("NUL", "binary"), readable=False),
+    Case(
+        "json-lone-surrogate-escape",
+        b'{"apiVersion": "v1", "kind": "List", "items": [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": {"e": "\\ud83d x"}}]}',
+        1,
+        ("items[0].data.e", "half a UTF-16 surrogate pair", "write the character itself"),
+        readable=False,
+    ),
     Case("empty-stdin", b"", 1, ("empty", "ResourceList"), readable=False),
     Case("only-comments", b"# nothing here\n\n# still nothing\n", 1, ("empty",), readable=False),
     Case("bare-scalar", b"hello\n", 1, ("string", "not a ResourceList", "kind: ResourceList"), readable=False),
@@ -432,6 +440,59 @@ def test_depth_just_under_the_bound_is_accepted(monkeypatch: pytest.MonkeyPatch)
     code, out, err = run_cli(monkeypatch, json.dumps(doc).encode())
     assert code == 0, out[-500:]
     assert parse_output(out)["items"] == doc["items"]
+
+
+def test_json_surrogate_pair_escape_is_one_character(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Python's json.dumps writes an emoji as "\ud83d\ude00"; YAML reads two lone halves,
+    # which no YAML reader (go-yaml, PyYAML) takes back: they are joined on input
+    data = json.dumps({"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": {"e": "\U0001F600 ok"}}]}).encode()
+    assert b"\\ud83d\\ude00" in data
+    code, out, _ = run_cli(monkeypatch, data)
+    assert code == 0
+    assert parse_output(out)["items"][0]["data"]["e"] == "\U0001F600 ok"
+
+
+def test_alias_to_an_anchor_in_another_item(monkeypatch: pytest.MonkeyPatch) -> None:
+    # valid YAML that cannot be sliced: read whole, and the items keep their data
+    data = rl(CM.replace("  data:\n", "  data: &shared\n") + pipelinerun(spec="    params: *shared\n"))
+    code, out, err = run_cli(monkeypatch, data)
+    assert code == 0, out
+    items = parse_output(out)["items"]
+    assert items[0]["data"] == {"a": "1"} and items[1]["spec"]["params"] == {"a": "1"}
+
+
+def test_edit_through_an_alias_does_not_reach_the_other_item(monkeypatch: pytest.MonkeyPatch) -> None:
+    def edit(item: rlist.Item, ctx: process.Context) -> None:
+        item.node["spec"]["params"]["a"] = "changed"
+
+    monkeypatch.setattr(process, "_handlers", _table_with(edit))
+    data = rl(CM.replace("  data:\n", "  data: &shared\n") + pipelinerun(spec="    params: *shared\n"))
+    code, out, _ = run_cli(monkeypatch, data)
+    assert code == 0
+    items = parse_output(out)["items"]
+    assert items[1]["spec"]["params"] == {"a": "changed"}
+    assert items[0]["data"] == {"a": "1"}
+
+
+def test_function_config_alias_to_an_item(monkeypatch: pytest.MonkeyPatch) -> None:
+    data = rl(CM.replace("  data:\n", "  data: &d\n")) + b"functionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: f\n  data: *d\n"
+    code, out, _ = run_cli(monkeypatch, data)
+    assert code == 0, out
+    assert parse_output(out)["functionConfig"]["data"] == {"a": "1"}
+
+
+def test_fallback_keeps_empty_collections_with_comments_readable(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the fallback re-emits in block style; an empty `{}` after a comment used to land on a
+    # line of its own, which no reader could parse
+    data = ("apiVersion: v1\nkind: List\nitems: [\n  {apiVersion: v1, kind: ConfigMap, metadata: {name: a}}]\n"
+            "x: y\n").encode()
+    code, out, _ = run_cli(monkeypatch, data)
+    assert code == 0
+    data = b":odd: key\napiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n  data: {} # note\n  binaryData: [] # n\n"
+    code, out, _ = run_cli(monkeypatch, data)
+    assert code == 0
+    assert parse_output(out)["items"] == [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": {}, "binaryData": []}]
 
 
 def test_tab_inside_a_quoted_value_is_valid_yaml(monkeypatch: pytest.MonkeyPatch) -> None:
