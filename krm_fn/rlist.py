@@ -120,9 +120,24 @@ def decode(data: bytes) -> str:
             f"input is not UTF-8 text (byte 0x{data[e.start]:02x} at offset {e.start}); "
             "re-encode the file as UTF-8"
         ) from None
+    bad = _NON_PRINTABLE.search(text)
+    if bad is not None:
+        # YAML allows these nowhere (c-printable): refusing here means no item that holds one
+        # is echoed back into an output no reader can parse
+        line = text.count("\n", 0, bad.start()) + 1
+        col = bad.start() - (text.rfind("\n", 0, bad.start()) + 1) + 1
+        raise InputError(
+            f"input contains the control character U+{ord(bad.group()):04X} at line {line}, "
+            f"column {col}; YAML does not allow it anywhere: remove it (or write it as an escape "
+            "in a double-quoted string)"
+        )
     if "\r" in text:
         text = text.replace("\r\n", "\n")
     return text
+
+
+# everything outside YAML 1.2's c-printable set (tab, LF, CR and NEL are allowed)
+_NON_PRINTABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ufffe\uffff]")
 
 
 # --------------------------------------------------------------------------- fast path

@@ -91,6 +91,8 @@ CASES: list[Case] = [
     Case("not-yaml", b"{{{: : :\n", 1, ("not valid YAML", "line 1"), readable=False),
     Case("binary-nul", b"\x00\x01\x02\x03binary", 1, ("NUL", "binary", "YAML or JSON"), readable=False),
     Case("utf16-bom", "kind: ResourceList\n".encode("utf-16"), 1, ("UTF-16", "re-encode it as UTF-8"), readable=False),
+    Case("control-character", rl(CM.replace("kind: ConfigMap", "kind: Config\x13Map")), 1, ("control character U+0013", "line 5, column 15", "remove it"), readable=False),
+    Case("c1-control-character", rl(CM.replace("plain", "pl\x85ain\x9b")), 1, ("U+009B", "line 7"), readable=False),
     Case("utf16-without-bom", "kind: ResourceList\n".encode("utf-16-le"), 1, ("NUL", "binary"), readable=False),
     Case(
         "json-lone-surrogate-escape",
