@@ -281,14 +281,14 @@ def _guarded(handler: Handler, item: rlist.Item, ctx: Context) -> None:
 
 
 def _check_identity_types(item: rlist.Item, ctx: Context) -> None:
-    """An item read by the full loader: apiVersion and kind must be strings (the scanner
-    cannot tell `kind: [a]` from a kind)."""
+    """An item read by the full loader: apiVersion and kind must not be collections (the
+    scanner hands `kind: [a]` over as unsure; a number reads as a string on both paths)."""
     node = item.node
     if not isinstance(node, dict):
         return
     for key in ("apiVersion", "kind"):
         v = node.get(key)
-        if v is not None and not isinstance(v, str):
+        if isinstance(v, (dict, list)):
             ctx.error(
                 None,
                 f"items[{item.pos}].{key}",

@@ -586,7 +586,8 @@ _ALIAS = re.compile(r"(?:^|[\s\[{,:])\*[^\s,\[\]{}]")
 
 
 def parse_whole(text: str) -> Frame:
-    """Parse the input with the full loader, without the fast path (for error reporting)."""
+    """Parse the input with the full loader, skipping the fast path: when a sliced item does
+    not parse alone (it is not YAML, or it leans on an anchor in another item)."""
     return _full_parse(text)
 
 
