@@ -41,7 +41,11 @@ def rl(items: str, fc: str = "") -> bytes:
     return text.encode()
 
 
-def pipelinerun(name: str = "run", spec: str = "    pipelineRef:\n      name: p\n", extra_meta: str = "") -> str:
+# an embedded pipeline, so that no case depends on resolving a pipelineRef
+EMBEDDED = "    pipelineSpec:\n      tasks:\n      - name: t\n        taskRef:\n          name: t\n"
+
+
+def pipelinerun(name: str = "run", spec: str = EMBEDDED, extra_meta: str = "") -> str:
     return (
         "- apiVersion: tekton.dev/v1\n  kind: PipelineRun\n  metadata:\n"
         f"    name: {name}\n{extra_meta}  spec:\n{spec}"
