@@ -169,6 +169,13 @@ CASES: list[Case] = [
         ("expands to more than", "alias", "expand anchors"),
         readable=False,
     ),
+    Case(
+        "alias-bomb-inside-flow-items",  # the full-parse fallback, bomb reached from an item
+        (H + "bombs:\n" + bomb(indent="  ") + "items: [{apiVersion: tekton.dev/v1, kind: TaskRun, metadata: {name: t}, spec: {x: *a8}}]\n").encode(),
+        1,
+        ("the input expands to more than 200000 nodes", "expand anchors"),
+        readable=False,
+    ),
     Case("deep-nesting-json", DEEP_JSON, 1, ("nests deeper than 200 levels", "items[0][0]", "flatten"), readable=False),
     Case(
         "duplicate-key-json",
@@ -655,7 +662,7 @@ def test_unsafe_path_warns_once_per_run(monkeypatch: pytest.MonkeyPatch) -> None
 
 # --------------------------------------------------------------------------- real console script
 
-SUBPROCESS_CASES = ["empty-stdin", "binary-nul", "several-documents", "alias-bomb-in-tekton-item",
+SUBPROCESS_CASES = ["empty-stdin", "binary-nul", "several-documents", "alias-bomb-in-tekton-item", "alias-bomb-inside-flow-items",
                     "deep-flow-nesting-in-tekton-item", "duplicate-key-in-tekton-spec", "config-wrong-kind",
                     "alias-bomb-in-configmap-pod-template-string"]
 
