@@ -845,8 +845,13 @@ def _scan_events(text: str, what: str) -> tuple[str, str, int, int] | None:
 
 
 def check_limits(root: Any, what: str = "the input") -> None:
-    """Refuse alias bombs and absurd nesting before anything walks the tree."""
+    """Refuse alias bombs and absurd nesting before anything walks the tree.
+
+    The bound is on what aliases add: a node's expanded size minus the distinct nodes seen
+    so far (all of its subtree, in post-order). A large input without aliases is no bomb (a
+    20,000-item JSON list was refused as one)."""
     memo: dict[int, int] = {}
+    distinct = 0
     stack: list[tuple[Any, int, bool]] = [(root, 0, False)]
     while stack:
         node, depth, done = stack.pop()
@@ -854,9 +859,10 @@ def check_limits(root: Any, what: str = "the input") -> None:
             continue
         key = id(node)
         if done:
-            kids = node.values() if isinstance(node, dict) else node
+            kids = list(node.values() if isinstance(node, dict) else node)
             total = 1 + sum(memo.get(id(k), 1) for k in kids)
-            if total > MAX_ALIAS_NODES:
+            distinct += 1 + sum(1 for k in kids if not isinstance(k, (dict, list)))
+            if total - distinct > MAX_ALIAS_NODES:
                 raise InputError(
                     f"{what} expands to more than {MAX_ALIAS_NODES} nodes through YAML "
                     "aliases (an alias bomb?); expand anchors by hand or split the input"

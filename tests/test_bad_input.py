@@ -440,6 +440,17 @@ def test_twenty_megabytes_are_processed_not_refused(monkeypatch: pytest.MonkeyPa
     assert "0 object(s) changed" in out
 
 
+def test_many_nodes_without_aliases_are_no_bomb() -> None:
+    # the alias bound counts what aliases add, not the size of an honest input
+    items = [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"c{i}"}, "data": {"a": "1", "b": "2"}}
+             for i in range(rlist.MAX_ALIAS_NODES // 6)]
+    root = {"apiVersion": "v1", "kind": "List", "items": items}
+    rlist.check_limits(root)  # more than MAX_ALIAS_NODES nodes, no alias: accepted
+    shared = {"k": list(range(1000))}
+    with pytest.raises(rlist.InputError, match="expands to more than"):
+        rlist.check_limits({"a": [shared] * (rlist.MAX_ALIAS_NODES // 1000 + 2)})
+
+
 def test_depth_just_under_the_bound_is_accepted(monkeypatch: pytest.MonkeyPatch) -> None:
     # the bound must not refuse legitimate input, and the fallback re-emits every item, so
     # the dumper must cope with the deepest input the bound lets through
