@@ -875,8 +875,7 @@ def check_limits(root: Any, what: str = "the input") -> None:
             raise InputError(f"{what} nests deeper than {MAX_DEPTH} levels; flatten it")
         memo[key] = 1  # cycle guard
         stack.append((node, depth, True))
-        kids = node.values() if isinstance(node, dict) else node
-        for k in kids:
+        for k in node.values() if isinstance(node, dict) else node:
             if isinstance(k, (dict, list)) and id(k) not in memo:
                 stack.append((k, depth + 1, False))
 
