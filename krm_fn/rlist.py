@@ -12,6 +12,7 @@ loader and re-emitted in block style.
 """
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 import re
@@ -25,6 +26,11 @@ MAX_DEPTH = 200  # nesting depth of any collection
 
 class InputError(Exception):
     """The input cannot be read as a ResourceList. The message says what to do."""
+
+
+class YamlSyntaxError(InputError):
+    """Part of the input is not YAML at all, so the whole input is not: echoing it back would
+    give an output no reader can parse, so the run refuses the input as a whole."""
 
 
 class _Unsafe(Exception):
@@ -67,7 +73,7 @@ class Item:
         if self.node is None:
             assert self.text is not None
             self.node = _load_item_text(self.text)
-            check_limits(self.node)
+            check_limits(self.node, "the object")
             self.before = yamlio.to_plain(self.node)
         return self.node
 
@@ -101,6 +107,8 @@ class Frame:
 def decode(data: bytes) -> str:
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise InputError("input is UTF-16 text (it starts with a UTF-16 byte order mark); re-encode it as UTF-8")
     if b"\x00" in data:
         raise InputError(
             "input contains NUL bytes: it is binary, not YAML; pipe a ResourceList in YAML or JSON"
@@ -112,9 +120,24 @@ def decode(data: bytes) -> str:
             f"input is not UTF-8 text (byte 0x{data[e.start]:02x} at offset {e.start}); "
             "re-encode the file as UTF-8"
         ) from None
+    bad = _NON_PRINTABLE.search(text)
+    if bad is not None:
+        # YAML allows these nowhere (c-printable): refusing here means no item that holds one
+        # is echoed back into an output no reader can parse
+        line = text.count("\n", 0, bad.start()) + 1
+        col = bad.start() - (text.rfind("\n", 0, bad.start()) + 1) + 1
+        raise InputError(
+            f"input contains the control character U+{ord(bad.group()):04X} at line {line}, "
+            f"column {col}; YAML does not allow it anywhere: remove it (or write it as an escape "
+            "in a double-quoted string)"
+        )
     if "\r" in text:
         text = text.replace("\r\n", "\n")
     return text
+
+
+# everything outside YAML 1.2's c-printable set (tab, LF, CR and NEL are allowed)
+_NON_PRINTABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ufffe\uffff]")
 
 
 # --------------------------------------------------------------------------- fast path
@@ -140,7 +163,7 @@ def parse(text: str) -> Frame:
         )
     try:
         return _split(text)
-    except _Unsafe:
+    except (_Unsafe, YamlSyntaxError):  # a section may lean on an anchor elsewhere
         return _full_parse(text)
 
 
@@ -169,12 +192,15 @@ def _split(text: str) -> Frame:
     cur: str | None = None
     while i < n:
         line = lines[i]
-        if line[0] == " " or _is_blank_or_comment(line) or line[0] == "-":
+        s = line.rstrip()
+        # a document marker starts with "-" too: test it before treating "-" as an item line
+        if s not in ("---", "...") and (line[0] in " -" or _is_blank_or_comment(line)):
             if cur is None:
                 raise _Unsafe("content before first key")
             i += 1
             continue
-        s = line.rstrip()
+        if s.startswith(("--- ", "---\t")):
+            raise _Unsafe("document marker with content")
         if s in ("---", "..."):
             rest = lines[i + 1 :]
             if any(not _is_blank_or_comment(x) and x.strip() not in ("---", "...") for x in rest):
@@ -275,11 +301,7 @@ def _check_wrapper(kind: str) -> None:
 
 
 def _load_section(section_text: str, key: str) -> Any:
-    try:
-        root = yamlio.rt_load(section_text)
-    except Exception as e:  # noqa: BLE001 - any parse error is an input error
-        raise InputError(f"{key} is not valid YAML: {_short(e)}") from None
-    check_limits(root)
+    root = load_guarded(section_text, key)
     return root.get(key) if isinstance(root, dict) else None
 
 
@@ -525,10 +547,7 @@ def _load_item_text(chunk: str) -> Any:
     out.append(after if after.strip() else "\n")
     for line in lines[k + 1 :]:
         out.append(line[min(_indent(line), cut) :] if line.strip() else "\n")
-    try:
-        return yamlio.rt_load("".join(out))
-    except RecursionError:
-        raise InputError(f"an item nests deeper than {MAX_DEPTH} levels; flatten it") from None
+    return load_guarded("".join(out), "the object", limits=False)
 
 
 def render_item(item: Item, d: int) -> str:
@@ -565,20 +584,17 @@ def indent_entry(dumped: str, d: int) -> str:
 # --------------------------------------------------------------------------- fallback
 
 
+_ALIAS = re.compile(r"(?:^|[\s\[{,:])\*[^\s,\[\]{}]")
+
+
+def parse_whole(text: str) -> Frame:
+    """Parse the input with the full loader, skipping the fast path: when a sliced item does
+    not parse alone (it is not YAML, or it leans on an anchor in another item)."""
+    return _full_parse(text)
+
+
 def _full_parse(text: str) -> Frame:
-    try:
-        root = yamlio.rt_yaml().load(text)
-    except RecursionError:
-        raise InputError(f"the input nests deeper than {MAX_DEPTH} levels; flatten it") from None
-    except Exception as e:  # noqa: BLE001 - parser errors of every kind
-        name = type(e).__name__
-        if "Composer" in name and "document" in str(e):
-            raise InputError(
-                "the input holds several YAML documents; the function reads exactly one "
-                "ResourceList on stdin (to rewrite a multi-document file, use "
-                "`krm-coschedule --config POLICY FILE`)"
-            ) from None
-        raise InputError(f"input is not valid YAML: {_short(e)}") from None
+    root = load_guarded(text, "the input")
     if not isinstance(root, dict):
         raise InputError(
             f"input is a YAML {_type_name(root)}, not a ResourceList: expected a mapping with "
@@ -595,6 +611,9 @@ def _full_parse(text: str) -> Frame:
         raise InputError(
             f"`items` is a {_type_name(items_node)}; it must be a list of Kubernetes objects"
         )
+    if _ALIAS.search(text):
+        # an alias makes two places one node: an edit to one item must not reach another
+        items_node = [copy.deepcopy(n) for n in items_node]
     items = []
     for pos, node in enumerate(items_node):
         meta = meta_of(node)
@@ -663,9 +682,178 @@ def _short(e: Exception) -> str:
     return s[:400]
 
 
-def check_limits(root: Any) -> None:
-    """Refuse alias bombs and absurd nesting before anything walks the tree."""
+def load_guarded(text: str, what: str, limits: bool = True) -> Any:
+    """Parse `text` with the round-trip loader, bounded: nesting is measured on the event
+    stream first (the loader recurses, and slows down sharply on deep flow nesting), alias
+    expansion after (`check_limits`; skipped when the caller runs it itself). Every failure
+    is an InputError whose message starts with `what`."""
+    dup = _scan_events(text, what)
+    try:
+        root = yamlio.rt_load(text)
+    except RecursionError:
+        raise InputError(f"{what} nests deeper than {MAX_DEPTH} levels; flatten it") from None
+    except Exception as e:  # noqa: BLE001 - parser errors of every kind
+        msg = f"{what} is not valid YAML: {_describe(e, dup)}"
+        if type(e).__name__ == "DuplicateKeyError":
+            raise InputError(msg) from None  # well-formed: names the object and the field
+        raise YamlSyntaxError(msg) from None
+    if limits:
+        check_limits(root, what)
+    if _SURROGATE_ESCAPE.search(text):
+        _join_surrogates(root, what)
+    return root
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _pair(s: str) -> str:
+    return s.encode("utf-16", "surrogatepass").decode("utf-16", "surrogatepass")
+
+
+def _join_surrogates(root: Any, what: str) -> None:
+    """JSON writers escape a character outside the BMP as a UTF-16 surrogate pair
+    (`"\\ud83d\\ude00"`); YAML reads each half as a character of its own, and no YAML
+    reader takes such halves back. Join the pairs; an unpaired half is an input error."""
+    stack: list[tuple[Any, str]] = [(root, "")]
+    seen: set[int] = set()
+    while stack:
+        node, path = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        entries = list(node.items()) if isinstance(node, dict) else list(enumerate(node)) if isinstance(node, list) else []
+        for k, v in entries:
+            p = f"{path}[{k}]" if isinstance(node, list) else (f"{path}.{k}" if path else str(k))
+            if isinstance(k, str) and _LONE_SURROGATE.search(k):
+                raise InputError(f"{what}: key {p} holds a \\u escape of half a UTF-16 surrogate pair; write the character itself")
+            if isinstance(v, str) and _LONE_SURROGATE.search(v):
+                joined = _pair(str(v))
+                if _LONE_SURROGATE.search(joined):
+                    raise InputError(
+                        f"{what}: {p} holds a \\u escape of half a UTF-16 surrogate pair, which "
+                        "is not a character; write the character itself (or its full pair)"
+                    )
+                node[k] = type(v)(joined) if type(v) is not str else joined
+            elif isinstance(v, (dict, list)):
+                stack.append((v, p))
+
+
+def _describe(e: Exception, dup: tuple[str, str, int, int] | None) -> str:
+    """A one-line reason with the place and the fix, instead of the parser's dump."""
+    name = type(e).__name__
+    problem = str(getattr(e, "problem", "") or "")
+    mark = getattr(e, "problem_mark", None)
+    at = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+    if name == "DuplicateKeyError":
+        if dup is not None:
+            path, key, first, second = dup
+            return (
+                f"duplicate key {key!r} at {path} (lines {first} and {second}); a key may "
+                "appear only once in a mapping: keep one of them"
+            )
+        return f"{problem} ({at}); a key may appear only once in a mapping: keep one of them"
+    if "Composer" in name and "document" in str(e):
+        return (
+            "it holds several YAML documents; the function reads exactly one ResourceList on "
+            "stdin (to rewrite a multi-document file, use `krm-coschedule --config POLICY FILE`)"
+        )
+    if "\\t" in problem or "\t" in problem:
+        return f"a tab character at {at}; YAML indentation must be spaces: replace the tab"
+    if problem and at:
+        ctx = str(getattr(e, "context", "") or "")
+        return f"{ctx + ': ' if ctx else ''}{problem} at {at}"
+    return _short(e)
+
+
+class _Frame:
+    __slots__ = ("is_map", "seen", "expect_key", "key", "index", "is_key")
+
+    def __init__(self, is_map: bool, is_key: bool) -> None:
+        self.is_map = is_map
+        self.seen: dict[str, int] = {}
+        self.expect_key = True
+        self.key = ""
+        self.index = 0
+        self.is_key = is_key
+
+
+def _path_of(stack: list[_Frame]) -> str:
+    out = ""
+    for f in stack:
+        if f.is_map:
+            out += ("." if out else "") + f.key
+        else:
+            out += f"[{f.index}]"
+    return out or "the top level"
+
+
+def _scan_events(text: str, what: str) -> tuple[str, str, int, int] | None:
+    """Walk libyaml's event stream (iterative, C speed, no tree): refuse nesting deeper than
+    MAX_DEPTH, and note the first duplicate mapping key (path, key, line, line) so that a
+    DuplicateKeyError from the round-trip loader can name the field. A syntax error stops the
+    walk: the round-trip loader reports it in its own words."""
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    stack: list[_Frame] = []
+    dup: tuple[str, str, int, int] | None = None
+
+    def done() -> None:  # a node in value position is complete
+        if stack:
+            top = stack[-1]
+            if top.is_map:
+                top.expect_key = True
+            else:
+                top.index += 1
+
+    try:
+        for ev in yaml.parse(text, Loader=loader):
+            if isinstance(ev, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                f = stack.pop()
+                if not f.is_key:
+                    done()
+                continue
+            if not isinstance(ev, yaml.NodeEvent):
+                continue
+            top = stack[-1] if stack else None
+            in_key = top is not None and top.is_map and top.expect_key
+            if isinstance(ev, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                if top is not None and in_key:
+                    top.expect_key = False
+                    top.key = "?"
+                stack.append(_Frame(isinstance(ev, yaml.MappingStartEvent), in_key))
+                if len(stack) > MAX_DEPTH + 1:
+                    raise InputError(
+                        f"{what} nests deeper than {MAX_DEPTH} levels (at "
+                        f"{_path_of(stack[:-1])[:120]}...); flatten it"
+                    )
+                continue
+            if top is not None and in_key:
+                key = str(getattr(ev, "value", "*"))
+                line = ev.start_mark.line + 1 if ev.start_mark is not None else 0
+                if isinstance(ev, yaml.ScalarEvent) and dup is None and key in top.seen:
+                    top.key = key
+                    dup = (_path_of(stack), key, top.seen[key], line)
+                top.seen.setdefault(key, line)
+                top.key = key
+                top.expect_key = False
+                continue
+            done()
+    except yaml.YAMLError:
+        pass
+    return dup
+
+
+def check_limits(root: Any, what: str = "the input") -> None:
+    """Refuse alias bombs and absurd nesting before anything walks the tree.
+
+    The bound is on what aliases add: a node's expanded size minus the distinct nodes seen
+    so far (all of its subtree, in post-order). A large input without aliases is no bomb (a
+    20,000-item JSON list was refused as one)."""
     memo: dict[int, int] = {}
+    distinct = 0
     stack: list[tuple[Any, int, bool]] = [(root, 0, False)]
     while stack:
         node, depth, done = stack.pop()
@@ -673,11 +861,12 @@ def check_limits(root: Any) -> None:
             continue
         key = id(node)
         if done:
-            kids = node.values() if isinstance(node, dict) else node
+            kids = list(node.values() if isinstance(node, dict) else node)
             total = 1 + sum(memo.get(id(k), 1) for k in kids)
-            if total > MAX_ALIAS_NODES:
+            distinct += 1 + sum(1 for k in kids if not isinstance(k, (dict, list)))
+            if total - distinct > MAX_ALIAS_NODES:
                 raise InputError(
-                    f"the input expands to more than {MAX_ALIAS_NODES} nodes through YAML "
+                    f"{what} expands to more than {MAX_ALIAS_NODES} nodes through YAML "
                     "aliases (an alias bomb?); expand anchors by hand or split the input"
                 )
             memo[key] = total
@@ -685,11 +874,10 @@ def check_limits(root: Any) -> None:
         if key in memo:
             continue
         if depth > MAX_DEPTH:
-            raise InputError(f"the input nests deeper than {MAX_DEPTH} levels; flatten it")
+            raise InputError(f"{what} nests deeper than {MAX_DEPTH} levels; flatten it")
         memo[key] = 1  # cycle guard
         stack.append((node, depth, True))
-        kids = node.values() if isinstance(node, dict) else node
-        for k in kids:
+        for k in node.values() if isinstance(node, dict) else node:
             if isinstance(k, (dict, list)) and id(k) not in memo:
                 stack.append((k, depth + 1, False))
 
@@ -748,7 +936,9 @@ def _set_block(node: Any) -> None:
         seen.add(id(n))
         if isinstance(n, (dict, list)):
             fa = getattr(n, "fa", None)
-            if fa is not None:
+            # an empty collection has no block form: ruamel would write `{}` on a line of its
+            # own, after the key's comment, which no reader can parse
+            if fa is not None and len(n):
                 fa.set_block_style()
             stack.extend(n.values() if isinstance(n, dict) else n)
 
