@@ -333,7 +333,8 @@ def _resolve(
     p.scheduling_gates = copy.deepcopy(a.get("schedulingGates") or [])
     p.default_pod_template = copy.deepcopy(spec.get("defaultPodTemplate") or {})
     s = spec.get("scheduling") or {}
-    p.node_selector = dict(s.get("nodeSelector") or {})
+    # sorted: the output must not depend on the order of keys in the config
+    p.node_selector = dict(sorted((s.get("nodeSelector") or {}).items()))
     p.tolerations = copy.deepcopy(s.get("tolerations") or [])
     p.scheduler_name = s.get("schedulerName") or None
     p.on_conflict = s.get("onConflict", "error")
