@@ -9,6 +9,7 @@ import re
 import os
 from typing import Any
 
+from krm_fn import rlist
 from krm_fn import yamlio
 from krm_fn.results import ResourceRef
 from krm_fn.results import Result
@@ -105,7 +106,7 @@ def load(fc: Any) -> tuple[Policy | None, list[Result]]:
         return None, [
             Result(
                 "error",
-                f"functionConfig is a {type(fc).__name__}, not an object; expect {ACCEPTED}",
+                f"functionConfig is a {_type_name(fc)}, not an object; expect {ACCEPTED}",
                 field_path="functionConfig",
             )
         ]
@@ -128,6 +129,10 @@ def load(fc: Any) -> tuple[Policy | None, list[Result]]:
             "(see schemas/coschedulepolicy.schema.json)",
         )
     ]
+
+
+def _type_name(v: Any) -> str:
+    return "list" if isinstance(v, list) else "string" if isinstance(v, str) else type(v).__name__
 
 
 def _source(plain: dict[str, Any]) -> _Source:
@@ -216,9 +221,10 @@ def _from_configmap(plain: dict[str, Any], src: _Source) -> tuple[Policy | None,
             parsed = _PARSE_BOOL[value]
         elif key in _YAML_KEYS:
             try:
-                parsed = yamlio.rt_load(value) if value.strip() else {}
-            except Exception as e:  # noqa: BLE001
-                errors.append(_err(src, fpath, f"is not valid YAML: {' '.join(str(e).split())[:300]}"))
+                # bounded like the input itself: an alias bomb in a string is still a bomb
+                parsed = rlist.load_guarded(value, f"{fpath}") if value.strip() else {}
+            except rlist.InputError as e:
+                errors.append(_err(src, fpath, str(e)))
                 continue
             parsed = yamlio.to_plain(parsed) if parsed is not None else {}
         elif key == "coschedule":
@@ -337,7 +343,8 @@ def _resolve(
     p.scheduling_gates = copy.deepcopy(a.get("schedulingGates") or [])
     p.default_pod_template = copy.deepcopy(spec.get("defaultPodTemplate") or {})
     s = spec.get("scheduling") or {}
-    p.node_selector = dict(s.get("nodeSelector") or {})
+    # sorted: the output must not depend on the order of keys in the config
+    p.node_selector = dict(sorted((s.get("nodeSelector") or {}).items()))
     p.tolerations = copy.deepcopy(s.get("tolerations") or [])
     p.scheduler_name = s.get("schedulerName") or None
     p.on_conflict = s.get("onConflict", "error")

@@ -219,8 +219,10 @@ def process(frame: rlist.Frame, policy_override: Any = None) -> Outcome:
         if item.complex_meta and item.node is None:
             try:
                 item.load()
+            except rlist.YamlSyntaxError:
+                raise
             except rlist.InputError as e:
-                ctx.error(None, f"items[{item.pos}]", str(e))
+                ctx.error(None, f"items[{item.pos}]", f"items[{item.pos}]: {e}")
                 continue
             except Exception as e:  # noqa: BLE001 - parser errors
                 ctx.error(None, f"items[{item.pos}]", f"items[{item.pos}] is not valid YAML: {_short(e)}")
@@ -232,6 +234,8 @@ def process(frame: rlist.Frame, policy_override: Any = None) -> Outcome:
         if not m.kind and item.meta.is_mapping and not item.meta.kind:
             ctx.error(None, f"items[{item.pos}].kind", f"items[{item.pos}] has no kind; every item must be a Kubernetes object with apiVersion and kind")
             continue
+        if item.node is not None:
+            _check_identity_types(item, ctx)
     if has_error(ctx.results):
         return _unchanged(frame, ctx.results, [])
     ctx._index = {}
@@ -257,13 +261,17 @@ def process(frame: rlist.Frame, policy_override: Any = None) -> Outcome:
             continue
         try:
             item.load()
+        except rlist.YamlSyntaxError:
+            raise
         except rlist.InputError as e:
             ctx.error(item, None, str(e))
             continue
         except Exception as e:  # noqa: BLE001
             ctx.error(item, None, f"cannot be parsed: {_short(e)}")
             continue
-        table[key](item, ctx)
+        if not _check_object(item, ctx):
+            continue
+        _guarded(table[key], item, ctx)
     _reconcile_generated(frame, ctx)
     results = ctx.results
     if has_error(results):
@@ -273,6 +281,75 @@ def process(frame: rlist.Frame, policy_override: Any = None) -> Outcome:
 
 def _short(e: Exception) -> str:
     return " ".join(str(e).split())[:400]
+
+
+INTERNAL_HINT = "this is a bug in krm-coschedule: please report it with the input that caused it"
+
+
+def internal_error_message(e: Exception) -> str:
+    return f"internal error ({type(e).__name__}: {_short(e)}); {INTERNAL_HINT}"
+
+
+def _guarded(handler: Handler, item: rlist.Item, ctx: Context) -> None:
+    """Run one transform; whatever it raises becomes an error result naming the object, so a
+    bug in one handler never costs the user their list (all items leave unchanged, exit 1)."""
+    try:
+        handler(item, ctx)
+    except rlist.YamlSyntaxError:
+        raise
+    except rlist.InputError as e:  # e.g. a referenced item that cannot be read
+        ctx.error(item, None, str(e))
+    except Exception as e:  # noqa: BLE001 - any bug, RecursionError and MemoryError included
+        ctx.error(item, None, internal_error_message(e))
+
+
+def _check_identity_types(item: rlist.Item, ctx: Context) -> None:
+    """An item read by the full loader: apiVersion and kind must not be collections (the
+    scanner hands `kind: [a]` over as unsure; a number reads as a string on both paths)."""
+    node = item.node
+    if not isinstance(node, dict):
+        return
+    for key in ("apiVersion", "kind"):
+        v = node.get(key)
+        if isinstance(v, (dict, list)):
+            ctx.error(
+                None,
+                f"items[{item.pos}].{key}",
+                f"items[{item.pos}]: {key} is a {rlist._type_name(v)}; it must be a string "
+                "such as `apiVersion: tekton.dev/v1`, `kind: PipelineRun`",
+            )
+
+
+def _check_object(item: rlist.Item, ctx: Context) -> bool:
+    """Shapes every transform relies on, checked once here: metadata a mapping with string
+    name/namespace/generateName, spec a mapping. False (with an error) when broken."""
+    node = item.node
+    problems: list[tuple[str, str]] = []
+    if not isinstance(node, dict):
+        problems.append(("", "the object is not a mapping"))
+    else:
+        md = node.get("metadata")
+        if not isinstance(md, dict):
+            problems.append(("metadata", f"metadata is a {rlist._type_name(md)}; it must be a mapping with name and namespace"))
+        else:
+            for k in ("name", "namespace", "generateName"):
+                v = md.get(k)
+                if v is not None and not isinstance(v, str):
+                    problems.append((f"metadata.{k}", f"metadata.{k} is a {rlist._type_name(v)}; it must be a string: quote it"))
+            for k in ("labels", "annotations"):
+                v = md.get(k)
+                if v is not None and not isinstance(v, dict):
+                    problems.append((f"metadata.{k}", f"metadata.{k} is a {rlist._type_name(v)}; it must be a mapping of strings"))
+        spec = node.get("spec")
+        if spec is not None and not isinstance(spec, dict):
+            problems.append(("spec", f"spec is a {rlist._type_name(spec)}; it must be a mapping"))
+    for path, msg in problems:
+        if item.meta.name or item.meta.generate_name:
+            ctx.error(item, path or None, msg)
+        else:  # nothing to name it by but its place in the list
+            where = f"items[{item.pos}]" + (f".{path}" if path else "")
+            ctx.error(None, where, f"items[{item.pos}] ({item.meta.kind}): {msg}")
+    return not problems
 
 
 def _is_placeholder(fc: Any) -> bool:
@@ -348,6 +425,7 @@ def _emit(frame: rlist.Frame, ctx: Context) -> Outcome:
         if path is not None:
             next_index[path] = max(next_index.get(path, 0), (idx or 0) + 1)
     seen: set[tuple[str, str, str, str]] = set()
+    unsafe_warned: set[int] = set()
     for g in ctx.generated:
         if g.key in seen:
             continue
@@ -368,6 +446,19 @@ def _emit(frame: rlist.Frame, ctx: Context) -> Outcome:
             replaced[existing.pos] = _entry(g.obj, frame)
             continue
         opath, _ = ctx.file_of(g.owner)
+        if opath is not None and not _safe_path(opath):
+            if id(g.owner) not in unsafe_warned:
+                unsafe_warned.add(id(g.owner))
+                key = next(k for k in PATH_ANNOTATIONS if k in g.owner.meta.annotations)
+                ctx.warning(
+                    g.owner,
+                    f"metadata.annotations.{key}",
+                    f"path annotation {opath!r} is "
+                    + ("absolute" if _is_absolute(opath) else "outside the package (`..`)")
+                    + "; the objects generated for this run get no path, so kpt picks one "
+                    "inside the package. Give the run a relative path within the package",
+                )
+            opath = None
         if opath is not None:
             n = next_index.get(opath, 0)
             next_index[opath] = n + 1
@@ -408,6 +499,19 @@ def _emit(frame: rlist.Frame, ctx: Context) -> Outcome:
     return Outcome(texts, appended, sorted_results(ctx.results), ctx.plans, positions)
 
 
+def _is_absolute(path: str) -> bool:
+    drive = len(path) > 2 and path[0].isalpha() and path[1] == ":" and path[2] in "/\\"
+    return path.startswith(("/", "\\")) or drive
+
+
+def _safe_path(path: str) -> bool:
+    """A path kpt may write a generated item to: relative, never climbing out with `..`
+    (kpt refuses `../x.yaml`; an absolute path would write outside the package)."""
+    if not path or _is_absolute(path):
+        return False
+    return ".." not in path.replace("\\", "/").split("/")
+
+
 def _label_kind(item: rlist.Item) -> str:
     return "pipelineRun" if item.meta.kind == "PipelineRun" else "taskRun"
 
@@ -423,9 +527,28 @@ def run_resource_list(data: bytes) -> tuple[str, Outcome | None, int]:
         frame = rlist.parse(text)
     except rlist.InputError as e:
         return error_list(str(e)), None, 1
-    outcome = process(frame)
+    try:
+        outcome = _process_guarded(frame)
+    except rlist.YamlSyntaxError:
+        # an item the scanner sliced out does not parse alone. Either the input is not YAML
+        # (say where, in the input's own line numbers), or the item leans on the rest of the
+        # document (an alias to an anchor in another item): then read the input whole.
+        try:
+            frame = rlist.parse_whole(text)
+        except rlist.InputError as whole:
+            return error_list(str(whole)), None, 1
+        outcome = _process_guarded(frame)
     out = rlist.render(frame, outcome.item_texts, outcome.generated_texts, [r.as_dict() for r in outcome.results])
     return out, outcome, outcome.exit_code
+
+
+def _process_guarded(frame: rlist.Frame) -> Outcome:
+    try:
+        return process(frame)
+    except rlist.YamlSyntaxError:
+        raise
+    except Exception as e:  # noqa: BLE001 - a bug outside the handlers: keep the items
+        return _unchanged(frame, [Result("error", internal_error_message(e))], [])
 
 
 def error_list(message: str) -> str:

@@ -21,6 +21,7 @@ validate the syntax of items it never parses; their bytes are echoed as they cam
 """
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 import re
@@ -34,6 +35,11 @@ MAX_DEPTH = 200  # nesting depth of any collection
 
 class InputError(Exception):
     """The input cannot be read as a ResourceList. The message says what to do."""
+
+
+class YamlSyntaxError(InputError):
+    """Part of the input is not YAML at all, so the whole input is not: echoing it back would
+    give an output no reader can parse, so the run refuses the input as a whole."""
 
 
 class _Unsafe(Exception):
@@ -76,7 +82,7 @@ class Item:
         if self.node is None:
             assert self.text is not None
             self.node = _load_item_text(self.text)
-            check_limits(self.node)
+            check_limits(self.node, "the object")
             self.before = yamlio.to_plain(self.node)
             self.indent = _detect_indent(*_item_body(self.text))  # only loaded items need it
         return self.node
@@ -115,6 +121,8 @@ class Frame:
 def decode(data: bytes) -> str:
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise InputError("input is UTF-16 text (it starts with a UTF-16 byte order mark); re-encode it as UTF-8")
     if b"\x00" in data:
         raise InputError(
             "input contains NUL bytes: it is binary, not YAML; pipe a ResourceList in YAML or JSON"
@@ -126,9 +134,24 @@ def decode(data: bytes) -> str:
             f"input is not UTF-8 text (byte 0x{data[e.start]:02x} at offset {e.start}); "
             "re-encode the file as UTF-8"
         ) from None
+    bad = _NON_PRINTABLE.search(text)
+    if bad is not None:
+        # YAML allows these nowhere (c-printable): refusing here means no item that holds one
+        # is echoed back into an output no reader can parse
+        line = text.count("\n", 0, bad.start()) + 1
+        col = bad.start() - (text.rfind("\n", 0, bad.start()) + 1) + 1
+        raise InputError(
+            f"input contains the control character U+{ord(bad.group()):04X} at line {line}, "
+            f"column {col}; YAML does not allow it anywhere: remove it (or write it as an escape "
+            "in a double-quoted string)"
+        )
     if "\r" in text:
         text = text.replace("\r\n", "\n")
     return text
+
+
+# everything outside YAML 1.2's c-printable set (tab, LF, CR and NEL are allowed)
+_NON_PRINTABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ufffe\uffff]")
 
 
 # --------------------------------------------------------------------------- fast path
@@ -218,7 +241,7 @@ def parse(text: str, *, fast: bool = True) -> Frame:
     if fast:
         try:
             return _split(text)
-        except _Unsafe:
+        except (_Unsafe, YamlSyntaxError):  # a section may lean on an anchor elsewhere
             pass
     return _full_parse(text)
 
@@ -271,7 +294,8 @@ def _split(text: str) -> Frame:
             raise _Unsafe("top-level line")
         key = km.group(1)
         if key in sections:
-            raise _Unsafe("duplicate top-level key")  # the full parse names it
+            lineno = text.count("\n", 0, start) + 1
+            raise InputError(f"line {lineno}: duplicate top-level key {key!r} in the ResourceList; remove one of them")
         if cur is None:
             head = text[:start]
             if _INDENTED_RE.search("\n" + head):
@@ -366,11 +390,7 @@ def _check_wrapper(kind: str) -> None:
 
 
 def _load_section(section_text: str, key: str) -> Any:
-    try:
-        root = yamlio.rt_load(section_text)
-    except Exception:  # noqa: BLE001 - maybe an alias into the items: let the full parse judge
-        raise _Unsafe(f"{key} does not parse alone") from None
-    check_limits(root)
+    root = load_guarded(section_text, key)
     return root.get(key) if isinstance(root, dict) else None
 
 
@@ -524,12 +544,8 @@ def _make_item(pos: int, chunk: str, dash: int, d: int) -> Item:
                 return item
             c = len(m.group(1))
             entries = _entries(chunk, m.start() + 1, len(chunk), c, d + 1)
-        elif after[0] in "{[":
-            _flow_identity(item, after, chunk, eol)
-            return item
-        elif after[0] in "\"'?!&*|>":
-            item.complex_meta = True
-            return item
+        elif after[0] in "{[\"'?!&*|>":
+            raise _Unsafe("flow, quoted, tagged or anchored")
         else:
             c = len(first) - len(after)
             km = _KEY_RE.match(after)
@@ -541,7 +557,7 @@ def _make_item(pos: int, chunk: str, dash: int, d: int) -> Item:
             entries.insert(0, (km.group(1), km.group(2), eol + 1, body_end))
         _read_identity(chunk, entries, c, item.meta)
     except _Unsafe:
-        item.complex_meta = True
+        _composed_identity(item, chunk)
     return item
 
 
@@ -633,31 +649,84 @@ def _read_metadata(chunk: str, a: int, b: int, mi: int, c: int, meta: Meta) -> N
                 meta.annotations[ak] = val
 
 
-def _flow_identity(item: Item, after: str, chunk: str, eol: int) -> None:
-    """A one-line flow item (kpt passes JSON files through as `- {"apiVersion": ...}`):
-    read its identity with libyaml instead of the round-trip loader."""
+_STR_TAG = "tag:yaml.org,2002:str"
+
+
+class _Unsure(Exception):
+    """libyaml's view of a value may differ from the round-trip loader's (YAML 1.1 vs 1.2)."""
+
+
+def _composed_identity(item: Item, chunk: str) -> None:
+    """Identity of an item the line scanner is unsure of (flow or JSON items, which kpt
+    passes through as `- {"apiVersion": ...}`, quoted keys, multi-line values, duplicate
+    keys...), read from libyaml's node graph: C speed, exact strings, and each scalar's
+    style, so that a plain `yes`, `0o17` or `null`, which YAML 1.1 and 1.2 read differently,
+    sends the item to the round-trip loader (`complex_meta`). Duplicate keys: the last one
+    wins here; loading the item (as a target) reports them."""
     item.complex_meta = True
-    if not _only_blank_or_comment(chunk, eol + 1) or after[0] != "{":
-        return
-    import yaml  # PyYAML; only lists with flow items pay for it
+    item.meta = Meta()
+    if "\t" in chunk:
+        return  # libyaml takes tabs where ruamel refuses them: let the round-trip loader judge
+    import yaml  # PyYAML; only lists with such items pay for it
 
     try:
-        node = yaml.load(after, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        root = yaml.compose(chunk, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError:
         return
-    meta = meta_of(node)
-    md = node.get("metadata") if isinstance(node, dict) else None
-    ann = md.get("annotations") if isinstance(md, dict) else None
-    plain = [node.get("apiVersion"), node.get("kind")] if isinstance(node, dict) else [None]
-    if isinstance(md, dict):
-        plain += [md.get(k) for k in _WANTED_META]
-    if isinstance(ann, dict):
-        plain += list(ann.values())
-    # YAML 1.1 (libyaml) and 1.2 (ruamel) disagree on yes/no/on/off: keep only plain strings
-    if not isinstance(node, dict) or not all(x is None or isinstance(x, str) for x in plain):
+    if not isinstance(root, yaml.SequenceNode) or len(root.value) != 1:
+        return
+    node = root.value[0]
+    meta = Meta()
+    try:
+        top = _mapping(yaml, node)
+        if top is None:
+            return
+        meta.api_version = _plain_str(yaml, top.get("apiVersion"))
+        meta.kind = _plain_str(yaml, top.get("kind"))
+        md = _mapping(yaml, top.get("metadata"))
+        if md is not None:
+            meta.name = _plain_str(yaml, md.get("name"))
+            meta.namespace = _plain_str(yaml, md.get("namespace"))
+            meta.generate_name = _plain_str(yaml, md.get("generateName"))
+            ann = _mapping(yaml, md.get("annotations"))
+            for k, v in (ann or {}).items():
+                if isinstance(v, yaml.ScalarNode) and not (v.style is None and v.value in ("", "~")):
+                    meta.annotations[k] = _plain_str(yaml, v)
+    except _Unsure:
         return
     item.meta = meta
     item.complex_meta = False
+
+
+def _mapping(yaml: Any, node: Any) -> dict[str, Any] | None:
+    """A mapping node's entries by key (last wins); None if absent or not a mapping."""
+    if node is None or not isinstance(node, yaml.MappingNode):
+        if node is not None and not isinstance(node, yaml.ScalarNode):
+            raise _Unsure("a sequence where a mapping goes")
+        if isinstance(node, yaml.ScalarNode) and not (node.style is None and node.value in ("", "~", "null")):
+            raise _Unsure("a scalar where a mapping goes")
+        return None
+    out: dict[str, Any] = {}
+    for k, v in node.value:
+        key = _plain_str(yaml, k)
+        if key == "<<" or k.tag == "tag:yaml.org,2002:merge":
+            raise _Unsure("merge key")
+        out[key] = v
+    return out
+
+
+def _plain_str(yaml: Any, node: Any) -> str:
+    """The string a YAML 1.2 reader sees in a scalar node; _Unsure for anything else."""
+    if node is None:
+        return ""
+    if not isinstance(node, yaml.ScalarNode):
+        raise _Unsure("not a scalar")
+    if node.style is None:  # plain: typed by the schema, and 1.1 and 1.2 types differ
+        if not node.value or yamlio.is_ambiguous(node.value):
+            raise _Unsure(node.value)
+    elif node.tag != _STR_TAG:
+        raise _Unsure("explicit tag")
+    return str(node.value)
 
 
 def _child_indent(body: list[str], a: int, b: int) -> int:
@@ -730,10 +799,7 @@ def _load_item_text(chunk: str) -> Any:
     out.append(after if after.strip() else "\n")
     for line in lines[k + 1 :]:
         out.append(line[min(_indent(line), cut) :] if line.strip() else "\n")
-    try:
-        return yamlio.rt_load("".join(out))
-    except RecursionError:
-        raise InputError(f"an item nests deeper than {MAX_DEPTH} levels; flatten it") from None
+    return load_guarded("".join(out), "the object", limits=False)
 
 
 def render_item(item: Item, d: int) -> str:
@@ -770,20 +836,17 @@ def indent_entry(dumped: str, d: int) -> str:
 # --------------------------------------------------------------------------- fallback
 
 
+_ALIAS = re.compile(r"(?:^|[\s\[{,:])\*[^\s,\[\]{}]")
+
+
+def parse_whole(text: str) -> Frame:
+    """Parse the input with the full loader, skipping the fast path: when a sliced item does
+    not parse alone (it is not YAML, or it leans on an anchor in another item)."""
+    return _full_parse(text)
+
+
 def _full_parse(text: str) -> Frame:
-    try:
-        root = yamlio.rt_load(text)
-    except RecursionError:
-        raise InputError(f"the input nests deeper than {MAX_DEPTH} levels; flatten it") from None
-    except Exception as e:  # noqa: BLE001 - parser errors of every kind
-        name = type(e).__name__
-        if "Composer" in name and "document" in str(e):
-            raise InputError(
-                "the input holds several YAML documents; the function reads exactly one "
-                "ResourceList on stdin (to rewrite a multi-document file, use "
-                "`krm-coschedule --config POLICY FILE`)"
-            ) from None
-        raise InputError(f"input is not valid YAML: {_short(e)}") from None
+    root = load_guarded(text, "the input")
     if not isinstance(root, dict):
         raise InputError(
             f"input is a YAML {_type_name(root)}, not a ResourceList: expected a mapping with "
@@ -800,6 +863,9 @@ def _full_parse(text: str) -> Frame:
         raise InputError(
             f"`items` is a {_type_name(items_node)}; it must be a list of Kubernetes objects"
         )
+    if _ALIAS.search(text):
+        # an alias makes two places one node: an edit to one item must not reach another
+        items_node = [copy.deepcopy(n) for n in items_node]
     items = []
     for pos, node in enumerate(items_node):
         meta = meta_of(node)
@@ -870,9 +936,178 @@ def _short(e: Exception) -> str:
     return s[:400]
 
 
-def check_limits(root: Any) -> None:
-    """Refuse alias bombs and absurd nesting before anything walks the tree."""
+def load_guarded(text: str, what: str, limits: bool = True) -> Any:
+    """Parse `text` with the round-trip loader, bounded: nesting is measured on the event
+    stream first (the loader recurses, and slows down sharply on deep flow nesting), alias
+    expansion after (`check_limits`; skipped when the caller runs it itself). Every failure
+    is an InputError whose message starts with `what`."""
+    dup = _scan_events(text, what)
+    try:
+        root = yamlio.rt_load(text)
+    except RecursionError:
+        raise InputError(f"{what} nests deeper than {MAX_DEPTH} levels; flatten it") from None
+    except Exception as e:  # noqa: BLE001 - parser errors of every kind
+        msg = f"{what} is not valid YAML: {_describe(e, dup)}"
+        if type(e).__name__ == "DuplicateKeyError":
+            raise InputError(msg) from None  # well-formed: names the object and the field
+        raise YamlSyntaxError(msg) from None
+    if limits:
+        check_limits(root, what)
+    if _SURROGATE_ESCAPE.search(text):
+        _join_surrogates(root, what)
+    return root
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _pair(s: str) -> str:
+    return s.encode("utf-16", "surrogatepass").decode("utf-16", "surrogatepass")
+
+
+def _join_surrogates(root: Any, what: str) -> None:
+    """JSON writers escape a character outside the BMP as a UTF-16 surrogate pair
+    (`"\\ud83d\\ude00"`); YAML reads each half as a character of its own, and no YAML
+    reader takes such halves back. Join the pairs; an unpaired half is an input error."""
+    stack: list[tuple[Any, str]] = [(root, "")]
+    seen: set[int] = set()
+    while stack:
+        node, path = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        entries = list(node.items()) if isinstance(node, dict) else list(enumerate(node)) if isinstance(node, list) else []
+        for k, v in entries:
+            p = f"{path}[{k}]" if isinstance(node, list) else (f"{path}.{k}" if path else str(k))
+            if isinstance(k, str) and _LONE_SURROGATE.search(k):
+                raise InputError(f"{what}: key {p} holds a \\u escape of half a UTF-16 surrogate pair; write the character itself")
+            if isinstance(v, str) and _LONE_SURROGATE.search(v):
+                joined = _pair(str(v))
+                if _LONE_SURROGATE.search(joined):
+                    raise InputError(
+                        f"{what}: {p} holds a \\u escape of half a UTF-16 surrogate pair, which "
+                        "is not a character; write the character itself (or its full pair)"
+                    )
+                node[k] = type(v)(joined) if type(v) is not str else joined
+            elif isinstance(v, (dict, list)):
+                stack.append((v, p))
+
+
+def _describe(e: Exception, dup: tuple[str, str, int, int] | None) -> str:
+    """A one-line reason with the place and the fix, instead of the parser's dump."""
+    name = type(e).__name__
+    problem = str(getattr(e, "problem", "") or "")
+    mark = getattr(e, "problem_mark", None)
+    at = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+    if name == "DuplicateKeyError":
+        if dup is not None:
+            path, key, first, second = dup
+            return (
+                f"duplicate key {key!r} at {path} (lines {first} and {second}); a key may "
+                "appear only once in a mapping: keep one of them"
+            )
+        return f"{problem} ({at}); a key may appear only once in a mapping: keep one of them"
+    if "Composer" in name and "document" in str(e):
+        return (
+            "it holds several YAML documents; the function reads exactly one ResourceList on "
+            "stdin (to rewrite a multi-document file, use `krm-coschedule --config POLICY FILE`)"
+        )
+    if "\\t" in problem or "\t" in problem:
+        return f"a tab character at {at}; YAML indentation must be spaces: replace the tab"
+    if problem and at:
+        ctx = str(getattr(e, "context", "") or "")
+        return f"{ctx + ': ' if ctx else ''}{problem} at {at}"
+    return _short(e)
+
+
+class _Frame:
+    __slots__ = ("is_map", "seen", "expect_key", "key", "index", "is_key")
+
+    def __init__(self, is_map: bool, is_key: bool) -> None:
+        self.is_map = is_map
+        self.seen: dict[str, int] = {}
+        self.expect_key = True
+        self.key = ""
+        self.index = 0
+        self.is_key = is_key
+
+
+def _path_of(stack: list[_Frame]) -> str:
+    out = ""
+    for f in stack:
+        if f.is_map:
+            out += ("." if out else "") + f.key
+        else:
+            out += f"[{f.index}]"
+    return out or "the top level"
+
+
+def _scan_events(text: str, what: str) -> tuple[str, str, int, int] | None:
+    """Walk libyaml's event stream (iterative, C speed, no tree): refuse nesting deeper than
+    MAX_DEPTH, and note the first duplicate mapping key (path, key, line, line) so that a
+    DuplicateKeyError from the round-trip loader can name the field. A syntax error stops the
+    walk: the round-trip loader reports it in its own words."""
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    stack: list[_Frame] = []
+    dup: tuple[str, str, int, int] | None = None
+
+    def done() -> None:  # a node in value position is complete
+        if stack:
+            top = stack[-1]
+            if top.is_map:
+                top.expect_key = True
+            else:
+                top.index += 1
+
+    try:
+        for ev in yaml.parse(text, Loader=loader):
+            if isinstance(ev, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                f = stack.pop()
+                if not f.is_key:
+                    done()
+                continue
+            if not isinstance(ev, yaml.NodeEvent):
+                continue
+            top = stack[-1] if stack else None
+            in_key = top is not None and top.is_map and top.expect_key
+            if isinstance(ev, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                if top is not None and in_key:
+                    top.expect_key = False
+                    top.key = "?"
+                stack.append(_Frame(isinstance(ev, yaml.MappingStartEvent), in_key))
+                if len(stack) > MAX_DEPTH + 1:
+                    raise InputError(
+                        f"{what} nests deeper than {MAX_DEPTH} levels (at "
+                        f"{_path_of(stack[:-1])[:120]}...); flatten it"
+                    )
+                continue
+            if top is not None and in_key:
+                key = str(getattr(ev, "value", "*"))
+                line = ev.start_mark.line + 1 if ev.start_mark is not None else 0
+                if isinstance(ev, yaml.ScalarEvent) and dup is None and key in top.seen:
+                    top.key = key
+                    dup = (_path_of(stack), key, top.seen[key], line)
+                top.seen.setdefault(key, line)
+                top.key = key
+                top.expect_key = False
+                continue
+            done()
+    except yaml.YAMLError:
+        pass
+    return dup
+
+
+def check_limits(root: Any, what: str = "the input") -> None:
+    """Refuse alias bombs and absurd nesting before anything walks the tree.
+
+    The bound is on what aliases add: a node's expanded size minus the distinct nodes seen
+    so far (all of its subtree, in post-order). A large input without aliases is no bomb (a
+    20,000-item JSON list was refused as one)."""
     memo: dict[int, int] = {}
+    distinct = 0
     stack: list[tuple[Any, int, bool]] = [(root, 0, False)]
     while stack:
         node, depth, done = stack.pop()
@@ -880,11 +1115,12 @@ def check_limits(root: Any) -> None:
             continue
         key = id(node)
         if done:
-            kids = node.values() if isinstance(node, dict) else node
+            kids = list(node.values() if isinstance(node, dict) else node)
             total = 1 + sum(memo.get(id(k), 1) for k in kids)
-            if total > MAX_ALIAS_NODES:
+            distinct += 1 + sum(1 for k in kids if not isinstance(k, (dict, list)))
+            if total - distinct > MAX_ALIAS_NODES:
                 raise InputError(
-                    f"the input expands to more than {MAX_ALIAS_NODES} nodes through YAML "
+                    f"{what} expands to more than {MAX_ALIAS_NODES} nodes through YAML "
                     "aliases (an alias bomb?); expand anchors by hand or split the input"
                 )
             memo[key] = total
@@ -892,11 +1128,10 @@ def check_limits(root: Any) -> None:
         if key in memo:
             continue
         if depth > MAX_DEPTH:
-            raise InputError(f"the input nests deeper than {MAX_DEPTH} levels; flatten it")
+            raise InputError(f"{what} nests deeper than {MAX_DEPTH} levels; flatten it")
         memo[key] = 1  # cycle guard
         stack.append((node, depth, True))
-        kids = node.values() if isinstance(node, dict) else node
-        for k in kids:
+        for k in node.values() if isinstance(node, dict) else node:
             if isinstance(k, (dict, list)) and id(k) not in memo:
                 stack.append((k, depth + 1, False))
 
@@ -976,7 +1211,9 @@ def _set_block(node: Any) -> None:
         seen.add(id(n))
         if isinstance(n, (dict, list)):
             fa = getattr(n, "fa", None)
-            if fa is not None:
+            # an empty collection has no block form: ruamel would write `{}` on a line of its
+            # own, after the key's comment, which no reader can parse
+            if fa is not None and len(n):
                 fa.set_block_style()
             stack.extend(n.values() if isinstance(n, dict) else n)
 
