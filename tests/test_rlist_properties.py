@@ -103,12 +103,19 @@ def _ids(frame: rlist.Frame) -> list[tuple[str, str, str, str, dict[str, str]]]:
 @given(resource_lists())
 def test_fast_path_agrees_with_full_parse(text: str) -> None:
     try:
-        full_frame, full_out = _run(text, fast=False)
+        full_frame, _full_out = _run(text, fast=False)
     except rlist.InputError:
         assume(False)  # comment lines inserted where YAML does not allow them
         raise
     frame, out = _run(text, fast=True)
     assert _ids(frame) == _ids(full_frame)
-    assert yaml.load(out, Loader=yaml.CSafeLoader) == yaml.load(full_out, Loader=yaml.CSafeLoader)
+    # no transform applies to these kinds and versions, so the items must read back as they
+    # came. (Compared with the input, not with the full parse's output: ruamel 0.19 re-emits
+    # `k:\n  # c\n  - {}\n  - a\n  - b` as `- a -\n  b`, a bug of re-emitting that the fast
+    # path avoids by echoing the text.)
+    # (When the fast path declines, the full parse's re-emission is what it is: see
+    # test_rlist.py for its cases.)
     if frame.fast:
-        assert out.startswith(text.rstrip("\n"))  # nothing changes here: the input comes back whole
+        items_in = yaml.load(text, Loader=yaml.CSafeLoader)["items"]
+        assert yaml.load(out, Loader=yaml.CSafeLoader)["items"] == items_in
+        assert out.startswith(text.rstrip("\n"))  # the input comes back whole
