@@ -779,9 +779,9 @@ def _record_plan(run: _Run, groups: list[tuple[_Group, list[dict[str, Any]], lis
     assistants = []
     for g, templates, claims in groups:
         bound: dict[str, list[str]] = {}
+        user_bound: dict[str, list[str]] = {}  # existing claims: which workspaces bind them
         for b in g.bindings:
-            if b.kind != "pvc":
-                bound.setdefault(b.claim, []).append(b.name)
+            (user_bound if b.kind == "pvc" else bound).setdefault(b.claim, []).append(b.name)
         assistants.append(
             {
                 "name": g.assistant,
@@ -795,6 +795,7 @@ def _record_plan(run: _Run, groups: list[tuple[_Group, list[dict[str, Any]], lis
                     for t in templates
                 ],
                 "volumes": list(claims),
+                "volumeBindings": {c: user_bound.get(c, []) for c in claims},
             }
         )
     run.ctx.plans.append(Plan(run.ctx.ref(run.item), run.ctx.policy.mode, assistants))
