@@ -106,7 +106,7 @@ def load(fc: Any) -> tuple[Policy | None, list[Result]]:
         return None, [
             Result(
                 "error",
-                f"functionConfig is a {_type_name(fc)}, not an object; expect {ACCEPTED}",
+                f"functionConfig is a {rlist.type_name(fc)}, not an object; expect {ACCEPTED}",
                 field_path="functionConfig",
             )
         ]
@@ -129,10 +129,6 @@ def load(fc: Any) -> tuple[Policy | None, list[Result]]:
             "(see schemas/coschedulepolicy.schema.json)",
         )
     ]
-
-
-def _type_name(v: Any) -> str:
-    return "list" if isinstance(v, list) else "string" if isinstance(v, str) else type(v).__name__
 
 
 def _source(plain: dict[str, Any]) -> _Source:

@@ -51,8 +51,9 @@ def _rows(plans: Sequence[Plan]) -> list[tuple[str, ...]]:
             for c in a.get("claims") or []:
                 c = c if isinstance(c, dict) else {"claim": c}
                 lines.append((_fmt(c.get("claim")), _fmt(c.get("template")), _fmt(c.get("bindings"))))
+            vb = a.get("volumeBindings") or {}
             for v in a.get("volumes") or []:
-                lines.append((_fmt(v), "(existing claim)", ""))
+                lines.append((_fmt(v), "(existing claim)", _fmt(vb.get(v))))
             if not lines:
                 lines.append(("-", "", ""))
             for k, line in enumerate(lines):
@@ -103,7 +104,10 @@ def mermaid(plans: Sequence[Plan]) -> str:
                 edge = _fmt(c.get("bindings"))
                 arrow = f" -- {_q(edge)} --> " if edge else " --> "
                 out.append(f"    {aid}{arrow}{aid}c{k}[({_q(label)})]\n")
+            vb = a.get("volumeBindings") or {}
             for k, v in enumerate(a.get("volumes") or []):
-                out.append(f"    {aid} -.-> {aid}v{k}[({_q(_fmt(v) + ' (existing claim)')})]\n")
+                edge = _fmt(vb.get(v))
+                arrow = f" -. {_q(edge)} .-> " if edge else " -.-> "
+                out.append(f"    {aid}{arrow}{aid}v{k}[({_q(_fmt(v) + ' (existing claim)')})]\n")
         out.append("  end\n")
     return "".join(out)

@@ -315,7 +315,7 @@ def _check_identity_types(item: rlist.Item, ctx: Context) -> None:
             ctx.error(
                 None,
                 f"items[{item.pos}].{key}",
-                f"items[{item.pos}]: {key} is a {rlist._type_name(v)}; it must be a string "
+                f"items[{item.pos}]: {key} is a {rlist.type_name(v)}; it must be a string "
                 "such as `apiVersion: tekton.dev/v1`, `kind: PipelineRun`",
             )
 
@@ -330,19 +330,19 @@ def _check_object(item: rlist.Item, ctx: Context) -> bool:
     else:
         md = node.get("metadata")
         if not isinstance(md, dict):
-            problems.append(("metadata", f"metadata is a {rlist._type_name(md)}; it must be a mapping with name and namespace"))
+            problems.append(("metadata", f"metadata is a {rlist.type_name(md)}; it must be a mapping with name and namespace"))
         else:
             for k in ("name", "namespace", "generateName"):
                 v = md.get(k)
                 if v is not None and not isinstance(v, str):
-                    problems.append((f"metadata.{k}", f"metadata.{k} is a {rlist._type_name(v)}; it must be a string: quote it"))
+                    problems.append((f"metadata.{k}", f"metadata.{k} is a {rlist.type_name(v)}; it must be a string: quote it"))
             for k in ("labels", "annotations"):
                 v = md.get(k)
                 if v is not None and not isinstance(v, dict):
-                    problems.append((f"metadata.{k}", f"metadata.{k} is a {rlist._type_name(v)}; it must be a mapping of strings"))
+                    problems.append((f"metadata.{k}", f"metadata.{k} is a {rlist.type_name(v)}; it must be a mapping of strings"))
         spec = node.get("spec")
         if spec is not None and not isinstance(spec, dict):
-            problems.append(("spec", f"spec is a {rlist._type_name(spec)}; it must be a mapping"))
+            problems.append(("spec", f"spec is a {rlist.type_name(spec)}; it must be a mapping"))
     for path, msg in problems:
         if item.meta.name or item.meta.generate_name:
             ctx.error(item, path or None, msg)

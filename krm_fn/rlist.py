@@ -849,7 +849,7 @@ def _full_parse(text: str) -> Frame:
     root = load_guarded(text, "the input")
     if not isinstance(root, dict):
         raise InputError(
-            f"input is a YAML {_type_name(root)}, not a ResourceList: expected a mapping with "
+            f"input is a YAML {type_name(root)}, not a ResourceList: expected a mapping with "
             "`kind: ResourceList` and `items`"
         )
     check_limits(root)
@@ -861,7 +861,7 @@ def _full_parse(text: str) -> Frame:
         items_node = []
     if not isinstance(items_node, list):
         raise InputError(
-            f"`items` is a {_type_name(items_node)}; it must be a list of Kubernetes objects"
+            f"`items` is a {type_name(items_node)}; it must be a list of Kubernetes objects"
         )
     if _ALIAS.search(text):
         # an alias makes two places one node: an edit to one item must not reach another
@@ -915,7 +915,7 @@ def _str(v: Any) -> str:
     return v if isinstance(v, str) else ("" if v is None else str(v))
 
 
-def _type_name(v: Any) -> str:
+def type_name(v: Any) -> str:
     if v is None:
         return "null"
     if isinstance(v, bool):

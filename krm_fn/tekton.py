@@ -12,6 +12,7 @@ StatefulSet; `_bindings` recognises such claims and takes their templates back f
 from __future__ import annotations
 
 import copy
+import json
 import dataclasses
 from typing import Any
 
@@ -172,12 +173,94 @@ def handle_taskrun(item: rlist.Item, ctx: Context) -> None:
 def _handle(item: rlist.Item, ctx: Context) -> None:
     try:
         run = _Run(item, ctx)
+        if not _valid(run):
+            return
         _apply_defaults(run)
         _apply_scheduling(run)
         _coschedule(run)
         run.drop_empty_parent()
     except _Shape as e:
         ctx.error(item, e.path, f"{e}; fix the manifest (Tekton would reject it too)")
+
+
+# --------------------------------------------------------------------------- render-time checks
+
+
+def _valid(run: _Run) -> bool:
+    """What Tekton or the API server would refuse later, caught at render time."""
+    ok = True
+    if len(run.name) > 63:
+        # the run name becomes the tekton.dev/pipelineRun (taskRun) label value of its
+        # TaskRuns, pods and assistant, and label values are at most 63 characters
+        run.ctx.error(
+            run.item,
+            "metadata.name",
+            f"the name is {len(run.name)} characters long; Tekton requires at most 63 (it becomes "
+            "a label value); shorten it",
+        )
+        ok = False
+    ws = run.spec.get("workspaces")
+    if isinstance(ws, list) and run.ctx.policy.mode != "disabled":
+        for i, b in enumerate(ws):
+            vct = b.get("volumeClaimTemplate") if isinstance(b, dict) else None
+            if not isinstance(vct, dict):
+                continue
+            spec = vct.get("spec")
+            if not isinstance(spec, dict) or not spec:
+                run.ctx.error(
+                    run.item,
+                    f"spec.workspaces[{i}].volumeClaimTemplate.spec",
+                    "the volumeClaimTemplate has no spec: the claim made from it would be refused "
+                    "by Kubernetes; add spec.accessModes and spec.resources.requests.storage (for "
+                    "example accessModes: [ReadWriteOnce] and storage: 1Gi)",
+                )
+                ok = False
+    if run.kind == "PipelineRun":
+        ok = _check_task_run_specs(run) and ok
+    return ok
+
+
+def _check_task_run_specs(run: _Run) -> bool:
+    """Tekton fails a run whose taskRunSpecs name a task the Pipeline does not have:
+    "pipelineRun's taskrunSpecs defined wrong taskName: %q, does not exist in Pipeline"."""
+    trs = run.spec.get("taskRunSpecs")
+    if not isinstance(trs, list) or not trs:
+        return True
+    spec = _known_pipeline(run)
+    if spec is None:
+        return True  # unknown here; workspaces mode reports the missing Pipeline itself
+    known: list[Any] = []
+    for key in ("tasks", "finally"):
+        tasks = spec.get(key)
+        if isinstance(tasks, list):
+            known += [t.get("name") for t in tasks if isinstance(t, dict)]
+    ok = True
+    for i, entry in enumerate(trs):
+        name = entry.get("pipelineTaskName") if isinstance(entry, dict) else None
+        if name not in known:
+            run.ctx.error(
+                run.item,
+                f"spec.taskRunSpecs[{i}].pipelineTaskName",
+                f"pipelineRun's taskrunSpecs defined wrong taskName: {json.dumps(name)}, does not exist "
+                f"in Pipeline (Tekton fails the run with this); use one of: "
+                + ", ".join(str(k) for k in known),
+            )
+            ok = False
+    return ok
+
+
+def _known_pipeline(run: _Run) -> dict[str, Any] | None:
+    """The pipeline spec when it is embedded or in the input; None otherwise (no result)."""
+    embedded = run.spec.get("pipelineSpec")
+    if isinstance(embedded, dict):
+        return embedded
+    ref = run.spec.get("pipelineRef")
+    name = ref.get("name") if isinstance(ref, dict) and not (ref.get("resolver") or ref.get("bundle")) else None
+    if not isinstance(name, str) or not name:
+        return None
+    pipeline = run.ctx.find("tekton.dev", "Pipeline", run.namespace, name)
+    spec = pipeline.node.get("spec") if pipeline is not None and isinstance(pipeline.node, dict) else None
+    return spec if isinstance(spec, dict) else None
 
 
 # --------------------------------------------------------------------------- defaults, policy
@@ -696,9 +779,9 @@ def _record_plan(run: _Run, groups: list[tuple[_Group, list[dict[str, Any]], lis
     assistants = []
     for g, templates, claims in groups:
         bound: dict[str, list[str]] = {}
+        user_bound: dict[str, list[str]] = {}  # existing claims: which workspaces bind them
         for b in g.bindings:
-            if b.kind != "pvc":
-                bound.setdefault(b.claim, []).append(b.name)
+            (user_bound if b.kind == "pvc" else bound).setdefault(b.claim, []).append(b.name)
         assistants.append(
             {
                 "name": g.assistant,
@@ -712,6 +795,7 @@ def _record_plan(run: _Run, groups: list[tuple[_Group, list[dict[str, Any]], lis
                     for t in templates
                 ],
                 "volumes": list(claims),
+                "volumeBindings": {c: user_bound.get(c, []) for c in claims},
             }
         )
     run.ctx.plans.append(Plan(run.ctx.ref(run.item), run.ctx.policy.mode, assistants))
@@ -819,7 +903,7 @@ def _map(parent: Any, key: str, path: str) -> Any:
     if v is None:
         return None
     if not isinstance(v, dict):
-        raise _Shape(path, f"{path} is a {type(v).__name__}, not a mapping")
+        raise _Shape(path, f"{path} is a {rlist.type_name(v)}, not a mapping")
     return v
 
 
@@ -828,5 +912,5 @@ def _list(parent: Any, key: str, path: str) -> Any:
     if v is None:
         return None
     if not isinstance(v, list):
-        raise _Shape(path, f"{path} is a {type(v).__name__}, not a list")
+        raise _Shape(path, f"{path} is a {rlist.type_name(v)}, not a list")
     return v

@@ -4,9 +4,8 @@ exit 0 with a warning where that is right), never a traceback, and always the co
 ResourceList on stdout with the items unchanged (byte-identical on the fast path).
 
 Each case drives `krm_fn.cli.main` with patched stdin/stdout; a handful also run the real
-console script in a subprocess. Cases marked TRANSFORM depend on the Tekton/Shipwright
-transforms, which are stubs on this branch: they assert what the I/O core guarantees today
-and say what the transform must add.
+console script in a subprocess. The last group is caught by the Tekton and Shipwright
+transforms rather than by the I/O core.
 """
 from __future__ import annotations
 
@@ -307,34 +306,44 @@ CASES: list[Case] = [
         rl(pipelinerun(extra_meta="    annotations:\n      internal.config.kubernetes.io/path: /etc/run.yaml\n")),
         0,
     ),
-    # ---- TRANSFORM cases. Today: no traceback, complete list, items unchanged. The Tekton
-    # transform must add what each comment says; the lead tightens these after the merge.
-    # TRANSFORM: error at spec.workspaces ("must be a list of workspace bindings"), exit 1.
-    Case("tekton-workspaces-is-a-string", rl(pipelinerun(spec="    workspaces: shared-data\n    pipelineRef:\n      name: p\n")), -1),
-    # TRANSFORM: warning (or error) at spec.taskRunSpecs[0].pipelineTaskName naming the
-    # unknown task and the pipeline's task names.
+    # ---- cases the transforms catch
+    Case(
+        "tekton-workspaces-is-a-string",
+        rl(pipelinerun(spec="    workspaces: shared-data\n    pipelineRef:\n      name: p\n")),
+        1,
+        ("PipelineRun", "spec.workspaces is a string, not a list", "fix the manifest"),
+        "spec.workspaces",
+    ),
     Case(
         "tekton-taskrunspecs-unknown-task",
         rl(pipelinerun(spec="    pipelineSpec:\n      tasks:\n      - name: build\n        taskRef:\n          name: t\n    taskRunSpecs:\n    - pipelineTaskName: nosuchtask\n      podTemplate:\n        nodeSelector:\n          a: b\n")),
-        -1,
+        1,
+        ("defined wrong taskName: \"nosuchtask\", does not exist in Pipeline", "use one of: build"),
+        "spec.taskRunSpecs[0].pipelineTaskName",
     ),
-    # TRANSFORM: error at spec.workspaces[0].volumeClaimTemplate ("has no spec"), or a
-    # generated claim template that is still schema-valid; never a KeyError.
     Case(
         "tekton-vct-without-spec",
         rl(pipelinerun(spec="    pipelineSpec:\n      workspaces:\n      - name: ws\n      tasks:\n      - name: t\n        workspaces:\n        - name: ws\n        taskRef:\n          name: t\n    workspaces:\n    - name: ws\n      volumeClaimTemplate:\n        metadata:\n          name: data\n")),
-        -1,
+        1,
+        ("volumeClaimTemplate has no spec", "spec.accessModes", "storage"),
+        "spec.workspaces[0].volumeClaimTemplate.spec",
     ),
-    # TRANSFORM: names over 63 characters: the assistant name is hashed (fixed length), claim
-    # template names are shortened the Tekton v1.13 way; every generated name must be a
-    # valid DNS label (checked by tests/test_schema_valid.py once fixtures exist).
+    # a run name over 63 characters becomes an invalid label value; a VCT name over 63 is
+    # shortened the Tekton v1.13 way (fixtures/tekton-long-vct-name)
     Case(
         "tekton-name-over-63-characters",
         rl(pipelinerun(name="r" * 80, spec="    pipelineSpec:\n      workspaces:\n      - name: ws\n      tasks:\n      - name: t\n        workspaces:\n        - name: ws\n        taskRef:\n          name: t\n    workspaces:\n    - name: ws\n      volumeClaimTemplate:\n        metadata:\n          name: " + "v" * 70 + "\n        spec:\n          accessModes: [ReadWriteOnce]\n          resources:\n            requests:\n              storage: 1Gi\n")),
-        -1,
+        1,
+        ("80 characters long", "at most 63", "shorten it"),
+        "metadata.name",
     ),
-    # TRANSFORM (Shipwright): error at spec.tolerations ("must be a list").
-    Case("shipwright-tolerations-is-a-string", rl("- apiVersion: shipwright.io/v1beta1\n  kind: Build\n  metadata:\n    name: b\n  spec:\n    tolerations: everything\n"), -1),
+    Case(
+        "shipwright-tolerations-is-a-string",
+        rl("- apiVersion: shipwright.io/v1beta1\n  kind: Build\n  metadata:\n    name: b\n  spec:\n    tolerations: everything\n"),
+        1,
+        ("Build b", "must be a list of tolerations"),
+        "spec.tolerations",
+    ),
 ]
 
 
@@ -377,10 +386,7 @@ def check_contract(case: Case, code: int, out: str, err: str) -> None:
     assert "Traceback" not in out and "Traceback" not in err
     doc = parse_output(out)
     results = doc["results"]
-    if case.code >= 0:
-        assert code == case.code, results
-    else:
-        assert code in (0, 1), results
+    assert code == case.code, results
     errors = [r for r in results if r["severity"] == "error"]
     assert bool(errors) == (code == 1), results
     if case.must:

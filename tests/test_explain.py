@@ -156,3 +156,16 @@ def test_explain_bad_format(capsys: pytest.CaptureFixture[str]) -> None:
         main(["explain", "--format", "svg"])
     assert e.value.code == 2
     assert "invalid choice" in capsys.readouterr().err
+
+
+def test_explain_real_transform_names_every_binding(capsys: pytest.CaptureFixture[str]) -> None:
+    # no stand-in: the Tekton transform's own plan for the workspaces example
+    ex = Path(__file__).resolve().parent.parent / "examples" / "coschedule-workspaces"
+    files = [str(ex / "coschedule-policy.yaml"), str(ex / "pipeline.yaml"), str(ex / "pipelinerun.yaml")]
+    assert main(["explain", "--config", files[0], *files[1:]]) == 0
+    rows = [line.split() for line in capsys.readouterr().out.splitlines()[1:]]
+    assert rows[0][-3:] == ["pvc-e814206922-affinity-assistant-e814206922-0", "pvc-e814206922", "source"]
+    assert "fetch," in rows[0] and "build" in rows[0]
+    assert rows[1] == ["affinity-assistant-c2170d7ad1", "report", "build-cache", "(existing", "claim)", "cache"]
+    assert main(["explain", "--format", "mermaid", "--config", files[0], *files[1:]]) == 0
+    assert 'r0a1 -. "cache" .-> r0a1v0[("build-cache (existing claim)")]' in capsys.readouterr().out

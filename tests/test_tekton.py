@@ -591,3 +591,53 @@ def test_generated_statefulsets_pass_kubernetes_schema_validation() -> None:
                 kubernetes_validate.validate(item, version, strict=True)
             seen += 1
     assert seen >= 10
+
+
+TRS_PIPELINE = """\
+- apiVersion: tekton.dev/v1
+  kind: Pipeline
+  metadata: {name: p, namespace: ci}
+  spec:
+    tasks:
+    - name: build
+      taskRef: {name: make}
+    finally:
+    - name: notify
+      taskRef: {name: slack}
+"""
+
+
+def _trs_run(task: str) -> str:
+    return f"""\
+- apiVersion: tekton.dev/v1
+  kind: PipelineRun
+  metadata: {{name: r, namespace: ci}}
+  spec:
+    pipelineRef: {{name: p}}
+    taskRunSpecs:
+    - pipelineTaskName: {task}
+      podTemplate:
+        nodeSelector: {{disktype: ssd}}
+"""
+
+
+@pytest.mark.parametrize("mode", ["workspaces", "pipelineruns", "disabled"])
+def test_task_run_specs_must_name_a_pipeline_task(mode: str) -> None:
+    # Tekton fails such a run: "pipelineRun's taskrunSpecs defined wrong taskName"
+    _out, outcome, code = render(TRS_PIPELINE + _trs_run("deploy"), _config(mode))
+    assert code == 1
+    [err] = errors(outcome)
+    assert err.field_path == "spec.taskRunSpecs[0].pipelineTaskName"
+    assert '"deploy", does not exist in Pipeline' in err.message and "build, notify" in err.message
+
+
+@pytest.mark.parametrize("task", ["build", "notify"])  # tasks and finally both count
+def test_task_run_specs_naming_tasks_or_finally_are_fine(task: str) -> None:
+    _out, outcome, code = render(TRS_PIPELINE + _trs_run(task), _config("workspaces"))
+    assert code == 0, errors(outcome)
+
+
+def test_task_run_specs_with_an_unknown_pipeline_are_not_checked() -> None:
+    # the Pipeline is not in the input: nothing to check against (and no workspaces to pin)
+    _out, outcome, code = render(_trs_run("anything"), _config("workspaces"))
+    assert code == 0, errors(outcome)

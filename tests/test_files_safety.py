@@ -1,0 +1,144 @@
+"""Files mode never leaves a truncated file: writes go to a temp file in the same directory
+and are renamed into place. Killing the process at any moment leaves every file either as it
+was or as the complete run would write it. Files that cannot be read or written are
+reported, and the other files are still processed."""
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from krm_fn.cli import main
+
+POLICY = "apiVersion: fn.kpt.dev/v1alpha1\nkind: CoschedulePolicy\nmetadata:\n  name: p\nspec:\n  coschedule: pipelineruns\n"
+
+
+def _manifest(i: int, padding_lines: int) -> str:
+    pad = "".join(f"  k{j}: value-{i}-{j}\n" for j in range(padding_lines))
+    return (
+        f"apiVersion: tekton.dev/v1\nkind: PipelineRun\nmetadata:\n  name: run-{i}\n  namespace: ci\n"
+        "spec:\n  pipelineRef:\n    name: build\n  workspaces:\n  - name: src\n    volumeClaimTemplate:\n"
+        "      spec:\n        accessModes: [ReadWriteOnce]\n        resources:\n          requests:\n            storage: 1Gi\n"
+        f"---\n# padding so that writing this file takes a while\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: pad-{i}\n  namespace: ci\ndata:\n{pad}"
+    )
+
+
+def _cli_path() -> str:
+    exe = Path(sys.executable).parent / "krm-coschedule"
+    assert exe.exists(), exe
+    return str(exe)
+
+
+def test_kill_during_writes_leaves_each_file_old_or_new(tmp_path: Path) -> None:
+    n = 20
+    src = tmp_path / "orig"
+    src.mkdir()
+    (src / "policy.yaml").write_text(POLICY)
+    for i in range(n):
+        (src / f"m{i:02d}.yaml").write_text(_manifest(i, 3000))
+    names = [f"m{i:02d}.yaml" for i in range(n)]
+    old = {name: (src / name).read_bytes() for name in names}
+
+    # the complete run, on a copy: what every file becomes
+    full = tmp_path / "full"
+    shutil.copytree(src, full)
+    t0 = time.monotonic()
+    done = subprocess.run([_cli_path(), "--config", "policy.yaml", *names], cwd=full, capture_output=True, text=True)
+    duration = time.monotonic() - t0
+    assert done.returncode == 1, done.stderr  # 1: files changed (pre-commit convention)
+    new = {name: (full / name).read_bytes() for name in names}
+    assert all(new[k] != old[k] for k in names)
+
+    outcomes: set[str] = set()
+    for attempt in range(1, 11):
+        work = tmp_path / f"kill{attempt}"
+        shutil.copytree(src, work)
+        proc = subprocess.Popen([_cli_path(), "--config", "policy.yaml", *names], cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if attempt <= 2:
+            time.sleep(duration * attempt / 3)  # during reading and processing
+        else:
+            # wait for the write phase (a temp file appears), then kill a little later each time
+            while proc.poll() is None and not any(p.name.endswith(".krm-tmp") for p in work.iterdir()):
+                pass
+            time.sleep(0.002 * (attempt - 3))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        states = []
+        for name in names:
+            data = (work / name).read_bytes()
+            assert data in (old[name], new[name]), f"{name} is neither the old nor the new file after a kill"
+            states.append("new" if data == new[name] else "old")
+        outcomes.add("/".join(sorted(set(states))))
+        # a leftover temp file is only ever ours, beside the file, and never a manifest name
+        for leftover in work.iterdir():
+            if leftover.name not in names and leftover.name != "policy.yaml":
+                assert leftover.name.startswith(".") and leftover.name.endswith(".krm-tmp"), leftover.name
+    print("kill outcomes:", sorted(outcomes))
+    assert outcomes, "no attempt ran"
+
+
+def _write(tmp: Path) -> tuple[Path, Path]:
+    (tmp / "policy.yaml").write_text(POLICY)
+    a, b = tmp / "a.yaml", tmp / "b.yaml"
+    a.write_text(_manifest(1, 1))
+    b.write_text(_manifest(2, 1))
+    return a, b
+
+
+def test_unwritable_file_is_reported_and_the_others_are_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a, b = _write(tmp_path)
+    before_a = a.read_bytes()
+    real_replace = os.replace
+
+    def replace(src: str, dst: str | os.PathLike[str]) -> None:
+        if Path(dst).name == "a.yaml":
+            raise PermissionError(13, "Permission denied", str(dst))
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace)
+    monkeypatch.chdir(tmp_path)
+    assert main(["--config", "policy.yaml", "a.yaml", "b.yaml"]) == 1
+    err = capsys.readouterr().err
+    assert "a.yaml" in err and "Permission denied" in err
+    assert a.read_bytes() == before_a  # untouched, no half-written file
+    assert "StatefulSet" in b.read_text()  # the other file was still processed
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".krm-tmp")] == []  # temp file cleaned up
+
+
+def test_unreadable_file_is_reported_and_the_others_are_processed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a, b = _write(tmp_path)
+    before_a = a.read_bytes()
+    real_read = Path.read_bytes
+
+    def read_bytes(self: Path) -> bytes:
+        if self.name == "a.yaml":
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_read(self)
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    monkeypatch.chdir(tmp_path)
+    assert main(["--config", "policy.yaml", "a.yaml", "b.yaml"]) == 1
+    err = capsys.readouterr().err
+    assert "a.yaml" in err and "Permission denied" in err
+    monkeypatch.setattr(Path, "read_bytes", real_read)
+    assert a.read_bytes() == before_a
+    assert "StatefulSet" in b.read_text()
+
+
+def test_read_only_file_keeps_its_mode_when_rewritten(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    a, _b = _write(tmp_path)
+    os.chmod(a, 0o444)
+    monkeypatch.chdir(tmp_path)
+    assert main(["--config", "policy.yaml", "a.yaml"]) == 1
+    assert "StatefulSet" in a.read_text()
+    assert (a.stat().st_mode & 0o777) == 0o444
