@@ -941,12 +941,15 @@ def load_guarded(text: str, what: str, limits: bool = True) -> Any:
     stream first (the loader recurses, and slows down sharply on deep flow nesting), alias
     expansion after (`check_limits`; skipped when the caller runs it itself). Every failure
     is an InputError whose message starts with `what`."""
-    dup = _scan_events(text, what)
+    if _may_nest_deeper_than_limit(text):
+        _scan_events(text, what)  # raises when it does
     try:
         root = yamlio.rt_load(text)
     except RecursionError:
         raise InputError(f"{what} nests deeper than {MAX_DEPTH} levels; flatten it") from None
     except Exception as e:  # noqa: BLE001 - parser errors of every kind
+        # the event walk names a duplicate key's path and lines; only failures pay for it
+        dup = _scan_events(text, what) if type(e).__name__ == "DuplicateKeyError" else None
         msg = f"{what} is not valid YAML: {_describe(e, dup)}"
         if type(e).__name__ == "DuplicateKeyError":
             raise InputError(msg) from None  # well-formed: names the object and the field
@@ -956,6 +959,23 @@ def load_guarded(text: str, what: str, limits: bool = True) -> Any:
     if _SURROGATE_ESCAPE.search(text):
         _join_surrogates(root, what)
     return root
+
+
+def _may_nest_deeper_than_limit(text: str) -> bool:
+    """False when `text` surely nests at most MAX_DEPTH levels, so the event walk (PyYAML's
+    import and a Python loop over every event: most of a one-PipelineRun run's parse time)
+    can be skipped. A bound, not a measure: every level of block nesting needs a deeper
+    indentation within two levels (an indentless sequence shares its key's column) or an
+    indicator on the line (`- `, `? `, `: `), and every flow level a bracket."""
+    flow = text.count("[") + text.count("{")
+    if flow > MAX_DEPTH:
+        return True
+    deepest = 0
+    for line in text.split("\n"):
+        ind = len(line) - len(line.lstrip(" "))
+        inline = line.count("- ") + line.count("? ") + line.count(": ")
+        deepest = max(deepest, 2 * ind + inline)
+    return deepest + flow + 2 > MAX_DEPTH
 
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
