@@ -53,6 +53,7 @@ class Context:
         self.results: list[Result] = []
         self.generated: list[Generated] = []
         self.plans: list[Plan] = []
+        self.stale: set[int] = set()  # positions of generated items no run wants any more
         self._index: dict[tuple[str, str, str, str], rlist.Item] = {}
         for it in items:
             m = it.meta
@@ -374,7 +375,11 @@ def _unchanged(frame: rlist.Frame, results: list[Result], plans: list[Plan]) -> 
                 texts.append(rlist.indent_entry(yamlio.dump_block(it.before), 0))
             else:
                 texts.append(rlist.render_full_item(it))
-    return Outcome(texts, [], sorted_results(results), plans, positions)
+    # info results describe changes, and none is written: keep errors and warnings, and say so
+    kept = [r for r in results if r.severity != "info"]
+    n = sum(1 for r in results if r.severity == "error")
+    kept.append(Result("info", f"krm-coschedule: {n} error(s); nothing was changed (all or nothing)"))
+    return Outcome(texts, [], sorted_results(kept), plans, positions)
 
 
 def _reconcile_generated(frame: rlist.Frame, ctx: Context) -> None:
@@ -403,7 +408,7 @@ def _reconcile_generated(frame: rlist.Frame, ctx: Context) -> None:
                 "(delete it if the run is gone)",
             )
         elif okey in owners or okey in present_owners:
-            it.meta.annotations["__stale__"] = "true"
+            ctx.stale.add(it.pos)
             ctx.info(
                 it,
                 None,
@@ -479,7 +484,7 @@ def _emit(frame: rlist.Frame, ctx: Context) -> Outcome:
     texts: list[str] = []
     positions: list[int] = []
     for it in frame.items:
-        if it.meta.annotations.get("__stale__"):
+        if it.pos in ctx.stale:
             continue
         positions.append(it.pos)
         if it.pos in replaced:

@@ -212,6 +212,7 @@ def test_pipelineruns_mode_moves_vct_and_pins_every_task() -> None:
             "tasks": ["*"],
             "claims": [{"template": template, "claim": f"{template}-{aa}-0", "bindings": ["source"]}],
             "volumes": ["cache"],
+            "volumeBindings": {"cache": ["cache"]},
         }
     ]
 
