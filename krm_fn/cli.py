@@ -119,7 +119,8 @@ def _report(results: Sequence[Result]) -> None:
 
 
 def _load_config(path: str | None) -> tuple[Any, int]:
-    """(functionConfig node or None, 0) or (None, 1) after printing why."""
+    """(functionConfig node or None, 0) or (None, 1) after printing why. The node is
+    annotated with its file, so results about the policy name it."""
     if path is None:
         return None, 0
     from pathlib import Path
@@ -128,7 +129,10 @@ def _load_config(path: str | None) -> tuple[Any, int]:
 
     try:
         text = Path(path).read_text(encoding="utf-8")
-        return streams.read_config(text, path), 0
+        fc = streams.read_config(text, path)
+        if fc is not None:
+            _annotate_config(fc, path)
+        return fc, 0
     except (OSError, UnicodeError) as e:
         sys.stderr.write(f"krm-coschedule: cannot read --config {path}: {e}\n")
     except streams.DocError as e:
@@ -182,8 +186,6 @@ def _files(argv: list[str]) -> int:
     fc, code = _load_config(ns.config)
     if code:
         return code
-    if fc is not None:
-        _annotate_config(fc, ns.config)
     from krm_fn import files
 
     outcome = files.run(list(ns.paths), fc)
@@ -229,8 +231,6 @@ def _explain(argv: list[str]) -> int:
     fc, code = _load_config(ns.config)
     if code:
         return code
-    if fc is not None:
-        _annotate_config(fc, ns.config)
     results: Sequence[Result]
     if ns.paths:
         from krm_fn import files

@@ -101,6 +101,20 @@ class Context:
         """Record a result. Messages start with `kind namespace/name` of the object."""
         ref = self.ref(item) if item is not None else None
         path, idx = self.file_of(item) if item is not None else (None, None)
+        self._append(severity, ref, path, idx, field_path, message, tags, current, proposed)
+
+    def _append(
+        self,
+        severity: str,
+        ref: ResourceRef | None,
+        path: str | None,
+        idx: int | None,
+        field_path: str | None,
+        message: str,
+        tags: dict[str, str] | None = None,
+        current: Any = None,
+        proposed: Any = None,
+    ) -> None:
         text = f"{ref.display()}: {message}" if ref is not None else message
         self.results.append(
             Result(
@@ -128,19 +142,7 @@ class Context:
     def config_result(self, severity: str, field_path: str, message: str, tags: dict[str, str] | None = None) -> None:
         """A result that points at the functionConfig."""
         p = self.policy
-        ref = p.ref
-        text = f"{ref.display()}: {message}" if ref is not None else message
-        self.results.append(
-            Result(
-                severity,
-                text,
-                resource=ref,
-                field_path=field_path,
-                file_path=p.file_path,
-                file_index=p.file_index,
-                tags=tuple(sorted((tags or {}).items())),
-            )
-        )
+        self._append(severity, p.ref, p.file_path, p.file_index, field_path, message, tags)
 
     def generate(self, owner: rlist.Item, obj: dict[str, Any]) -> None:
         self.generated.append(Generated(owner, obj))
