@@ -491,10 +491,20 @@ def _emit(frame: rlist.Frame, ctx: Context) -> Outcome:
         positions.append(it.pos)
         if it.pos in replaced:
             texts.append(replaced[it.pos])
-        elif frame.fast:
-            texts.append(rlist.render_item(it, frame.items_indent))
+            continue
+        if frame.fast:
+            text, faithful = rlist.render_item_verified(it, frame.items_indent)
         else:
-            texts.append(rlist.render_full_item(it))
+            text, faithful = rlist.render_full_item_verified(it)
+        texts.append(text)
+        if not faithful:
+            ctx.warning(
+                it,
+                None,
+                "the comment-preserving YAML writer could not write this object without changing "
+                "its data, so it was written as plain block YAML: its comments and quoting are "
+                "lost (the data is exact); please report the object's layout",
+            )
     changed = sum(1 for it in frame.items if it.changed)
     ctx.results.append(
         Result(

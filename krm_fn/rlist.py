@@ -804,11 +804,33 @@ def _load_item_text(chunk: str) -> Any:
 
 def render_item(item: Item, d: int) -> str:
     """The item's output text: the original when unchanged, else re-emitted."""
+    return render_item_verified(item, d)[0]
+
+
+def render_item_verified(item: Item, d: int) -> tuple[str, bool]:
+    """(text, faithful): faithful is False when the round-trip emitter could not write the
+    item without changing its data, and the plain emitter wrote it instead."""
     if item.text is not None and not item.changed:
-        return item.text
+        return item.text, True
     m, s, o = item.indent
-    dumped = yamlio.rt_dump(item.node, m, s, o)
-    return indent_entry(dumped, d)
+    dumped, ok = dump_verified(item.node, m, s, o)
+    return indent_entry(dumped, d), ok
+
+
+def dump_verified(node: Any, m: int = 2, s: int = 2, o: int = 0) -> tuple[str, bool]:
+    """Dump with the round-trip emitter and read the text back: ruamel 0.19 can write data
+    that reads back differently (a comment before the items of a sequence turned `- a` and
+    `- b` into the one string "a - b"; float digits). Then the data wins over the comments:
+    the plain block emitter writes it, and the caller says so."""
+    dumped = yamlio.rt_dump(node, m, s, o)
+    want = yamlio.to_plain(node)
+    try:
+        same = yamlio.to_plain(yamlio.rt_load(dumped)) == want
+    except Exception:  # noqa: BLE001 - unreadable output is the case this guards
+        same = False
+    if same:
+        return dumped, True
+    return yamlio.dump_block(want, compact=o == 0), False
 
 
 def indent_entry(dumped: str, d: int) -> str:
@@ -1240,5 +1262,10 @@ def _set_block(node: Any) -> None:
 
 def render_full_item(item: Item) -> str:
     """Fallback path: every item is re-emitted in block style."""
+    return render_full_item_verified(item)[0]
+
+
+def render_full_item_verified(item: Item) -> tuple[str, bool]:
     _set_block(item.node)
-    return indent_entry(yamlio.rt_dump(item.node), 0)
+    dumped, ok = dump_verified(item.node)
+    return indent_entry(dumped, 0), ok

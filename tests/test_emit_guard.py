@@ -1,0 +1,74 @@
+"""A rewritten object is never written with data the input did not have: when ruamel's
+round-trip emitter would change the data (ruamel 0.19.1: a comment before the items of a
+sequence turns `- a` and `- b` into the one string "a - b"; a float loses a digit), the plain
+emitter writes the object instead and a warning says so."""
+from __future__ import annotations
+
+import yaml
+
+from krm_fn import rlist
+from krm_fn import yamlio
+from krm_fn.process import run_resource_list
+
+RUN = """\
+apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items:
+- apiVersion: tekton.dev/v1
+  kind: PipelineRun
+  metadata:
+    name: r
+    namespace: ci
+  spec:
+    pipelineRef:
+      name: p
+    params:
+    - name: list
+      value:
+        # a comment before the first entry
+        - {}
+        - a
+        - b
+    - name: big
+      value: 2.689713820191949e+16
+functionConfig:
+  apiVersion: fn.kpt.dev/v1alpha1
+  kind: CoschedulePolicy
+  metadata:
+    name: c
+  spec:
+    coschedule: pipelineruns
+"""
+
+
+def test_the_round_trip_emitter_bug_is_real() -> None:
+    # if ruamel fixes it, this guard becomes a no-op; the test below still holds
+    node = yamlio.rt_load("k:\n  # c\n  - {}\n  - a\n  - b\n")
+    _text, faithful = rlist.dump_verified(node)
+    back = yamlio.to_plain(yamlio.rt_load(yamlio.rt_dump(node)))
+    assert faithful == (back == {"k": [{}, "a", "b"]})
+
+
+def test_rewritten_object_keeps_its_data() -> None:
+    out, outcome, code = run_resource_list(RUN.encode())
+    assert code == 0 and outcome is not None
+    doc = yaml.safe_load(out)
+    run = doc["items"][0]
+    assert run["spec"]["params"][0]["value"] == [{}, "a", "b"]
+    assert run["spec"]["params"][1]["value"] == 2.689713820191949e16
+    assert "affinity" in run["spec"]["taskRunTemplate"]["podTemplate"]  # it was rewritten
+    warned = [r for r in outcome.results if r.severity == "warning" and "could not write this object" in r.message]
+    assert len(warned) == 1 and warned[0].resource is not None and warned[0].resource.name == "r"
+    # and a second pass changes nothing
+    again, _o, code2 = run_resource_list(out.encode())
+    assert code2 == 0
+    assert again.split("\nresults:\n")[0] == out.split("\nresults:\n")[0]
+
+
+def test_faithful_rewrite_keeps_comments() -> None:
+    text = RUN.replace("        # a comment before the first entry\n", "").replace("2.689713820191949e+16", "2.5")
+    text = text.replace("    params:\n", "    params: # kept\n")
+    out, outcome, code = run_resource_list(text.encode())
+    assert code == 0 and outcome is not None
+    assert "params: # kept" in out
+    assert not [r for r in outcome.results if r.severity == "warning"]
