@@ -825,7 +825,7 @@ def dump_verified(node: Any, m: int = 2, s: int = 2, o: int = 0) -> tuple[str, b
     dumped = yamlio.rt_dump(node, m, s, o)
     want = yamlio.to_plain(node)
     try:
-        same = yamlio.to_plain(yamlio.rt_load(dumped)) == want
+        same = yamlio.to_plain(yamlio.verify_load(dumped)) == want
     except Exception:  # noqa: BLE001 - unreadable output is the case this guards
         same = False
     if same:
