@@ -28,11 +28,7 @@ def handle_build(item: rlist.Item, ctx: Context) -> None:
         return
     platforms = _platforms(spec)
     # the Build controller runs the Output validator (platform keys) before NodeSelector
-    if platforms:
-        ns = spec.get("nodeSelector")
-        for k in v.PLATFORM_KEYS:
-            if isinstance(ns, Mapping) and k in ns:
-                _platform_error(ctx, item, f"spec.nodeSelector[{k}]", k)
+    _own_platform_conflicts(ctx, item, spec, "spec", platforms)
     bad = _validate(ctx, item, spec, "spec")
     scheduling.report_hardening(
         ctx, item, "spec", spec.get("nodeSelector"), spec.get("tolerations"), bad
@@ -89,11 +85,7 @@ def _buildrun_embedded(
     # top-level values are already BuildRunBuildFieldOverrideForbidden (the controller stops
     # there); the effective values are the embedded spec's, output.platforms included
     platforms = _platforms(embedded)
-    if platforms:
-        ns = embedded.get("nodeSelector")
-        for k in v.PLATFORM_KEYS:
-            if isinstance(ns, Mapping) and k in ns:
-                _platform_error(ctx, item, f"{path}.nodeSelector[{k}]", k)
+    _own_platform_conflicts(ctx, item, embedded, path, platforms)
     scheduling.report_hardening(
         ctx, item, path, embedded.get("nodeSelector"), embedded.get("tolerations"), bad
     )
@@ -303,6 +295,18 @@ def _override_forbidden(ctx: Context, item: rlist.Item, spec: Mapping[str, Any])
                 v.override_forbidden_message(field) + f"; move it into spec.build.spec.{field}",
                 tags={"reason": v.OVERRIDE_FORBIDDEN},
             )
+
+
+def _own_platform_conflicts(
+    ctx: Context, item: rlist.Item, spec: Mapping[str, Any], path: str, platforms: list[Any]
+) -> None:
+    """NodeSelectorPlatformConflict on a spec's own values: os/arch keys with platforms set."""
+    ns = spec.get("nodeSelector")
+    if not platforms or not isinstance(ns, Mapping):
+        return
+    for k in v.PLATFORM_KEYS:
+        if k in ns:
+            _platform_error(ctx, item, f"{path}.nodeSelector[{k}]", k)
 
 
 def _platform_error(ctx: Context, item: rlist.Item, path: str, key: str, extra: str = "") -> None:
