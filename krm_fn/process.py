@@ -8,7 +8,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from krm_fn import config as config_mod
+from krm_fn import lite, config as config_mod
 from krm_fn import rlist
 from krm_fn import yamlio
 from krm_fn.results import ResourceRef
@@ -274,7 +274,12 @@ def process(frame: rlist.Frame, policy_override: Any = None) -> Outcome:
             continue
         if not _check_object(item, ctx):
             continue
-        _guarded(table[key], item, ctx)
+        # a light-path item takes plain dicts and lists; a round-trip item ruamel's types
+        yamlio.LITE = item.lite is not None
+        try:
+            _guarded(table[key], item, ctx)
+        finally:
+            yamlio.LITE = False
     _reconcile_generated(frame, ctx)
     results = ctx.results
     if has_error(results):
@@ -485,6 +490,7 @@ def _emit(frame: rlist.Frame, ctx: Context) -> Outcome:
         )
     texts: list[str] = []
     positions: list[int] = []
+    retry: set[int] = set()
     for it in frame.items:
         if it.pos in ctx.stale:
             continue
@@ -493,7 +499,11 @@ def _emit(frame: rlist.Frame, ctx: Context) -> Outcome:
             texts.append(replaced[it.pos])
             continue
         if frame.fast:
-            text, faithful = rlist.render_item_verified(it, frame.items_indent)
+            try:
+                text, faithful = rlist.render_item_verified(it, frame.items_indent)
+            except lite.Bail:
+                retry.add(it.pos)  # the splicing writer is unsure of this edit
+                continue
         else:
             text, faithful = rlist.render_full_item_verified(it)
         texts.append(text)
@@ -505,6 +515,8 @@ def _emit(frame: rlist.Frame, ctx: Context) -> Outcome:
                 "its data, so it was written as plain block YAML: its comments and quoting are "
                 "lost (the data is exact); please report the object's layout",
             )
+    if retry:
+        raise lite.Retry(retry)
     changed = sum(1 for it in frame.items if it.changed)
     ctx.results.append(
         Result(
@@ -545,7 +557,7 @@ def run_resource_list(data: bytes) -> tuple[str, Outcome | None, int]:
     except rlist.InputError as e:
         return error_list(str(e)), None, 1
     try:
-        outcome = _process_guarded(frame)
+        frame, outcome = run_frame(text, frame)
     except rlist.YamlSyntaxError:
         # an item the scanner sliced out does not parse alone. Either the input is not YAML
         # (say where, in the input's own line numbers), or the item leans on the rest of the
@@ -557,6 +569,35 @@ def run_resource_list(data: bytes) -> tuple[str, Outcome | None, int]:
         outcome = _process_guarded(frame)
     out = rlist.render(frame, outcome.item_texts, outcome.generated_texts, [r.as_dict() for r in outcome.results])
     return out, outcome, outcome.exit_code
+
+
+LIGHT_ENV = "KRM_COSCHEDULE_LIGHT"  # "0": always take the round-trip path (tests compare both)
+
+
+def run_frame(text: str, frame: rlist.Frame) -> tuple[rlist.Frame, Outcome]:
+    """process() with the light path on: items in plain block form are read and rewritten
+    without the round-trip loader (krm_fn.lite). When the splicing writer is unsure of an
+    item's edit, the list is read again and processed again with that item on the
+    round-trip path, so the output is always the round-trip path's."""
+    import os
+
+    if not frame.fast or os.environ.get(LIGHT_ENV) == "0":
+        return frame, _process_guarded(frame)
+    forced: set[int] | None = set()
+    for _attempt in range(3):
+        rlist.LIGHT = forced
+        try:
+            return frame, _process_guarded(frame)
+        except lite.Retry as r:
+            forced |= r.positions
+        except lite.Bail:  # not expected outside the writer: take the round-trip path
+            forced = None
+        finally:
+            rlist.LIGHT = None
+        frame = rlist.parse(text)
+        if forced is None:
+            break
+    return frame, _process_guarded(frame)
 
 
 def _process_guarded(frame: rlist.Frame) -> Outcome:

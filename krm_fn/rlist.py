@@ -29,6 +29,10 @@ from typing import Any
 
 from krm_fn import yamlio
 
+# The light path (krm_fn.lite) for this run: None when off, else the positions of items that
+# must take the round-trip path anyway (set by process.run_frame, which retries on lite.Bail).
+LIGHT: set[int] | None = None
+
 MAX_ALIAS_NODES = 200_000  # nodes an expanded tree may have (billion-laughs guard)
 MAX_DEPTH = 200  # nesting depth of any collection
 
@@ -76,11 +80,16 @@ class Item:
     before: Any = None  # plain copy taken at load time, to tell whether anything changed
     indent: tuple[int, int, int] = (2, 2, 0)  # mapping, sequence, offset for re-emission
     complex_meta: bool = False
+    lite: Any = None  # krm_fn.lite.Doc when read by the light reader
+    lite_before: Any = None  # the data as read, scalar types kept (for the splicing writer)
 
     def load(self) -> Any:
-        """Parse this item with the round-trip loader (once)."""
+        """Parse this item (once): with the light reader when this run allows it and the text
+        is in its form, else with the round-trip loader."""
         if self.node is None:
             assert self.text is not None
+            if LIGHT is not None and self.pos not in LIGHT and _load_light(self):
+                return self.node
             self.node = _load_item_text(self.text)
             check_limits(self.node, "the object")
             self.before = yamlio.to_plain(self.node)
@@ -390,6 +399,18 @@ def _check_wrapper(kind: str) -> None:
 
 
 def _load_section(section_text: str, key: str) -> Any:
+    if key == "functionConfig":
+        from krm_fn import lite
+
+        lines = section_text.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        m, s, o = _detect_indent([x + "\n" for x in lines], 0)
+        try:
+            root, _ = lite.read(lines, m, o, 0)
+            return root.get(key)
+        except lite.Bail:
+            pass
     root = load_guarded(section_text, key)
     return root.get(key) if isinstance(root, dict) else None
 
@@ -781,6 +802,27 @@ def _detect_indent(body: list[str], c: int) -> tuple[int, int, int]:
     return (m, s, o)
 
 
+def _load_light(item: Item) -> bool:
+    from krm_fn import lite
+
+    assert item.text is not None
+    if _may_nest_deeper_than_limit(item.text):
+        return False  # the round-trip path names the deepest field
+    body, c = _item_body(item.text)
+    m, s, o = _detect_indent(body, c)
+    try:
+        data, doc = lite.load_item(item.text, m, s, o)
+    except lite.Bail:
+        return False
+    check_limits(data, "the object")
+    item.node = data
+    item.lite = doc
+    item.lite_before = lite.copy_data(data)
+    item.before = yamlio.to_plain(data)
+    item.indent = (m, s, o)
+    return True
+
+
 def _load_item_text(chunk: str) -> Any:
     """Parse one item chunk alone: drop its `- ` and the sequence indentation."""
     lines = _lines(chunk)
@@ -812,6 +854,10 @@ def render_item_verified(item: Item, d: int) -> tuple[str, bool]:
     item without changing its data, and the plain emitter wrote it instead."""
     if item.text is not None and not item.changed:
         return item.text, True
+    if item.lite is not None:
+        from krm_fn import lite
+
+        return lite.render_item(item.lite, item.lite_before, item.node), True  # or lite.Bail
     m, s, o = item.indent
     dumped, ok = dump_verified(item.node, m, s, o)
     return indent_entry(dumped, d), ok

@@ -95,6 +95,11 @@ def replace_key(m: Any, old: str, new: str, value: Any) -> None:
     pos = keys.index(old)
     text = take_tail_comment(m[old]) if pos == len(keys) - 1 else None
     del m[old]
-    m.insert(pos, new, value)
+    if hasattr(m, "insert"):
+        m.insert(pos, new, value)
+    else:  # a plain dict (the light path): rebuild the order around the new key
+        rest = [(k, m.pop(k)) for k in keys[pos + 1 :]]
+        m[new] = value
+        m.update(rest)
     if text:
         put_tail_comment(m, text)

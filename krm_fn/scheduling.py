@@ -334,13 +334,11 @@ def constrain_pod_template(
         report_hardening(ctx, item, field_path, tpl.get("nodeSelector"), tpl.get("tolerations"))
     if only_set_fields and tpl is None:
         return
-    from ruamel.yaml.comments import CommentedMap
-
-    target: MutableMapping[str, Any] = CommentedMap() if tpl is None else tpl
+    target: MutableMapping[str, Any] = yamlio.new_map() if tpl is None else tpl
     changes = apply_policy(ctx, item, target, field_path, TEKTON, only_set_fields=only_set_fields)
     if tpl is None and len(target):
         for h in missing:
-            fresh = CommentedMap()
+            fresh = yamlio.new_map()
             holder[h] = fresh
             holder = fresh
         holder[last] = target

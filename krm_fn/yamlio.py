@@ -154,10 +154,31 @@ def rt_dump(node: Any, mapping: int = 2, sequence: int = 2, offset: int = 0) -> 
     return buf.getvalue()
 
 
+class DQ(str):
+    """A string to be written double-quoted (the light path's DoubleQuotedScalarString)."""
+
+
+# True while a run uses the light path (krm_fn.lite): items are plain dicts and lists, and
+# yamlsafe() builds those instead of ruamel's types. Set and reset by process.run_light().
+LITE = False
+
+
+def new_map() -> Any:
+    """An empty mapping of the kind the current run's trees are made of."""
+    if LITE:
+        return {}
+    from ruamel.yaml.comments import CommentedMap
+
+    return CommentedMap()
+
+
 def yamlsafe(value: Any) -> Any:
     """Deep-convert plain data for insertion into a round-trip tree: maps and lists become
     ruamel's commented types (block style), and strings a YAML 1.1 reader would re-type are
-    double-quoted (kubernetes#34146, go-yaml#489)."""
+    double-quoted (kubernetes#34146, go-yaml#489). On the light path: plain dicts and lists,
+    and DQ for those strings."""
+    if LITE:
+        return _lite_safe(value)
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
     from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
@@ -173,6 +194,16 @@ def yamlsafe(value: Any) -> Any:
         return s
     if isinstance(value, str) and type(value) is str and is_ambiguous(value):
         return DoubleQuotedScalarString(value)
+    return value
+
+
+def _lite_safe(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _lite_safe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_lite_safe(v) for v in value]
+    if isinstance(value, str) and type(value) is str and is_ambiguous(value):
+        return DQ(value)
     return value
 
 

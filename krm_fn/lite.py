@@ -1,0 +1,715 @@
+"""A strict reader and splicing writer for the plain block YAML that CI manifests are made of,
+so a small run never imports, let alone runs, the comment-preserving round-trip loader.
+
+The round-trip loader (ruamel) costs about 20 ms to import and 20 to 40 ms to read and write
+one PipelineRun: most of a one-object run. This module reads an item whose text is in the
+form ruamel itself writes (consistent indentation, one space after `- ` and `: `, canonical
+scalars, no anchors, tags or multi-line plain scalars, no trailing blanks) into plain data,
+and writes an edited item back by splicing only the changed lines into its original text,
+in the layout ruamel would give them. Everything else in the item stays the exact input text,
+which is what ruamel writes back for such text too.
+
+Anything it is not sure about raises Bail, and the caller runs the whole list again on the
+round-trip path. So this module never decides output on its own: it either gives the bytes
+the round-trip path gives (tests/test_lite.py compares both on every fixture) or steps aside.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from krm_fn import yamlio
+
+
+class Bail(BaseException):
+    """This input or edit is outside what the splicing writer handles: run the list again on
+    the round-trip path. A BaseException so that no handler's `except Exception` (which turns
+    a bug into an error result) swallows it."""
+
+
+class Retry(BaseException):
+    """Items whose edits the splicing writer refused: process the list again with these on
+    the round-trip path."""
+
+    def __init__(self, positions: set[int]) -> None:
+        super().__init__(sorted(positions))
+        self.positions = positions
+
+
+class SQ(str):
+    """A single-quoted scalar of the input (kept quoted when copied, as ruamel does)."""
+
+
+class Lit(str):
+    """A literal block scalar of the input."""
+
+
+DQ = yamlio.DQ
+
+# Plain keys the writer can emit as they are: Kubernetes field and label/annotation keys.
+_KEY_RE = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_./-]*):(?= |$)")
+_INT_RE = re.compile(r"-?(?:0|[1-9][0-9]*)")
+# Plain scalars the reader accepts (printable ASCII, no indicator first, nothing a YAML 1.2
+# resolver types other than the canonical int/bool handled above: that is checked after)
+_PLAIN_RE = re.compile(r"[A-Za-z0-9_./$(~=+-][\x20-\x7e]*")
+_PLAIN_FORBIDDEN = (": ", " #", "\t")
+_NUMBERISH = re.compile(r"[-+.0-9]")
+_ASCII_PRINTABLE = re.compile(r"[\x20-\x7e]*")
+_TS_RE = re.compile(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}")
+_SPECIAL = frozenset({"~", "null", "Null", "NULL", "True", "TRUE", "False", "FALSE", "<<", "="})
+
+
+# --------------------------------------------------------------------------- positions
+
+
+class MapPos:
+    __slots__ = ("indent", "entries", "flow")
+
+    def __init__(self, indent: int) -> None:
+        self.indent = indent
+        self.entries: dict[str, Entry] = {}
+        self.flow = False
+
+
+class SeqPos:
+    __slots__ = ("dash", "items", "flow")
+
+    def __init__(self, dash: int) -> None:
+        self.dash = dash
+        self.items: list[Entry] = []
+        self.flow = False
+
+
+class Entry:
+    """One mapping entry or sequence item: its first line, its last content line, whether
+    its value is on the first line (and where), and the value's own positions."""
+
+    __slots__ = ("line", "last", "col", "end", "comment", "value", "node")
+
+    def __init__(self, line: int) -> None:
+        self.line = line
+        self.last = line
+        self.col = -1  # where an inline value starts (-1: value on the lines below)
+        self.end = -1  # where it ends
+        self.comment = False  # the first line has an end-of-line comment
+        self.value: MapPos | SeqPos | None = None  # block collection or flow `{}`/`[...]`
+        self.node: Any = None  # the loaded collection (to tell edits in place from new ones)
+
+
+# --------------------------------------------------------------------------- reader
+
+
+class Doc:
+    """An item read by this module: its lines and positions, for the splicing writer."""
+
+    __slots__ = ("lines", "root", "m", "o", "head", "first_inline", "trailing")
+
+    def __init__(self, lines: list[str], m: int, o: int) -> None:
+        self.lines = lines
+        self.root: MapPos | None = None
+        self.m = m
+        self.o = o
+        self.head: list[str] = []  # item text before the body (the dash line of `- # c`)
+        self.first_inline = ""  # the dash line when the first key sits on it
+        self.trailing = False  # blank or comment lines after the last content line
+
+
+class _Reader:
+    def __init__(self, lines: list[str], m: int, o: int) -> None:
+        self.lines = lines
+        self.m = m
+        self.o = o
+        self.n = len(lines)
+        self.i = 0
+
+    def skip(self) -> None:
+        """Past blank and comment lines."""
+        lines = self.lines
+        while self.i < self.n:
+            s = lines[self.i]
+            t = s.lstrip(" ")
+            if t and not t.startswith("#"):
+                return
+            if s != s.rstrip():
+                raise Bail("trailing blanks")
+            self.i += 1
+
+    def indent(self) -> int:
+        s = self.lines[self.i]
+        return len(s) - len(s.lstrip(" "))
+
+    def mapping(self, indent: int, first: tuple[int, int] | None = None) -> tuple[dict[str, Any], MapPos]:
+        """A block mapping whose keys sit at `indent`. `first`: (line, column) of a first
+        key that sits after a sequence dash."""
+        data: dict[str, Any] = {}
+        pos = MapPos(indent)
+        while True:
+            if first is not None:
+                li, col = first
+                first = None
+            else:
+                self.skip()
+                if self.i >= self.n:
+                    break
+                ind = self.indent()
+                if ind < indent:
+                    break
+                if ind > indent:
+                    raise Bail("odd indentation")
+                li, col = self.i, ind
+            line = self.lines[li]
+            km = _KEY_RE.match(line, col)
+            if km is None:
+                if line.startswith("-", col):
+                    break  # an indentless sequence of the key before ends here
+                raise Bail("not a plain key")
+            key = km.group(1)
+            if _resolve(key) is not key or key in data:
+                raise Bail("key")
+            e = Entry(li)
+            self.i = li + 1
+            v = data[key] = self.value(e, line, km.end(), indent)
+            if isinstance(v, (dict, list)):
+                e.node = v
+            pos.entries[key] = e
+        return data, pos
+
+    def value(self, e: Entry, line: str, at: int, indent: int) -> Any:
+        """The value after `key:` or `- ` at `at` on `line`: inline, or on the lines below."""
+        rest = line[at:]
+        if rest != rest.rstrip() and not rest.lstrip().startswith("#"):
+            raise Bail("trailing blanks")
+        if rest.startswith(" ") and not rest.startswith(" #"):
+            if rest.startswith("  "):
+                raise Bail("two spaces")
+            v = self.inline(e, line, at + 1, indent)
+            self.after_inline(indent)
+            return v
+        if rest and not rest.startswith(" #"):
+            raise Bail("value")
+        if rest:
+            e.comment = True
+        # the value is on the lines below (or null)
+        self.skip()
+        if self.i < self.n:
+            ind = self.indent()
+            s = self.lines[self.i]
+            if s.startswith("-", ind) and (len(s) == ind + 1 or s[ind + 1] == " "):
+                if ind == indent + self.o:
+                    v, p = self.sequence(ind)
+                    e.value = p
+                    e.last = self.last_content()
+                    return v
+                if ind >= indent:
+                    raise Bail("sequence indentation")
+            elif ind > indent:
+                if ind != indent + self.m:
+                    raise Bail("mapping indentation")
+                v, p2 = self.mapping(ind)
+                e.value = p2
+                e.last = self.last_content()
+                return v
+        return None
+
+    def after_inline(self, indent: int) -> None:
+        """An inline value has no lines below it: a deeper line would be a continuation."""
+        self.skip()
+        if self.i < self.n and self.indent() > indent:
+            raise Bail("continuation line")
+
+    def last_content(self) -> int:
+        k = self.i - 1
+        while k >= 0:
+            t = self.lines[k].lstrip(" ")
+            if t and not t.startswith("#"):
+                return k
+            k -= 1
+        return k
+
+    def sequence(self, dash: int) -> tuple[list[Any], SeqPos]:
+        data: list[Any] = []
+        pos = SeqPos(dash)
+        while True:
+            self.skip()
+            if self.i >= self.n or self.indent() != dash:
+                break
+            li = self.i
+            line = self.lines[li]
+            if not line.startswith("- ", dash):
+                break
+            e = Entry(li)
+            col = dash + 2
+            if line.startswith((" ", "-", "#"), col) or col >= len(line):
+                raise Bail("sequence item layout")
+            km = _KEY_RE.match(line, col)
+            if km is not None:
+                v, p = self.mapping(col, (li, col))
+                e.value = p
+                e.last = self.last_content()
+            else:
+                if line[col] in "|>":
+                    raise Bail("block scalar as a sequence item")
+                self.i = li + 1
+                v = self.inline(e, line, col, dash)
+                self.after_inline(dash)
+            if isinstance(v, (dict, list)):
+                e.node = v
+            data.append(v)
+            pos.items.append(e)
+        return data, pos
+
+    def inline(self, e: Entry, line: str, col: int, indent: int) -> Any:
+        """An inline scalar or one-line flow collection at `col`; records its span."""
+        e.col = col
+        c = line[col]
+        if c == "'":
+            end = _quoted_end(line, col, "'")
+            v: Any = SQ(line[col + 1 : end - 1].replace("''", "'"))
+        elif c == '"':
+            end = _quoted_end(line, col, '"')
+            body = line[col + 1 : end - 1]
+            if "\\" in body:
+                raise Bail("escape")
+            v = DQ(body)
+        elif c == "[":
+            end = line.find("]", col)
+            if end < 0:
+                raise Bail("flow")
+            end += 1
+            v = _flow_seq(line[col:end])
+            e.value = SeqPos(-1)
+            e.value.flow = True
+        elif c == "{":
+            if not line.startswith("{}", col):
+                raise Bail("flow mapping")
+            end = col + 2
+            v = {}
+            e.value = MapPos(-1)
+            e.value.flow = True
+        elif c == "|":
+            return self.literal(e, line, col, indent)
+        else:
+            cut = line.find(" #", col)
+            text = (line[col:] if cut < 0 else line[col:cut]).rstrip(" ")
+            end = col + len(text)
+            v = _plain(text)
+        tail = line[end:]
+        if tail:
+            if not tail.startswith(" #") and not tail.lstrip(" ").startswith("#"):
+                raise Bail("after a scalar")
+            if not tail.startswith(" "):
+                raise Bail("comment")
+            e.comment = True
+        e.end = end
+        return v
+
+    def literal(self, e: Entry, line: str, col: int, key_indent: int) -> Any:
+        head = line[col:]
+        if head not in ("|", "|-"):
+            raise Bail("block scalar header")
+        want = key_indent + self.m
+        out: list[str] = []
+        k = self.i
+        while k < self.n:
+            s = self.lines[k]
+            if not s:
+                raise Bail("blank line in a block scalar")
+            ind = len(s) - len(s.lstrip(" "))
+            if ind <= key_indent:
+                break
+            if ind < want or s != s.rstrip():
+                raise Bail("block scalar layout")
+            out.append(s[want:])
+            k += 1
+        if not out:
+            raise Bail("empty block scalar")
+        self.i = k
+        e.end = len(line)
+        e.last = k - 1
+        text = "\n".join(out) + ("" if head == "|-" else "\n")
+        self.after_inline(key_indent)
+        return Lit(text)
+
+
+def _quoted_end(line: str, col: int, q: str) -> int:
+    k = col + 1
+    while True:
+        k = line.find(q, k)
+        if k < 0:
+            raise Bail("multi-line quoted scalar")
+        if q == "'" and line.startswith("''", k):
+            k += 2
+            continue
+        end = k + 1
+        body = line[col:end]
+        if not _ASCII_PRINTABLE.fullmatch(body):
+            raise Bail("non-ASCII or control characters")
+        return end
+
+
+def _flow_seq(text: str) -> list[Any]:
+    inner = text[1:-1]
+    if not inner:
+        return []
+    parts = inner.split(", ")
+    out = []
+    for p in parts:
+        if not p or p != p.strip() or any(c in p for c in ",[]{}#'\""):
+            raise Bail("flow item")
+        out.append(_plain(p))
+    return out
+
+
+def _plain(text: str) -> Any:
+    if text[:2] in ("- ", "? ", ": ") or text in ("-", "?") or not _PLAIN_RE.fullmatch(text) or any(f in text for f in _PLAIN_FORBIDDEN) or text.endswith(":"):
+        raise Bail("plain scalar")
+    v = _resolve(text)
+    if v is None:
+        raise Bail("explicit null")  # ruamel writes `key:` back for it
+    return v
+
+
+def _resolve(text: str) -> Any:
+    """The YAML 1.2 value of a plain scalar, as ruamel reads it, for the canonical forms
+    ruamel also writes back unchanged; Bail for any other typed form."""
+    if text == "true":
+        return True
+    if text == "false":
+        return False
+    if text in _SPECIAL:
+        raise Bail("typed scalar")
+    if _NUMBERISH.match(text):
+        if _INT_RE.fullmatch(text):
+            return int(text)
+        if yamlio._NUMBER_RE.match(text) or _TS_RE.match(text) or text[0] in "+.":
+            raise Bail("number form")
+    return text
+
+
+def read(lines: list[str], m: int, o: int, indent: int) -> tuple[dict[str, Any], Doc]:
+    """Read a block mapping document whose keys sit at `indent`; Bail when unsure."""
+    doc = Doc(lines, m, o)
+    r = _Reader(lines, m, o)
+    r.skip()
+    if r.i >= r.n or r.indent() != indent:
+        raise Bail("layout")
+    data, pos = r.mapping(indent)
+    r.skip()
+    if r.i < r.n:
+        raise Bail("content after the mapping")
+    doc.root = pos
+    last = r.last_content()
+    doc.trailing = last < len(lines) - 1
+    return data, doc
+
+
+# --------------------------------------------------------------------------- items
+
+
+def load_item(chunk: str, m: int, s: int, o: int) -> tuple[dict[str, Any], Doc]:
+    """Read one `- ` entry of `items` (its exact text, from its dash line on)."""
+    if s != o + 2:
+        raise Bail("sequence indent")
+    lines = chunk.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    first = lines[0] if lines else ""
+    d = len(first) - len(first.lstrip(" "))
+    if not first.startswith("- ", d) and first[d:] != "-":
+        raise Bail("text before the dash")
+    c = d + 2
+    rest = first[c:]
+    head: list[str] = []
+    if rest and not rest.startswith("#"):
+        if rest.startswith(" "):
+            raise Bail("dash spacing")
+        body = [" " * c + rest] + lines[1:]
+        first_inline = first
+    else:
+        if rest.startswith("#") and first[c - 1] != " ":
+            raise Bail("dash spacing")
+        head = [first]
+        body = lines[1:]
+        first_inline = ""
+    for s_ in body:
+        t = s_.lstrip(" ")
+        if t.startswith("#") and len(s_) - len(t) < c:
+            raise Bail("comment left of the item")
+    data, doc = read(body, m, o, c)
+    doc.head = head
+    doc.first_inline = first_inline
+    return data, doc
+
+
+def render_item(doc: Doc, before: Any, after: Any) -> str:
+    """The item's text with `after`'s changes over `before` spliced in; Bail when the edit
+    is not one this writer is sure to lay out the way the round-trip writer would."""
+    if doc.trailing:
+        raise Bail("comments after the item")
+    assert doc.root is not None
+    edits: list[tuple[int, int, list[str]]] = []
+    w = _Writer(doc, edits)
+    w.mapping(doc.root, before, after)
+    lines = w.apply()
+    # the new text must read back as the data it is meant to hold
+    check, _ = read(lines, doc.m, doc.o, doc.root.indent)
+    if yamlio.to_plain(check) != yamlio.to_plain(after):
+        raise Bail("read-back differs")
+    if doc.first_inline:
+        if not lines or lines[0] != doc.lines[0]:
+            raise Bail("first key changed")
+        lines = [doc.first_inline] + lines[1:]
+    return "\n".join(doc.head + lines) + "\n"
+
+
+class _Writer:
+    def __init__(self, doc: Doc, edits: list[tuple[int, int, list[str]]]) -> None:
+        self.doc = doc
+        self.lines = doc.lines
+        self.edits = edits
+        self.m = doc.m
+        self.o = doc.o
+
+    # --- edits
+
+    def apply(self) -> list[str]:
+        out: list[str] = []
+        at = 0
+        for start, end, new in sorted(self.edits, key=lambda e: (e[0], e[1])):
+            if start < at:
+                raise Bail("overlapping edits")
+            out.extend(self.lines[at:start])
+            out.extend(new)
+            at = end
+        out.extend(self.lines[at:])
+        return out
+
+    def _followed_by_content(self, k: int) -> None:
+        """An edit that ends after line k must not be followed by a comment or blank line:
+        the round-trip writer keeps such a comment with the last scalar before it, and moves
+        it when something is added or removed there."""
+        if k + 1 < len(self.lines):
+            t = self.lines[k + 1].lstrip(" ")
+            if not t or t.startswith("#"):
+                raise Bail("comment at the insertion point")
+
+    def _clean(self, a: int, b: int) -> None:
+        """Lines a..b (inclusive) hold no comment or blank line."""
+        for k in range(a, b + 1):
+            t = self.lines[k].lstrip(" ")
+            if not t or "#" in t:
+                raise Bail("comment in a replaced block")
+
+    def insert_after(self, k: int, new: list[str]) -> None:
+        self._followed_by_content(k)
+        self.edits.append((k + 1, k + 1, new))
+
+    def remove(self, e: Entry) -> None:
+        if self._is_dash_line(e.line):
+            raise Bail("first key of a sequence item removed")
+        self._clean(e.line, e.last)
+        self._followed_by_content(e.last)
+        self.edits.append((e.line, e.last + 1, []))
+
+    def replace(self, e: Entry, new: list[str], indent: int) -> None:
+        """Replace entry e's lines (a mapping entry keeps the dash of its line, if any)."""
+        if e.comment:
+            raise Bail("end-of-line comment on an edited line")
+        self._clean(e.line, e.last)
+        self._followed_by_content(e.last)
+        first = self.lines[e.line]
+        if indent >= 2 and first.startswith("- ", indent - 2) and new[0].startswith(" " * indent):
+            new = [first[:indent] + new[0][indent:]] + new[1:]
+        self.edits.append((e.line, e.last + 1, new))
+
+    def _is_dash_line(self, li: int) -> bool:
+        return self.lines[li].lstrip(" ").startswith("- ")
+
+    # --- diff
+
+    def mapping(self, pos: MapPos, before: dict[str, Any], after: dict[str, Any]) -> None:
+        if pos.flow:
+            raise Bail("flow mapping edited")
+        old = list(before)
+        new = list(after)
+        if old != new:
+            kept = [k for k in new if k in before]
+            if kept != [k for k in old if k in after]:
+                raise Bail("keys reordered")
+            for k in old:
+                if k not in after:
+                    self.remove(pos.entries[k])
+            anchor: str | None = None
+            group: list[str] = []
+            for k in [*new, None]:
+                if k is not None and k not in before:
+                    group.append(k)
+                    continue
+                if group:
+                    if anchor is None:
+                        raise Bail("key inserted first")
+                    lines: list[str] = []
+                    for g in group:
+                        lines.extend(self.entry_lines(g, after[g], pos.indent))
+                    self.insert_after(pos.entries[anchor].last, lines)
+                    group = []
+                anchor = k
+        for k in new:
+            if k in before:
+                self.value(pos.entries[k], k, before[k], after[k], pos.indent)
+
+    def value(self, e: Entry, key: str, b: Any, a: Any, indent: int) -> None:
+        if a is e.node and e.node is not None:  # the loaded collection, edited in place
+            if _same(b, a):
+                return
+            if isinstance(a, dict) and isinstance(e.value, MapPos) and not e.value.flow:
+                self.mapping(e.value, b, a)
+                return
+            if isinstance(a, list) and isinstance(e.value, SeqPos) and not e.value.flow:
+                self.sequence(e.value, b, a)
+                return
+            raise Bail("flow collection edited")
+        if _same(b, a) and (e.value is None or not e.value.flow) and not isinstance(a, Lit):
+            # equal data, written fresh: the same text, as this reader only takes the layout
+            # the writer gives; comments inside would be lost (replace() refuses those)
+            if not isinstance(a, (dict, list)):
+                return
+            self._clean(e.line, e.last)
+            return
+        self.replace(e, self.entry_lines(key, a, indent), indent)
+
+    def sequence(self, pos: SeqPos, b: list[Any], a: list[Any]) -> None:
+        items = pos.items
+        if len(a) < len(b):
+            # removals only: what is left must be the old entries, in order
+            j = 0
+            gone = []
+            for i, e in enumerate(items):
+                if j < len(a) and _kept(e, b[i], a[j]):
+                    j += 1
+                else:
+                    gone.append(e)
+            if j != len(a) or not a:
+                raise Bail("sequence edit")
+            for e in gone:
+                if e.comment:
+                    raise Bail("end-of-line comment on a removed entry")
+                self._clean(e.line, e.last)
+                self._followed_by_content(e.last)
+                self.edits.append((e.line, e.last + 1, []))
+            return
+        for i in range(len(b)):
+            self.item(items[i], b[i], a[i], pos.dash)
+        if len(a) > len(b):
+            lines: list[str] = []
+            for v in a[len(b) :]:
+                lines.extend(self.item_lines(v, pos.dash))
+            self.insert_after(items[-1].last, lines)
+
+    def item(self, e: Entry, b: Any, a: Any, dash: int) -> None:
+        if a is e.node and e.node is not None:
+            if _same(b, a):
+                return
+            if isinstance(a, dict) and isinstance(e.value, MapPos) and not e.value.flow and list(a)[:1] == list(b)[:1]:
+                self.mapping(e.value, b, a)
+                return
+            raise Bail("sequence item edited")
+        if _same(b, a) and not isinstance(a, (dict, list, Lit)):
+            return
+        self.replace(e, self.item_lines(a, dash), -1)
+
+    # --- emission, in the layout of ruamel's round-trip writer
+
+    def entry_lines(self, key: str, v: Any, indent: int) -> list[str]:
+        if not isinstance(key, str) or not _KEY_RE.fullmatch(key + ":") or _resolve(key) is not key:
+            raise Bail("key form")
+        pad = " " * indent
+        if isinstance(v, dict):
+            if not v:
+                return [f"{pad}{key}: {{}}"]
+            out = [f"{pad}{key}:"]
+            for k, x in v.items():
+                out.extend(self.entry_lines(k, x, indent + self.m))
+            return out
+        if isinstance(v, list):
+            if not v:
+                return [f"{pad}{key}: []"]
+            out = [f"{pad}{key}:"]
+            for x in v:
+                out.extend(self.item_lines(x, indent + self.o))
+            return out
+        if v is None:
+            return [f"{pad}{key}:"]
+        return [f"{pad}{key}: {_scalar(v)}"]
+
+    def item_lines(self, v: Any, dash: int) -> list[str]:
+        pad = " " * dash
+        if isinstance(v, dict):
+            if not v:
+                return [f"{pad}- {{}}"]
+            out: list[str] = []
+            for k, x in v.items():
+                out.extend(self.entry_lines(k, x, dash + 2))
+            out[0] = pad + "- " + out[0][dash + 2 :]
+            return out
+        if isinstance(v, list) or v is None:
+            raise Bail("nested sequence or null item")
+        return [f"{pad}- {_scalar(v)}"]
+
+
+def _kept(e: Entry, b: Any, a: Any) -> bool:
+    """Whether `a` is the old entry `b` (the same loaded collection, or an equal scalar)."""
+    if e.node is not None:
+        return a is e.node and _same(b, a)
+    return _same(b, a)
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal data with equal scalar types (a quoted string is not a plain one, 1 is not true)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return bool(a == b)
+
+
+def copy_data(v: Any) -> Any:
+    """A copy of loaded data (collections new, scalars shared: they are immutable)."""
+    if isinstance(v, dict):
+        return {k: copy_data(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [copy_data(x) for x in v]
+    return v
+
+
+def _scalar(v: Any) -> str:
+    """A new scalar as the round-trip writer writes it."""
+    if v is True:
+        return "true"
+    if v is False:
+        return "false"
+    if isinstance(v, int) and not isinstance(v, bool):
+        return str(v)
+    if isinstance(v, DQ):
+        if not _ASCII_PRINTABLE.fullmatch(v) or '"' in v or "\\" in v:
+            raise Bail("double-quoted form")
+        return f'"{v}"'
+    if isinstance(v, SQ):
+        if not _ASCII_PRINTABLE.fullmatch(v):
+            raise Bail("single-quoted form")
+        return "'" + v.replace("'", "''") + "'"
+    if isinstance(v, str) and not isinstance(v, Lit):
+        if _PLAIN_OUT_RE.fullmatch(v) and not v.endswith(":") and ": " not in v and " #" not in v:
+            try:
+                if _resolve(v) is v:
+                    return v
+            except Bail:
+                pass
+        raise Bail("scalar needs quoting")
+    raise Bail("scalar type")
+
+
+# What the round-trip writer surely writes plain (checked against it in tests/test_lite.py)
+_PLAIN_OUT_RE = re.compile(r"[A-Za-z0-9_./$(][A-Za-z0-9_./$()@=+:-]*")
