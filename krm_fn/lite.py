@@ -280,10 +280,11 @@ class _Reader:
             e.value = SeqPos(-1)
             e.value.flow = True
         elif c == "{":
-            if not line.startswith("{}", col):
+            end = line.find("}", col)
+            if end < 0:
                 raise Bail("flow mapping")
-            end = col + 2
-            v = {}
+            end += 1
+            v = _flow_map(line[col:end])
             e.value = MapPos(-1)
             e.value.flow = True
         elif c == "|":
@@ -360,6 +361,30 @@ def _flow_seq(text: str) -> list[Any]:
     return out
 
 
+def _flow_map(text: str) -> dict[str, Any]:
+    """A one-line flow mapping of scalars, in the form the round-trip writer gives it."""
+    inner = text[1:-1]
+    out: dict[str, Any] = {}
+    if not inner:
+        return out
+    for p in inner.split(", "):
+        km = _KEY_RE.match(p)
+        if km is None or km.end() + 1 >= len(p) or p[km.end()] != " ":
+            raise Bail("flow mapping entry")
+        key, raw = km.group(1), p[km.end() + 1 :]
+        if _resolve(key) is not key or key in out or raw != raw.strip() or any(c in raw for c in ",[]{}#"):
+            raise Bail("flow mapping entry")
+        if raw[0] in "'\"":
+            if len(raw) < 2 or raw[-1] != raw[0] or raw[0] in raw[1:-1] or "\\" in raw:
+                raise Bail("flow mapping entry")
+            if not _ASCII_PRINTABLE.fullmatch(raw):
+                raise Bail("non-ASCII or control characters")
+            out[key] = (SQ if raw[0] == "'" else DQ)(raw[1:-1])
+        else:
+            out[key] = _plain(raw)
+    return out
+
+
 def _plain(text: str) -> Any:
     if text[:2] in ("- ", "? ", ": ") or text in ("-", "?") or not _PLAIN_RE.fullmatch(text) or any(f in text for f in _PLAIN_FORBIDDEN) or text.endswith(":"):
         raise Bail("plain scalar")
@@ -413,6 +438,10 @@ def load_item(chunk: str, m: int, s: int, o: int) -> tuple[dict[str, Any], Doc]:
     lines = chunk.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
+    k = 0
+    while k < len(lines) and lines[k].lstrip(" ").startswith("#"):
+        k += 1
+    pre, lines = lines[:k], lines[k:]
     first = lines[0] if lines else ""
     d = len(first) - len(first.lstrip(" "))
     if not first.startswith("- ", d) and first[d:] != "-":
@@ -435,6 +464,15 @@ def load_item(chunk: str, m: int, s: int, o: int) -> tuple[dict[str, Any], Doc]:
         t = s_.lstrip(" ")
         if t.startswith("#") and len(s_) - len(t) < c:
             raise Bail("comment left of the item")
+    if pre:
+        if head:
+            raise Bail("comments before and after the dash")
+        if any(x != x.rstrip() for x in pre):
+            raise Bail("trailing blanks")
+        # the round-trip path reads them as the object's head comment and writes that after
+        # the dash (`- # comment`): see rlist.indent_entry
+        head = [" " * d + "- " + pre[0].lstrip(" ")] + [" " * c + x.lstrip(" ") for x in pre[1:]]
+        first_inline = ""
     data, doc = read(body, m, o, c)
     doc.head = head
     doc.first_inline = first_inline
@@ -532,6 +570,9 @@ class _Writer:
             raise Bail("flow mapping edited")
         old = list(before)
         new = list(after)
+        for k in new:  # inner edits first: at a shared line, they go before this level's
+            if k in before:
+                self.value(pos.entries[k], k, before[k], after[k], pos.indent)
         if old != new:
             kept = [k for k in new if k in before]
             if kept != [k for k in old if k in after]:
@@ -554,9 +595,6 @@ class _Writer:
                     self.insert_after(pos.entries[anchor].last, lines)
                     group = []
                 anchor = k
-        for k in new:
-            if k in before:
-                self.value(pos.entries[k], k, before[k], after[k], pos.indent)
 
     def value(self, e: Entry, key: str, b: Any, a: Any, indent: int) -> None:
         if a is e.node and e.node is not None:  # the loaded collection, edited in place

@@ -1,0 +1,302 @@
+"""The light path (krm_fn.lite) must give the round-trip path's bytes, or step aside.
+
+Every case runs twice: as users run it (light path on) and with KRM_COSCHEDULE_LIGHT=0
+(round-trip loader for every item); outputs and exit codes must be identical. Random runs
+come in the layouts the reader takes (several indentation styles, quoted strings, comments
+and blank lines anywhere) so that both the splicing writer and its fallback are exercised."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import HealthCheck
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+
+from golden import build_resource_list  # type: ignore[import-not-found]
+from krm_fn import lite
+from krm_fn import rlist
+from krm_fn import yamlio
+from krm_fn.process import LIGHT_ENV
+from krm_fn.process import run_resource_list
+from test_tekton_properties import MODES  # type: ignore[import-not-found]
+from test_tekton_properties import pipelineruns  # type: ignore[import-not-found]
+
+ROOT = Path(__file__).resolve().parent.parent
+CASES = sorted(p for p in (ROOT / "fixtures").iterdir() if (p / "input.yaml").exists())
+EXAMPLES = sorted(
+    p for p in (ROOT / "examples").rglob("*.yaml") if ".expected" not in p.parts and b"kind: ResourceList" in p.read_bytes()
+)
+sys.path.insert(0, str(ROOT / "bench"))
+import gen  # noqa: E402
+
+
+def both(data: bytes) -> tuple[tuple[str, int], tuple[str, int]]:
+    """(output, exit code) with the light path on, and with it off."""
+    saved = os.environ.pop(LIGHT_ENV, None)
+    try:
+        out, _, code = run_resource_list(data)
+        os.environ[LIGHT_ENV] = "0"
+        out0, _, code0 = run_resource_list(data)
+    finally:
+        os.environ.pop(LIGHT_ENV, None)
+        if saved is not None:
+            os.environ[LIGHT_ENV] = saved
+    return (out, code), (out0, code0)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_fixture_same_bytes_on_both_paths(case: Path) -> None:
+    light, full = both(build_resource_list(case))
+    assert light == full
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=[str(p.relative_to(ROOT)) for p in EXAMPLES])
+def test_example_same_bytes_on_both_paths(path: Path) -> None:
+    light, full = both(path.read_bytes())
+    assert light == full
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_bench_input_same_bytes_and_light(seed: int) -> None:
+    """The benchmark's lists: identical output, and every target on the light path."""
+    data = gen.generate(60, 0.3, seed).encode()
+    light, full = both(data)
+    assert light == full
+    assert light[1] == 0
+    frame = rlist.parse(data.decode())
+    rlist.LIGHT = set()
+    try:
+        targets = [it for it in frame.items if it.meta.kind in gen.TARGET_KINDS]
+        assert targets
+        for it in targets:
+            it.load()
+            assert it.lite is not None, it.text
+    finally:
+        rlist.LIGHT = None
+
+
+def test_one_pipelinerun_never_imports_the_round_trip_loader() -> None:
+    """The start-up claim of issue #5, checked on the real process: a one-PipelineRun run
+    is rewritten without ruamel being imported at all."""
+    data = gen.generate(1, 1.0, 1).encode()
+    code = (
+        "import sys\n"
+        "from krm_fn.process import run_resource_list\n"
+        "out, _, code = run_resource_list(sys.stdin.buffer.read())\n"
+        "sys.stdout.write(out)\n"
+        "sys.stderr.write(repr(sorted(m for m in sys.modules if m.split('.')[0] in ('ruamel', '_ruamel_yaml', 'yaml', 'jsonschema'))))\n"
+    )
+    p = subprocess.run([sys.executable, "-c", code], input=data, capture_output=True, check=True)
+    assert p.stderr == b"[]"
+    out, _, _ = run_resource_list(data)
+    assert p.stdout.decode() == out
+    assert "affinity-assistant-" in out
+
+
+# --------------------------------------------------------------------------- random runs
+
+
+def _styled(value: Any, draw: Any) -> Any:
+    """Plain data as a ruamel tree with random scalar quoting (what users write)."""
+    from ruamel.yaml.comments import CommentedMap
+    from ruamel.yaml.comments import CommentedSeq
+    from ruamel.yaml.scalarstring import DoubleQuotedScalarString
+    from ruamel.yaml.scalarstring import SingleQuotedScalarString
+
+    if isinstance(value, dict):
+        m = CommentedMap()
+        for k, v in value.items():
+            m[k] = _styled(v, draw)
+        return m
+    if isinstance(value, list):
+        s = CommentedSeq()
+        for v in value:
+            s.append(_styled(v, draw))
+        return s
+    if isinstance(value, str):
+        style = draw(st.sampled_from(["plain", "plain", "single", "double"]))
+        if style == "single":
+            return SingleQuotedScalarString(value)
+        if style == "double":
+            return DoubleQuotedScalarString(value)
+    return value
+
+
+def _commented(text: str, draw: Any) -> str:
+    """Comments and blank lines at random places, at the indentation of the next line."""
+    out = []
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        what = draw(st.sampled_from(["", "", "", "", "full", "eol", "blank"]))
+        ind = len(line) - len(line.lstrip(" "))
+        if what == "full" and i > 0:
+            out.append(" " * ind + f"# note {i}")
+        elif what == "blank" and i > 0:
+            out.append("")
+        out.append(line + (f" # eol {i}" if what == "eol" else ""))
+    return "\n".join(out) + "\n"
+
+
+@st.composite
+def styled_lists(draw: Any) -> bytes:
+    prs = draw(st.lists(pipelineruns(), min_size=1, max_size=2))
+    m, o = draw(st.sampled_from([(2, 0), (2, 2), (4, 0), (4, 2)]))
+    texts = []
+    for i, pr in enumerate(prs):
+        pr["metadata"]["name"] = f"pr{i}"
+        dumped = yamlio.rt_dump(_styled(pr, draw), m, o + 2, o)
+        if draw(st.booleans()):
+            dumped = _commented(dumped, draw)
+        lines = dumped.splitlines()
+        head = "- " + lines[0]
+        if draw(st.integers(0, 3)) == 0:
+            head = "- # a head comment\n  " + lines[0]
+        texts.append(head + "\n" + "".join("  " + x + "\n" if x else "\n" for x in lines[1:]))
+    mode = draw(st.sampled_from(MODES))
+    policy: dict[str, Any] = {"coschedule": mode}
+    if draw(st.booleans()):
+        policy["assistant"] = {"podTemplate": {"nodeSelector": {"pool": "ci"}}}
+    if draw(st.booleans()):
+        policy["defaultPodTemplate"] = {"nodeSelector": {"disk": "ssd"}, "schedulerName": "batch"}
+    cfg = yaml.safe_dump(
+        {"functionConfig": {"apiVersion": "fn.kpt.dev/v1alpha1", "kind": "CoschedulePolicy", "metadata": {"name": "c"}, "spec": policy}},
+        sort_keys=False,
+    )
+    return ("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" + "".join(texts) + cfg).encode()
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=styled_lists())
+def test_random_runs_same_bytes_on_both_paths(data: bytes) -> None:
+    light, full = both(data)
+    assert light == full
+    if light[1] == 0:
+        assert yaml.safe_load(light[0])  # and it reads
+
+
+# --------------------------------------------------------------------------- the reader
+
+
+READ_SAME = [
+    "a: 1\nb: -2\nc: true\nd: false\ne:\nf: x\n",
+    "a: 'it''s'\nb: \"x y\"\nc: $(params.a[0])\nd: -x\ne: a,b\nf: 1Gi\ng: v1.15.0\n",
+    "a: [x, y]\nb: []\nc: {}\nd: {k: v, n: 'q'}\n",
+    "a:\n  b:\n  - c: 1\n    d: [e]\n  - f\n",
+    "a:\n  - x\n  - y: z\n    w: v\n",
+    "s: |\n  line one\n    indented\n  three\nt: |-\n  no newline\n",
+    "a: x   # comment\n# full line\nb: y\n",
+    "a: c386bbc4\nb: 0a\nc: e5\nd: 12abc\n",
+]
+
+BAIL = [
+    "a: &x 1\nb: *x\n",  # anchors and aliases
+    "a: !!str 1\n",  # tags
+    "a: 0755\n",
+    "a: 1.5\n",
+    "a: +1\n",
+    "a: null\n",
+    "a: ~\n",
+    "a: 2001-12-14\n",
+    "a: 1_000\n",
+    "a: .inf\n",
+    "a: True\n",
+    "a:  x\n",  # two spaces
+    "a: x \n",  # trailing blank
+    "a: plain\n  continued\n",  # multi-line plain scalar
+    "a: 'multi\n  line'\n",
+    'a: "esc\\n"\n',
+    "a: >\n  folded\n",
+    "a: |+\n  keep\n",
+    "a:\n   b: 1\n",  # odd indentation
+    "a:\n\tb: 1\n",
+    "a: caf\u00e9\n",
+    "? a\n: b\n",
+    "a: {b: {c: d}}\n",
+    "a: [x,y]\n",
+    "a: 1\na: 2\n",  # duplicate key: the round-trip loader reports it
+    "true: 1\n",
+    "a: b: c\n",
+]
+
+
+@pytest.mark.parametrize("text", READ_SAME)
+def test_reader_reads_what_ruamel_reads(text: str) -> None:
+    m, s, o = rlist._detect_indent(text.splitlines(True), 0)
+    data, _ = lite.read(text.split("\n")[:-1], m, o, 0)
+    assert yamlio.to_plain(data) == yamlio.to_plain(yamlio.rt_load(text))
+
+
+@pytest.mark.parametrize("text", BAIL)
+def test_reader_steps_aside(text: str) -> None:
+    with pytest.raises(lite.Bail):
+        lite.read(text.split("\n")[:-1], 2, 0, 0)
+
+
+_KEYS = st.sampled_from(["a", "b", "name", "app.kubernetes.io/name", "x-y", "k8s_1"])
+_SCALAR_TEXT = st.sampled_from(
+    ["x", "1", "-3", "0", "true", "false", "'q'", "'it''s'", '"dq"', "1Gi", "v1.2", "a b", "$(x)", "0x1f", "1e3",
+     "012", "yes", "null", "~", "a#b", "-", "[a, b]", "[]", "{}", "{k: v}", "2020-01-01", "-x", ".5", "+1"]
+)
+
+
+@st.composite
+def block_docs(draw: Any, depth: int = 0) -> list[str]:
+    lines: list[str] = []
+    for key in draw(st.lists(_KEYS, min_size=1, max_size=4, unique=True)):
+        kind = draw(st.sampled_from(["scalar", "scalar", "map", "seq", "empty"] if depth < 3 else ["scalar"]))
+        if kind == "scalar":
+            lines.append(f"{key}: {draw(_SCALAR_TEXT)}")
+        elif kind == "empty":
+            lines.append(f"{key}:")
+        elif kind == "map":
+            lines.append(f"{key}:")
+            lines.extend("  " + x for x in draw(block_docs(depth + 1)))
+        else:
+            lines.append(f"{key}:")
+            for _ in range(draw(st.integers(1, 3))):
+                if draw(st.booleans()):
+                    lines.append(f"- {draw(_SCALAR_TEXT)}")
+                else:
+                    sub = draw(block_docs(depth + 1))
+                    lines.append("- " + sub[0])
+                    lines.extend("  " + x for x in sub[1:])
+        if draw(st.integers(0, 5)) == 0:
+            lines.append("# c")
+    return lines
+
+
+@settings(max_examples=300, deadline=None)
+@given(block_docs())
+def test_reader_never_reads_differently(lines: list[str]) -> None:
+    """Whatever the reader takes, it reads as the round-trip loader does."""
+    text = "\n".join(lines) + "\n"
+    try:
+        want = yamlio.to_plain(yamlio.rt_load(text))
+    except Exception:  # noqa: BLE001 - not YAML (or a duplicate key): the reader must refuse it
+        with pytest.raises(lite.Bail):
+            lite.read(lines, 2, 0, 0)
+        return
+    try:
+        data, _ = lite.read(lines, 2, 0, 0)
+    except lite.Bail:
+        return
+    assert yamlio.to_plain(data) == want
+
+
+def test_reader_takes_the_benchmark_targets() -> None:
+    """Not a vacuous property: the common layouts are read, not refused."""
+    data = gen.generate(20, 1.0, 5)
+    frame = rlist.parse(data)
+    for it in frame.items:
+        assert it.text is not None
+        body, c = rlist._item_body(it.text)
+        m, s, o = rlist._detect_indent(body, c)
+        got, _ = lite.load_item(it.text, m, s, o)
+        assert yamlio.to_plain(got) == yamlio.to_plain(rlist._load_item_text(it.text))
