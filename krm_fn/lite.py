@@ -121,6 +121,7 @@ class _Reader:
         self.o = o
         self.n = len(lines)
         self.i = 0
+        self.last_line = -1
 
     def skip(self) -> None:
         """Past blank and comment lines."""
@@ -168,6 +169,7 @@ class _Reader:
                 raise Bail("key")
             e = Entry(li)
             self.i = li + 1
+            self.last_line = li
             v = data[key] = self.value(e, line, km.end(), indent)
             if isinstance(v, (dict, list)):
                 e.node = v
@@ -218,13 +220,8 @@ class _Reader:
             raise Bail("continuation line")
 
     def last_content(self) -> int:
-        k = self.i - 1
-        while k >= 0:
-            t = self.lines[k].lstrip(" ")
-            if t and not t.startswith("#"):
-                return k
-            k -= 1
-        return k
+        """The last content line read so far (a block scalar's lines may start with `#`)."""
+        return self.last_line
 
     def sequence(self, dash: int) -> tuple[list[Any], SeqPos]:
         data: list[Any] = []
@@ -250,6 +247,7 @@ class _Reader:
                 if line[col] in "|>":
                     raise Bail("block scalar as a sequence item")
                 self.i = li + 1
+                self.last_line = li
                 v = self.inline(e, line, col, dash)
                 self.after_inline(dash)
             if isinstance(v, (dict, list)):
@@ -325,6 +323,7 @@ class _Reader:
         if not out:
             raise Bail("empty block scalar")
         self.i = k
+        self.last_line = k - 1
         e.end = len(line)
         e.last = k - 1
         text = "\n".join(out) + ("" if head == "|-" else "\n")
@@ -582,9 +581,10 @@ class _Writer:
                     self.remove(pos.entries[k])
             anchor: str | None = None
             group: list[str] = []
-            for k in [*new, None]:
-                if k is not None and k not in before:
-                    group.append(k)
+            ends: list[str | None] = [*new, None]
+            for nk in ends:
+                if nk is not None and nk not in before:
+                    group.append(nk)
                     continue
                 if group:
                     if anchor is None:
@@ -594,7 +594,7 @@ class _Writer:
                         lines.extend(self.entry_lines(g, after[g], pos.indent))
                     self.insert_after(pos.entries[anchor].last, lines)
                     group = []
-                anchor = k
+                anchor = nk
 
     def value(self, e: Entry, key: str, b: Any, a: Any, indent: int) -> None:
         if a is e.node and e.node is not None:  # the loaded collection, edited in place

@@ -583,19 +583,20 @@ def run_frame(text: str, frame: rlist.Frame) -> tuple[rlist.Frame, Outcome]:
 
     if not frame.fast or os.environ.get(LIGHT_ENV) == "0":
         return frame, _process_guarded(frame)
-    forced: set[int] | None = set()
+    forced: set[int] = set()
     for _attempt in range(3):
         rlist.LIGHT = forced
         try:
             return frame, _process_guarded(frame)
         except lite.Retry as r:
             forced |= r.positions
+            retry = True
         except lite.Bail:  # not expected outside the writer: take the round-trip path
-            forced = None
+            retry = False
         finally:
             rlist.LIGHT = None
         frame = rlist.parse(text)
-        if forced is None:
+        if not retry:
             break
     return frame, _process_guarded(frame)
 
