@@ -354,7 +354,7 @@ def _flow_seq(text: str) -> list[Any]:
     parts = inner.split(", ")
     out = []
     for p in parts:
-        if not p or p != p.strip() or any(c in p for c in ",[]{}#'\""):
+        if not p or p != p.strip() or any(c in p for c in ",[]{}#:'\""):
             raise Bail("flow item")
         out.append(_plain(p))
     return out
@@ -371,7 +371,7 @@ def _flow_map(text: str) -> dict[str, Any]:
         if km is None or km.end() + 1 >= len(p) or p[km.end()] != " ":
             raise Bail("flow mapping entry")
         key, raw = km.group(1), p[km.end() + 1 :]
-        if _resolve(key) is not key or key in out or raw != raw.strip() or any(c in raw for c in ",[]{}#"):
+        if _resolve(key) is not key or key in out or raw != raw.strip() or any(c in raw for c in ",[]{}#:"):
             raise Bail("flow mapping entry")
         if raw[0] in "'\"":
             if len(raw) < 2 or raw[-1] != raw[0] or raw[0] in raw[1:-1] or "\\" in raw:
@@ -630,8 +630,9 @@ class _Writer:
             if j != len(a) or not a:
                 raise Bail("sequence edit")
             for e in gone:
-                if e.comment:
-                    raise Bail("end-of-line comment on a removed entry")
+                if e.comment or e.node is None:
+                    # which of two equal scalars went is not known here
+                    raise Bail("scalar entry removed")
                 self._clean(e.line, e.last)
                 self._followed_by_content(e.last)
                 self.edits.append((e.line, e.last + 1, []))

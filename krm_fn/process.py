@@ -558,6 +558,7 @@ def run_resource_list(data: bytes) -> tuple[str, Outcome | None, int]:
         return error_list(str(e)), None, 1
     try:
         frame, outcome = run_frame(text, frame)
+        rlist.check_untouched(frame)
     except rlist.YamlSyntaxError:
         # an item the scanner sliced out does not parse alone. Either the input is not YAML
         # (say where, in the input's own line numbers), or the item leans on the rest of the

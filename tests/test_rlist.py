@@ -425,3 +425,33 @@ def test_generated_list_with_the_real_transforms_matches_full_round_trip() -> No
         at = out.find(it.text, pos)
         assert at >= 0, f"untouched item {it.pos} ({it.meta.kind}) is not in the output verbatim"
         pos = at + len(it.text)
+
+
+def test_untouched_item_that_is_not_yaml_is_refused() -> None:
+    """The fast path never parses a ConfigMap, but a list with one that is not YAML is
+    refused whole (a pre-commit hook must fail on it), with the line of the problem."""
+    from krm_fn.process import run_resource_list
+
+    data = (
+        "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
+        "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: x\n  data:\n    a: [x\n"
+        "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: y\n"
+    ).encode()
+    out, outcome, code = run_resource_list(data)
+    assert code == 1 and outcome is None
+    doc = yaml.safe_load(out)
+    assert doc["items"] == []
+    (res,) = doc["results"]
+    assert res["severity"] == "error" and "not valid YAML" in res["message"] and "line 10" in res["message"]
+
+
+def test_untouched_items_that_are_yaml_are_echoed_byte_for_byte() -> None:
+    from krm_fn.process import run_resource_list
+
+    data = (
+        "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
+        "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: x   # odd spacing kept\n  data:\n    a: [x,   y]\n"
+        "    b: |\n      text\n"
+    ).encode()
+    out, _, code = run_resource_list(data)
+    assert code == 0 and out.startswith(data.decode())
