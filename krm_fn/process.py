@@ -272,14 +272,27 @@ def process(frame: rlist.Frame, policy_override: Any = None) -> Outcome:
         except Exception as e:  # noqa: BLE001
             ctx.error(item, None, f"cannot be parsed: {_short(e)}")
             continue
-        if not _check_object(item, ctx):
+        if item.lite is None:
+            if _check_object(item, ctx):
+                _guarded(table[key], item, ctx)
             continue
-        # a light-path item takes plain dicts and lists; a round-trip item ruamel's types
-        yamlio.LITE = item.lite is not None
-        try:
-            _guarded(table[key], item, ctx)
-        finally:
-            yamlio.LITE = False
+        # a light-path item takes plain dicts and lists. Its edit is written right away: when
+        # the splicing writer is unsure of it, what the transform did is undone and the item
+        # goes again on the round-trip path (transforms only append to ctx)
+        marks = (len(ctx.results), len(ctx.generated), len(ctx.plans))
+        if _check_object(item, ctx):
+            yamlio.LITE = True
+            try:
+                _guarded(table[key], item, ctx)
+            finally:
+                yamlio.LITE = False
+        if item.changed and not rlist.prerender_light(item):
+            del ctx.results[marks[0] :]
+            del ctx.generated[marks[1] :]
+            del ctx.plans[marks[2] :]
+            item.reload_round_trip()
+            if _check_object(item, ctx):
+                _guarded(table[key], item, ctx)
     _reconcile_generated(frame, ctx)
     results = ctx.results
     if has_error(results):

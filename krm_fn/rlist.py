@@ -88,6 +88,7 @@ class Item:
     complex_meta: bool = False
     lite: Any = None  # krm_fn.lite.Doc when read by the light reader
     lite_before: Any = None  # the data as read, scalar types kept (for the splicing writer)
+    lite_text: Any = None  # (plain data, text) the splicing writer gave for it
 
     def load(self) -> Any:
         """Parse this item (once): with the light reader when this run allows it and the text
@@ -96,10 +97,20 @@ class Item:
             assert self.text is not None
             if LIGHT is not None and self.pos not in LIGHT and _load_light(self):
                 return self.node
-            self.node = _load_item_text(self.text)
-            check_limits(self.node, "the object")
-            self.before = yamlio.to_plain(self.node)
-            self.indent = _detect_indent(*_item_body(self.text))  # only loaded items need it
+            return self.reload_round_trip()
+        return self.node
+
+    def reload_round_trip(self) -> Any:
+        """Parse the item's text with the round-trip loader (dropping a light-path reading
+        and whatever was done to it)."""
+        assert self.text is not None
+        self.lite = self.lite_before = self.lite_text = None
+        self.node = None  # a failed load leaves the item unloaded
+        node = _load_item_text(self.text)
+        check_limits(node, "the object")
+        self.node = node
+        self.before = yamlio.to_plain(node)
+        self.indent = _detect_indent(*_item_body(self.text))  # only loaded items need it
         return self.node
 
     @property
@@ -808,6 +819,19 @@ def _detect_indent(body: list[str], c: int) -> tuple[int, int, int]:
     return (m, s, o)
 
 
+def prerender_light(item: Item) -> bool:
+    """Write a light-path item's edit now (kept for the output); False when the splicing
+    writer is unsure of it."""
+    from krm_fn import lite
+
+    try:
+        text = lite.render_item(item.lite, item.lite_before, item.node)
+    except lite.Bail:
+        return False
+    item.lite_text = (yamlio.to_plain(item.node), text)
+    return True
+
+
 def _load_light(item: Item) -> bool:
     from krm_fn import lite
 
@@ -894,6 +918,8 @@ def render_item_verified(item: Item, d: int) -> tuple[str, bool]:
     if item.lite is not None:
         from krm_fn import lite
 
+        if item.lite_text is not None and item.lite_text[0] == yamlio.to_plain(item.node):
+            return item.lite_text[1], True
         return lite.render_item(item.lite, item.lite_before, item.node), True  # or lite.Bail
     m, s, o = item.indent
     dumped, ok = dump_verified(item.node, m, s, o)

@@ -38,10 +38,23 @@ import gen  # noqa: E402
 
 
 def both(data: bytes) -> tuple[tuple[str, int], tuple[str, int]]:
-    """(output, exit code) with the light path on, and with it off."""
+    """(output, exit code) with the light path on, and with it off. The light run reads the
+    list once: an item the splicing writer refuses is redone alone, not the whole list."""
     saved = os.environ.pop(LIGHT_ENV, None)
+    parses = []
+    real_parse = rlist.parse
+
+    def counting_parse(*a: Any, **k: Any) -> Any:
+        parses.append(1)
+        return real_parse(*a, **k)
+
     try:
-        out, _, code = run_resource_list(data)
+        rlist.parse = counting_parse  # type: ignore[assignment]
+        try:
+            out, _, code = run_resource_list(data)
+        finally:
+            rlist.parse = real_parse  # type: ignore[assignment]
+        assert len(parses) <= 1
         os.environ[LIGHT_ENV] = "0"
         out0, _, code0 = run_resource_list(data)
     finally:
@@ -300,6 +313,18 @@ def test_reader_takes_the_benchmark_targets() -> None:
         m, s, o = rlist._detect_indent(body, c)
         got, _ = lite.load_item(it.text, m, s, o)
         assert yamlio.to_plain(got) == yamlio.to_plain(rlist._load_item_text(it.text))
+
+
+def test_unsure_edit_is_redone_on_the_round_trip_path() -> None:
+    """A comment right where the new taskRunSpecs go: the splicing writer steps aside for
+    that item alone, and the output is the round-trip path's."""
+    data = gen.generate(1, 1.0, 1).replace(
+        "        claimName: cache-0\n", "        claimName: cache-0\n    # end of spec\n", 1
+    ).encode()
+    assert b"# end of spec" in data
+    light, full = both(data)
+    assert light == full and light[1] == 0
+    assert "    # end of spec\n" in light[0]
 
 
 def test_block_scripts_same_bytes_and_light() -> None:
