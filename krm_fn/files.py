@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from krm_fn import lite
 from krm_fn import process as process_mod
 from krm_fn import rlist
 from krm_fn import streams
@@ -96,8 +97,17 @@ def _decode(data: bytes) -> str:
         ) from None
 
 
-def run(names: list[str], function_config: Any) -> FilesOutcome:
+def run(names: list[str], function_config: Any, light: bool = True) -> FilesOutcome:
     """Process the files together; decide every file's new text. Writes nothing."""
+    if light:
+        try:
+            return _run(names, function_config, process_mod.process_light)
+        except (lite.Retry, lite.Bail):  # rare: read the files again, all on the round-trip path
+            pass
+    return _run(names, function_config, process_mod.process)
+
+
+def _run(names: list[str], function_config: Any, process: Any) -> FilesOutcome:
     files, read_errors = read_files(names)
     errors: list[Result] = list(read_errors)
     by_name = {f.name: f for f in files}
@@ -107,7 +117,7 @@ def run(names: list[str], function_config: Any) -> FilesOutcome:
             if f.failed:
                 _mark_context_only(f.stream)  # its objects still resolve references
         frame = streams.frame_of([f.stream for f in live if f.stream is not None], function_config)
-        outcome = process_mod.process(frame)
+        outcome = process(frame)
         new_failures = False
         global_error = False
         for r in outcome.results:

@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 
 from krm_fn import config as config_mod
+from krm_fn import lite
 from krm_fn import process as process_mod
 from krm_fn import streams
 from krm_fn.results import Result
@@ -43,7 +44,13 @@ def run_plugin(config_path: str, data: bytes) -> tuple[str, list[Result], int]:
     except streams.DocError as e:
         return text, [Result("error", str(e))], 1
     frame = streams.frame_of([stream], fc)
-    outcome = process_mod.process(frame)
+    try:
+        outcome = process_mod.process_light(frame)
+    except (lite.Retry, lite.Bail):  # rare: read the stream again, all on the round-trip path
+        stream = streams.split(text, None)
+        streams.make_items(stream)
+        frame = streams.frame_of([stream], fc)
+        outcome = process_mod.process(frame)
     if has_error(outcome.results):
         return text, outcome.results, 1
     try:

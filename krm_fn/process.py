@@ -588,14 +588,31 @@ def run_resource_list(data: bytes) -> tuple[str, Outcome | None, int]:
 LIGHT_ENV = "KRM_COSCHEDULE_LIGHT"  # "0": always take the round-trip path (tests compare both)
 
 
+def light_allowed() -> bool:
+    import os
+
+    return os.environ.get(LIGHT_ENV) != "0"
+
+
+def process_light(frame: rlist.Frame) -> Outcome:
+    """process() with the light path on for the frame's items. May raise lite.Retry (an
+    item's edit the splicing writer refused late): the caller reads its input again and
+    calls process() (files mode, kustomize plugin mode)."""
+    if not light_allowed():
+        return process(frame)
+    rlist.LIGHT = set()
+    try:
+        return process(frame)
+    finally:
+        rlist.LIGHT = None
+
+
 def run_frame(text: str, frame: rlist.Frame) -> tuple[rlist.Frame, Outcome]:
     """process() with the light path on: items in plain block form are read and rewritten
     without the round-trip loader (krm_fn.lite). When the splicing writer is unsure of an
     item's edit, the list is read again and processed again with that item on the
     round-trip path, so the output is always the round-trip path's."""
-    import os
-
-    if not frame.fast or os.environ.get(LIGHT_ENV) == "0":
+    if not frame.fast or not light_allowed():
         return frame, _process_guarded(frame)
     forced: set[int] = set()
     for _attempt in range(3):

@@ -856,32 +856,42 @@ def _load_light(item: Item) -> bool:
 def check_untouched(frame: Frame) -> None:
     """Syntax-check the items no transform parsed, which the fast path would otherwise echo
     unread: one libyaml pass over their text (about 0.25 s for 6.7 MB, no objects built).
-    libyaml (YAML 1.1) and the round-trip loader (YAML 1.2) differ at the edges, so an item
-    libyaml refuses is refused only when the round-trip loader refuses it too: this check
-    never rejects what the rest of the function accepts. Raises YamlSyntaxError."""
+    Raises YamlSyntaxError (see check_syntax)."""
     texts = [it.text for it in frame.items if it.node is None and it.text is not None]
     if not frame.fast or not texts:
         return
-    try:
-        from _ruamel_yaml import CParser
-    except ImportError:  # ruamel.yaml.clib is a dependency; without it, check item by item
-        CParser = None
-    if CParser is not None:
+    parser = _c_parser()
+    if parser is not None:
         try:
-            CParser("".join(texts)).raw_parse()
+            parser("".join(texts)).raw_parse()
             return
-        except Exception:  # noqa: BLE001 - some item is not YAML (for libyaml): which one?
+        except Exception:  # noqa: BLE001 - some item is not YAML for libyaml: which one?
             pass
-    for it in frame.items:
-        if it.node is not None or it.text is None:
-            continue
-        if CParser is not None:
-            try:
-                CParser(it.text).raw_parse()
-                continue
-            except Exception:  # noqa: BLE001
-                pass
-        _load_item_text(it.text)  # raises YamlSyntaxError when it is not YAML for ruamel either
+    for t in texts:
+        check_syntax(t)
+
+
+def check_syntax(chunk: str) -> None:
+    """Raise YamlSyntaxError when `chunk` (an item's text) is not YAML. libyaml (YAML 1.1)
+    and the round-trip loader (YAML 1.2) differ at the edges, so what libyaml refuses is
+    refused only when the round-trip loader refuses it too: this check never rejects what
+    the rest of the function accepts."""
+    parser = _c_parser()
+    if parser is not None:
+        try:
+            parser(chunk).raw_parse()
+            return
+        except Exception:  # noqa: BLE001
+            pass
+    _load_item_text(chunk)
+
+
+def _c_parser() -> Any:
+    try:
+        from _ruamel_yaml import CParser  # ruamel.yaml.clib, a dependency
+    except ImportError:
+        return None
+    return CParser
 
 
 def _load_item_text(chunk: str) -> Any:

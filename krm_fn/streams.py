@@ -149,6 +149,11 @@ def make_items(stream: Stream) -> None:
         if len(frame.items) != 1:
             raise DocError(f"{where} could not be read as one YAML document")
         item = frame.items[0]
+        if item.text is not None:
+            try:
+                rlist.check_syntax(item.text)  # an object no transform reads is echoed as it is
+            except rlist.InputError as e:
+                raise DocError(f"{where} is not valid YAML: {str(e).split('is not valid YAML: ', 1)[-1]}") from None
         if item.complex_meta and item.node is None:
             # flow style or JSON: read it now, so its identity is known before process runs
             try:
