@@ -105,7 +105,14 @@ def test_make_items_sets_location_in_memory_only() -> None:
 
 def test_make_items_bad_yaml_is_a_doc_error() -> None:
     s = streams.split(CM + "---\n{\"apiVersion\": \"v1\", \"kind\": [\n", "x.yaml")
-    with pytest.raises(streams.DocError, match=r"x.yaml: document 2: the object is not valid YAML"):
+    with pytest.raises(streams.DocError, match=r"x.yaml: document 2 is not valid YAML: .* at line 2"):
+        streams.make_items(s)
+
+
+def test_make_items_untouched_block_object_that_is_not_yaml_is_a_doc_error() -> None:
+    """A ConfigMap no transform reads is still syntax-checked: a pre-commit run fails on it."""
+    s = streams.split(CM + "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\ndata:\n  a: [x\n", "x.yaml")
+    with pytest.raises(streams.DocError, match=r"x.yaml: document 2 is not valid YAML: .*flow sequence"):
         streams.make_items(s)
 
 
@@ -225,4 +232,4 @@ def test_plugin_bad_yaml_document() -> None:
     text = CM + "---\n{\"kind\": [\n"
     out, results, code = _plugin(text, POLICY)
     assert code == 1 and out == text
-    assert "document 2: the object is not valid YAML" in results[0].message
+    assert "document 2 is not valid YAML: " in results[0].message and "line 2" in results[0].message
