@@ -6,13 +6,16 @@ import copy
 import json
 import re
 import os
-from typing import Any
 
 from krm_fn import rlist
 from krm_fn import yamlio
 from krm_fn.record import Record
 from krm_fn.results import ResourceRef
 from krm_fn.results import Result
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 POLICY_API_VERSION = "fn.kpt.dev/v1alpha1"
 POLICY_KIND = "CoschedulePolicy"

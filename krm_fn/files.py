@@ -8,7 +8,6 @@ import os
 import stat
 import tempfile
 from pathlib import Path
-from typing import Any
 
 from krm_fn import process as process_mod
 from krm_fn import rlist
@@ -16,6 +15,10 @@ from krm_fn import streams
 from krm_fn.record import Record
 from krm_fn.results import Result
 from krm_fn.results import sorted_results
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 LOCAL_CONFIG = "config.kubernetes.io/local-config"
 

@@ -5,7 +5,6 @@ Every way of running (KRM stdin, kustomize plugin, files, explain) goes through 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from krm_fn import config as config_mod
 from krm_fn import rlist
@@ -15,6 +14,10 @@ from krm_fn.results import ResourceRef
 from krm_fn.results import Result
 from krm_fn.results import has_error
 from krm_fn.results import sorted_results
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 OWNER_ANNOTATION = "krm-coschedule.dev/owner"
 PATH_ANNOTATIONS = ("internal.config.kubernetes.io/path", "config.kubernetes.io/path")

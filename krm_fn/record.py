@@ -7,7 +7,9 @@ and writes its own `__init__`; this base gives it a dataclass's field-wise `==` 
 """
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Record:

@@ -2,9 +2,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 from krm_fn.record import FrozenRecord
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 

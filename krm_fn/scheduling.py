@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from collections.abc import MutableMapping
-from typing import Any
 
 from krm_fn import hardening
 from krm_fn import rlist
@@ -15,6 +14,10 @@ from krm_fn import validation
 from krm_fn import yamlio
 from krm_fn.record import Record
 from krm_fn.process import Context
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 TEKTON = "tekton"
 SHIPWRIGHT = "shipwright"

@@ -9,12 +9,15 @@ stream that holds their run (kpt's path annotation, set here in memory only, say
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from krm_fn import process as process_mod
 from krm_fn import rlist
 from krm_fn import yamlio
 from krm_fn.record import Record
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 PATH_KEY = "internal.config.kubernetes.io/path"
 INDEX_KEY = "internal.config.kubernetes.io/index"

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Any
 
 from krm_fn import assistant as assistant_mod
 from krm_fn import names
@@ -25,6 +24,10 @@ from krm_fn.record import Record
 from krm_fn.process import OWNER_ANNOTATION
 from krm_fn.process import Context
 from krm_fn.process import Plan
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 PER_RUN_MODES = ("pipelineruns", "isolate-pipelinerun")
 REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"

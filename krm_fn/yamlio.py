@@ -5,7 +5,10 @@ from __future__ import annotations
 import datetime
 import json
 import re
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 # Strings a YAML 1.1 decoder (kubectl, go-yaml v2) or a YAML 1.2 decoder would re-type.
 _BOOL_NULL = frozenset(
