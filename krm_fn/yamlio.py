@@ -2,7 +2,6 @@
 comment-preserving round-trip loader (imported lazily: most runs never need it)."""
 from __future__ import annotations
 
-import datetime
 import json
 import re
 
@@ -212,6 +211,8 @@ def to_plain(value: Any) -> Any:
         return float(value)
     if isinstance(value, str):
         return str(value)
+    import datetime  # not at the top (#5: start-up); whatever made a date value has loaded it
+
     if isinstance(value, (datetime.datetime, datetime.date)):
         # the round-trip loader gives a datetime for a plain date, the safe loader a date
         if isinstance(value, datetime.datetime) and value.time() == datetime.time() and value.tzinfo is None:
