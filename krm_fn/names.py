@@ -19,7 +19,7 @@ LABEL_INSTANCE = "app.kubernetes.io/instance"
 LABEL_COMPONENT = "app.kubernetes.io/component"
 HOSTNAME = "kubernetes.io/hostname"
 MAX_LABEL = 63
-_ASSISTANT_RE = re.compile(r"affinity-assistant-[0-9a-f]{10}")
+_ASSISTANT_PATTERN = r"affinity-assistant-[0-9a-f]{10}"  # compiled on first use (re's cache): #5
 
 
 def h10(s: str) -> str:
@@ -40,7 +40,7 @@ def taskrun_assistant_name(taskrun: str) -> str:
 
 
 def is_assistant_name(name: str) -> bool:
-    return bool(_ASSISTANT_RE.fullmatch(name))
+    return bool(re.fullmatch(_ASSISTANT_PATTERN, name))
 
 
 def sanitize(name: str) -> str:
