@@ -51,3 +51,7 @@ class FrozenRecord(Record):
     def __hash__(self) -> int:
         return hash(self._values())
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # copy and pickle rebuild through __init__ (the default sets fields with setattr)
+        return (self.__class__, self._values())
+

@@ -55,6 +55,18 @@ def test_frozen_records_hash_by_value_and_refuse_changes() -> None:
     assert f == Finding("rule", "tolerations[0]", "msg")
 
 
+def test_records_copy_and_pickle() -> None:
+    import copy
+    import pickle
+
+    r = Result("error", "m", ResourceRef("v1", "Pod", "a"), field_path="spec", tags=(("k", "v"),))
+    for clone in (copy.copy(r), copy.deepcopy(r), pickle.loads(pickle.dumps(r))):
+        assert clone == r and clone is not r
+    p = Policy(mode="disabled", node_selector={"a": "b"})
+    q = copy.deepcopy(p)
+    assert q == p and q.node_selector is not p.node_selector
+
+
 def test_records_take_no_new_attributes() -> None:
     with pytest.raises(AttributeError):
         Meta().extra = 1  # type: ignore[attr-defined]
