@@ -2,13 +2,17 @@
 from __future__ import annotations
 
 import copy
-import dataclasses
 from collections.abc import Iterable
-from typing import Any
 
 from krm_fn import names
 from krm_fn.config import Policy
 from krm_fn.process import OWNER_ANNOTATION
+from krm_fn.record import Record
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
+if TYPE_CHECKING:
+    from typing import Any
+
 CONTAINER = "affinity-assistant"
 ARGS = ["tekton_run_indefinitely"]
 RESOURCES = {"cpu": "50m", "memory": "100Mi"}
@@ -18,21 +22,39 @@ COPIED_FIELDS = ("nodeSelector", "tolerations", "imagePullSecrets", "securityCon
 AFFINITY_KINDS = ("nodeAffinity", "podAffinity", "podAntiAffinity")
 
 
-@dataclasses.dataclass
-class Spec:
+class Spec(Record):
     """What one assistant needs from its run."""
 
-    name: str
-    namespace: str
-    owner_kind: str  # PipelineRun | TaskRun
-    owner_name: str
-    run_labels: dict[str, str]
-    run_pod_template: dict[str, Any]  # plain, after defaults and scheduling policy
-    run_service_account: str
-    own_assistants: frozenset[str]  # every assistant name this run can produce
-    claim_templates: list[dict[str, Any]]  # plain, final names
-    claims: list[str]  # user claims, one unmounted volume each
-    isolate: bool
+    __slots__ = (
+        "name", "namespace", "owner_kind", "owner_name", "run_labels", "run_pod_template",
+        "run_service_account", "own_assistants", "claim_templates", "claims", "isolate",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        namespace: str,
+        owner_kind: str,
+        owner_name: str,
+        run_labels: dict[str, str],
+        run_pod_template: dict[str, Any],
+        run_service_account: str,
+        own_assistants: frozenset[str],
+        claim_templates: list[dict[str, Any]],
+        claims: list[str],
+        isolate: bool,
+    ) -> None:
+        self.name = name
+        self.namespace = namespace
+        self.owner_kind = owner_kind  # PipelineRun | TaskRun
+        self.owner_name = owner_name
+        self.run_labels = run_labels
+        self.run_pod_template = run_pod_template  # plain, after defaults and scheduling policy
+        self.run_service_account = run_service_account
+        self.own_assistants = own_assistants  # every assistant name this run can produce
+        self.claim_templates = claim_templates  # plain, final names
+        self.claims = claims  # user claims, one unmounted volume each
+        self.isolate = isolate
 
 
 def statefulset(spec: Spec, policy: Policy) -> dict[str, Any]:

@@ -3,14 +3,14 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
-from typing import Any
 
 from krm_fn.results import Result
 from krm_fn.results import summary_line
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
     import argparse
+    from typing import Any
 
 USAGE = """\
 krm-coschedule: render Tekton coscheduling (TEP-0135) and Shipwright scheduling policy

@@ -4,9 +4,12 @@ transform makes; it never recomputes a decision."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from krm_fn.process import Plan
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 FORMATS = ("table", "mermaid")
 _HEADER = ("RUN", "MODE", "ASSISTANT", "TASKS", "CLAIM", "TEMPLATE", "BOUND BY")

@@ -11,10 +11,14 @@ allow lists (`allowTolerationKeys`, `allowNodeSelectorKeys`) are that escape hat
 """
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from collections.abc import Sequence
-from typing import Any
+
+from krm_fn.record import FrozenRecord
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 NODE_LIFECYCLE_PREFIX = "node.kubernetes.io/"
 CONTROL_PLANE_KEYS = ("node-role.kubernetes.io/control-plane", "node-role.kubernetes.io/master")
@@ -25,14 +29,17 @@ RULE_WILDCARD = "wildcard-toleration"
 RULE_CONTROL_PLANE_SELECTOR = "control-plane-node-selector"
 
 
-@dataclasses.dataclass(frozen=True)
-class Finding:
+class Finding(FrozenRecord):
     """One hardening finding. `where` is the path below the checked object
     (`tolerations[2]`, `nodeSelector[node-role.kubernetes.io/control-plane]`)."""
 
+    __slots__ = ("rule", "where", "message")
     rule: str
     where: str
     message: str
+
+    def __init__(self, rule: str, where: str, message: str) -> None:
+        self._init(rule, where, message)
 
 
 def allowed(key: str, allow: Sequence[str]) -> bool:

@@ -16,7 +16,10 @@ the round-trip path gives (tests/test_lite.py compares both on every fixture) or
 from __future__ import annotations
 
 import re
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 from krm_fn import yamlio
 

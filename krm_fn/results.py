@@ -1,19 +1,26 @@
 """Structured results (KRM functions spec v1 list form)."""
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable
-from typing import Any
+
+from krm_fn.record import FrozenRecord
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 
 
-@dataclasses.dataclass(frozen=True)
-class ResourceRef:
+class ResourceRef(FrozenRecord):
+    __slots__ = ("api_version", "kind", "name", "namespace")
     api_version: str
     kind: str
     name: str
-    namespace: str | None = None
+    namespace: str | None
+
+    def __init__(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> None:
+        self._init(api_version, kind, name, namespace)
 
     def display(self) -> str:
         """`kind namespace/name` as used in messages."""
@@ -28,19 +35,38 @@ class ResourceRef:
         return d
 
 
-@dataclasses.dataclass(frozen=True)
-class Result:
+class Result(FrozenRecord):
     """One result. `order` keeps the emission order stable inside a sort bucket."""
 
+    __slots__ = (
+        "severity", "message", "resource", "field_path", "file_path", "file_index", "tags",
+        "current_value", "proposed_value",
+    )
     severity: str
     message: str
-    resource: ResourceRef | None = None
-    field_path: str | None = None
-    file_path: str | None = None
-    file_index: int | None = None
-    tags: tuple[tuple[str, str], ...] = ()
-    current_value: Any = None
-    proposed_value: Any = None
+    resource: ResourceRef | None
+    field_path: str | None
+    file_path: str | None
+    file_index: int | None
+    tags: tuple[tuple[str, str], ...]
+    current_value: Any
+    proposed_value: Any
+
+    def __init__(
+        self,
+        severity: str,
+        message: str,
+        resource: ResourceRef | None = None,
+        field_path: str | None = None,
+        file_path: str | None = None,
+        file_index: int | None = None,
+        tags: tuple[tuple[str, str], ...] = (),
+        current_value: Any = None,
+        proposed_value: Any = None,
+    ) -> None:
+        self._init(
+            severity, message, resource, field_path, file_path, file_index, tags, current_value, proposed_value
+        )
 
     def as_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"message": self.message, "severity": self.severity}

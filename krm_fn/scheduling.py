@@ -4,31 +4,38 @@ constrain). Shared by the Tekton transform (`constrain_pod_template`) and the Sh
 (`apply_policy` with the Shipwright flavour)."""
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Mapping
 from collections.abc import MutableMapping
-from typing import Any
 
 from krm_fn import hardening
 from krm_fn import rlist
 from krm_fn import validation
 from krm_fn import yamlio
+from krm_fn.record import Record
 from krm_fn.process import Context
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 TEKTON = "tekton"
 SHIPWRIGHT = "shipwright"
 FIELDS = ("nodeSelector", "tolerations", "schedulerName")
 
 
-@dataclasses.dataclass
-class Inherited:
+class Inherited(Record):
     """What a BuildRun inherits from its Build (the Build as written, plain data)."""
 
-    node_selector: Mapping[str, Any]
-    tolerations: list[Any]
-    scheduler_name: Any
-    source: str  # "Build ns/name", for messages
+    __slots__ = ("node_selector", "tolerations", "scheduler_name", "source")
+
+    def __init__(
+        self, node_selector: Mapping[str, Any], tolerations: list[Any], scheduler_name: Any, source: str
+    ) -> None:
+        self.node_selector = node_selector
+        self.tolerations = tolerations
+        self.scheduler_name = scheduler_name
+        self.source = source  # "Build ns/name", for messages
 
 
 def show(value: Any) -> str:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from collections.abc import MutableMapping
-from typing import Any
 
 from krm_fn import hardening
 from krm_fn import rlist
@@ -17,6 +16,10 @@ from krm_fn import scheduling
 from krm_fn import validation as v
 from krm_fn import yamlio
 from krm_fn.process import Context
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 GROUP = "shipwright.io"
 

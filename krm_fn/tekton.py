@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import copy
 import json
-import dataclasses
-from typing import Any
 
 from krm_fn import assistant as assistant_mod
 from krm_fn import names
@@ -22,9 +20,14 @@ from krm_fn import rlist
 from krm_fn import rtedit
 from krm_fn import scheduling
 from krm_fn import yamlio
+from krm_fn.record import Record
 from krm_fn.process import OWNER_ANNOTATION
 from krm_fn.process import Context
 from krm_fn.process import Plan
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 PER_RUN_MODES = ("pipelineruns", "isolate-pipelinerun")
 REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
@@ -39,17 +42,28 @@ class _Shape(Exception):
         self.path = path
 
 
-@dataclasses.dataclass
-class _Binding:
+class _Binding(Record):
     """One PVC-backed entry of spec.workspaces."""
 
-    index: int
-    name: str
-    node: Any  # the round-trip map of the binding
-    kind: str  # "pvc" (a user claim), "vct" (volumeClaimTemplate), "ours" (a claim we made)
-    claim: str = ""  # pvc / ours: the claimName
-    template: dict[str, Any] | None = None  # vct / ours: plain claim template
-    source: str = ""  # ours: the assistant whose StatefulSet holds the template
+    __slots__ = ("index", "name", "node", "kind", "claim", "template", "source")
+
+    def __init__(
+        self,
+        index: int,
+        name: str,
+        node: Any,
+        kind: str,
+        claim: str = "",
+        template: dict[str, Any] | None = None,
+        source: str = "",
+    ) -> None:
+        self.index = index
+        self.name = name
+        self.node = node  # the round-trip map of the binding
+        self.kind = kind  # "pvc" (a user claim), "vct" (volumeClaimTemplate), "ours" (a claim we made)
+        self.claim = claim  # pvc / ours: the claimName
+        self.template = template  # vct / ours: plain claim template
+        self.source = source  # ours: the assistant whose StatefulSet holds the template
 
     @property
     def key(self) -> str:
@@ -61,13 +75,15 @@ class _Binding:
         return f"spec.workspaces[{self.index}]"
 
 
-@dataclasses.dataclass
-class _Group:
+class _Group(Record):
     """Bindings that share one assistant."""
 
-    assistant: str
-    bindings: list[_Binding]
-    tasks: list[str] = dataclasses.field(default_factory=list)
+    __slots__ = ("assistant", "bindings", "tasks")
+
+    def __init__(self, assistant: str, bindings: list[_Binding], tasks: list[str] | None = None) -> None:
+        self.assistant = assistant
+        self.bindings = bindings
+        self.tasks: list[str] = [] if tasks is None else tasks
 
 
 class _Run:

@@ -120,3 +120,33 @@ def test_plugin_script_quotes_paths() -> None:
 def test_python_m_works() -> None:
     p = subprocess.run([str(VENV_BIN / "python"), "-m", "krm_fn", "--help"], capture_output=True, check=False, env={**os.environ})
     assert p.returncode == 0 and p.stdout.decode() == USAGE
+
+
+# Start-up (#5): what the KRM path imports before it reads stdin. Each of these costs 2 to 20 ms
+# and a one-PipelineRun run needs none of them; import them inside the function that does.
+HEAVY_AT_START = {
+    "typing", "dataclasses", "inspect", "ast", "hashlib", "_hashlib", "datetime", "argparse",
+    "pathlib", "tempfile", "difflib", "subprocess", "shlex", "importlib.resources", "jsonschema",
+    "yaml", "ruamel.yaml",
+}
+KRM_PATH_MODULES = (
+    "krm_fn.cli", "krm_fn.process", "krm_fn.config", "krm_fn.rlist", "krm_fn.yamlio", "krm_fn.tekton",
+    "krm_fn.shipwright", "krm_fn.scheduling", "krm_fn.assistant", "krm_fn.names", "krm_fn.validation",
+    "krm_fn.hardening", "krm_fn.rtedit", "krm_fn.results", "krm_fn.lite",
+)
+
+
+def test_krm_path_modules_import_nothing_heavy() -> None:
+    import sys
+
+    # -S: no site, so neither the editable-install finder nor .pth files add modules of their own
+    code = (
+        f"import importlib, sys; sys.path.insert(0, {str(ROOT)!r}); before = set(sys.modules)\n"
+        f"for m in {KRM_PATH_MODULES!r}: importlib.import_module(m)\n"
+        "print(' '.join(sorted(set(sys.modules) - before)))"
+    )
+    out = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, check=True)
+    loaded = set(out.stdout.split())
+    assert set(KRM_PATH_MODULES) <= loaded
+    assert "re" in loaded  # the probe sees the stdlib modules the package does import
+    assert sorted(loaded & HEAVY_AT_START) == []

@@ -104,3 +104,29 @@ def test_pinned_assistant_recognises_only_our_exact_term() -> None:
     assert names.pinned_assistant(extra) is None
     assert names.pinned_assistant(names.pin_term("my-own-cache")) is None
     assert names.pinned_assistant(None) is None
+
+
+@pytest.mark.parametrize(
+    "text", ["", "my-pipelinerun", "source" + "my-pipelinerun", "taskrun/x", "é-ü-名前", "x" * 10_000]
+)
+def test_builtin_sha256_matches_hashlib(text: str) -> None:
+    # names.py avoids hashlib's OpenSSL load at start-up (#5); the digests must not change
+    import hashlib
+
+    data = text.encode("utf-8")
+    assert names._sha256(data).hexdigest() == hashlib.sha256(data).hexdigest()
+    assert names.h10(text) == hashlib.sha256(data).hexdigest()[:10]
+
+
+def test_names_does_not_load_openssl() -> None:
+    # the point of the builtin module: a fresh interpreter importing names never loads _hashlib
+    import subprocess
+    import sys
+
+    code = (
+        "import importlib.util, sys; import krm_fn.names; "
+        "has = any(importlib.util.find_spec(m) for m in ('_sha256', '_sha2')); "
+        "print(has, '_hashlib' in sys.modules, 'hashlib' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["True", "False", "False"]
