@@ -186,6 +186,29 @@ _SHIPWRIGHT_V1ALPHA1 = (
 )
 
 
+def _check_duplicates(frame: rlist.Frame, ctx: Context) -> None:
+    """Two runs (or builds) of one kind with one namespace and name: the objects generated
+    for them would have the same names too, so one run would silently lose its assistant."""
+    first: dict[tuple[str, str, str, str], rlist.Item] = {}
+    for item in frame.items:
+        m = item.meta
+        if (m.group, m.kind) not in KNOWN_KINDS or not m.name or _skipped(item):
+            continue
+        key = (m.group, m.kind, m.namespace, m.name)
+        other = first.setdefault(key, item)
+        if other is item:
+            continue
+        path, _ = ctx.file_of(other)
+        where = f"items[{other.pos}]" + (f" in {path}" if path else "")
+        ctx.error(
+            item,
+            "metadata.name",
+            f"the input has this {m.kind} twice (also {where}); Kubernetes keeps one object per "
+            "name, and the objects generated for both would collide: give each its own name or "
+            "namespace, or render them separately (one run of the function per environment)",
+        )
+
+
 def _skipped(item: rlist.Item) -> bool:
     m = item.meta
     if m.kind == "Kptfile" and m.group == "kpt.dev":
@@ -256,6 +279,7 @@ def process(frame: rlist.Frame, policy_override: Any = None) -> Outcome:
             continue
         if item.node is not None:
             _check_identity_types(item, ctx)
+    _check_duplicates(frame, ctx)
     if has_error(ctx.results):
         return _unchanged(frame, ctx.results, [])
     ctx._index = {}

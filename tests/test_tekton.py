@@ -642,3 +642,30 @@ def test_task_run_specs_with_an_unknown_pipeline_are_not_checked() -> None:
     # the Pipeline is not in the input: nothing to check against (and no workspaces to pin)
     _out, outcome, code = render(_trs_run("anything"), _config("workspaces"))
     assert code == 0, errors(outcome)
+
+
+def test_the_same_run_twice_is_an_error_not_a_lost_assistant() -> None:
+    """Two PipelineRuns with one namespace and name would get assistants of one name: the
+    second one's claims would bind a StatefulSet that never comes. Found by test_json_input."""
+    from krm_fn.process import run_resource_list
+
+    run = (
+        "- apiVersion: tekton.dev/v1\n  kind: PipelineRun\n  metadata:\n    name: x\n    namespace: ci\n"
+        "  spec:\n    pipelineRef:\n      name: p\n    workspaces:\n    - name: src\n      volumeClaimTemplate:\n"
+        "        spec:\n          resources:\n            requests:\n              storage: {size}\n"
+    )
+    data = (
+        "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
+        + run.format(size="1Gi")
+        + run.format(size="2Gi")
+        + "functionConfig:\n  apiVersion: fn.kpt.dev/v1alpha1\n  kind: CoschedulePolicy\n  metadata:\n    name: c\n"
+        "  spec:\n    coschedule: isolate-pipelinerun\n"
+    ).encode()
+    out, _, code = run_resource_list(data)
+    assert code == 1
+    doc = yaml.safe_load(out)
+    errors = [r for r in doc["results"] if r["severity"] == "error"]
+    assert len(errors) == 1
+    assert errors[0]["message"].startswith("PipelineRun ci/x: the input has this PipelineRun twice (also items[0])")
+    assert errors[0]["field"] == {"path": "metadata.name"}
+    assert out.startswith(data.decode().split("functionConfig:")[0])  # all or nothing
