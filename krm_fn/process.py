@@ -613,6 +613,13 @@ def run_resource_list(data: bytes) -> tuple[str, Outcome | None, int]:
     try:
         frame, outcome = run_frame(text, frame)
         rlist.check_untouched(frame)
+        if frame.fast and _doubtful_split(outcome):
+            try:
+                whole = rlist.parse_whole(text)
+            except rlist.InputError:
+                whole = None
+            if whole is not None and len(whole.items) != len(frame.items):
+                frame, outcome = whole, _process_guarded(whole)
     except rlist.YamlSyntaxError:
         # an item the scanner sliced out does not parse alone. Either the input is not YAML
         # (say where, in the input's own line numbers), or the item leans on the rest of the
@@ -624,6 +631,17 @@ def run_resource_list(data: bytes) -> tuple[str, Outcome | None, int]:
         outcome = _process_guarded(frame)
     out = rlist.render(frame, outcome.item_texts, outcome.generated_texts, [r.as_dict() for r in outcome.results])
     return out, outcome, outcome.exit_code
+
+
+def _doubtful_split(outcome: Outcome) -> bool:
+    """An item that is not a mapping or has no kind, on the fast path: either the input
+    really has one, or a quoted string ran on over a line that looked like a new item (its
+    continuation in the dash's column). Only reading the input whole tells; when it is real,
+    the whole reading reports the same error."""
+    return any(
+        r.severity == "error" and r.resource is None and (r.field_path or "").startswith("items[")
+        for r in outcome.results
+    )
 
 
 LIGHT_ENV = "KRM_COSCHEDULE_LIGHT"  # "0": always take the round-trip path (tests compare both)

@@ -455,3 +455,23 @@ def test_untouched_items_that_are_yaml_are_echoed_byte_for_byte() -> None:
     ).encode()
     out, _, code = run_resource_list(data)
     assert code == 0 and out.startswith(data.decode())
+
+
+@pytest.mark.parametrize("continuation", ["- b: c\"", "functionConfig: x\""])
+def test_quoted_string_running_on_in_column_zero_is_not_split(continuation: str) -> None:
+    """A double-quoted value whose continuation line starts in the dash's column (or in
+    column 0 like a top-level key) looks like a new item to the line scanner; the run must
+    still see one ConfigMap holding that text, not an extra object or section."""
+    from krm_fn.process import run_resource_list
+
+    data = (
+        "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
+        "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: x\n  data:\n    a: \"line one\n"
+        + continuation
+        + "\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: y\n"
+    ).encode()
+    out, _, code = run_resource_list(data)
+    assert code == 0, out
+    doc = yaml.safe_load(out)
+    assert [i["metadata"]["name"] for i in doc["items"]] == ["x", "y"]
+    assert doc["items"][0]["data"]["a"] == "line one " + continuation[:-1]
