@@ -484,8 +484,6 @@ def load_item(chunk: str, m: int, s: int, o: int) -> tuple[dict[str, Any], Doc]:
 def render_item(doc: Doc, before: Any, after: Any) -> str:
     """The item's text with `after`'s changes over `before` spliced in; Bail when the edit
     is not one this writer is sure to lay out the way the round-trip writer would."""
-    if doc.trailing:
-        raise Bail("comments after the item")
     assert doc.root is not None
     edits: list[tuple[int, int, list[str]]] = []
     w = _Writer(doc, edits)
@@ -541,6 +539,9 @@ class _Writer:
                 raise Bail("comment in a replaced block")
 
     def insert_after(self, k: int, new: list[str]) -> None:
+        """Insert after line k. A comment or blank line right after it is not something
+        this writer places: the round-trip loader ties such a comment to a node chosen by
+        its column and by what ends there, and rtedit may move it (tests/test_lite.py)."""
         self._followed_by_content(k)
         self.edits.append((k + 1, k + 1, new))
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from krm_fn import lite, config as config_mod
+from krm_fn import config as config_mod
+from krm_fn import lite
+from krm_fn import rtedit
 from krm_fn import rlist
 from krm_fn import yamlio
 from krm_fn.record import Record
@@ -248,6 +250,7 @@ def process(frame: rlist.Frame, policy_override: Any = None) -> Outcome:
     if policy is None:
         return _unchanged(frame, cfg_results, [])
     ctx = Context(policy, frame.items)
+    rtedit.PENDING.clear()
     ctx.results.extend(cfg_results)
     from krm_fn import scheduling  # the policy's own scheduling values, checked once per run
 
@@ -479,6 +482,7 @@ def _reconcile_generated(frame: rlist.Frame, ctx: Context) -> None:
 
 
 def _emit(frame: rlist.Frame, ctx: Context) -> Outcome:
+    rtedit.flush()
     by_key: dict[tuple[str, str, str, str], rlist.Item] = {}
     for it in frame.items:
         if OWNER_ANNOTATION in it.meta.annotations:

@@ -77,18 +77,37 @@ def put_tail_comment(node: Any, text: str | None) -> None:
     entry[pos] = CommentToken("\n" + text, CommentMark(0), None)
 
 
+# Comments taken off the tail of a container, to put back after its last scalar once the
+# transforms are done with it (flush()): a transform that adds an empty map and fills it
+# afterwards must not find the comment wedged between the map's key and its contents.
+PENDING: list[tuple[Any, str]] = []
+
+
+def flush() -> None:
+    """Put every comment taken by append/add_key/replace_key after the last scalar its
+    container now ends with (before the trees are written)."""
+    for container, text in PENDING:
+        put_tail_comment(container, text)
+    PENDING.clear()
+
+
+def _defer(container: Any, text: str | None) -> None:
+    if text:
+        PENDING.append((container, text))
+
+
 def append(seq: Any, value: Any) -> None:
     """seq.append(value), keeping a comment that followed the old last entry at the end."""
     text = take_tail_comment(seq) if len(seq) else None
     seq.append(value)
-    put_tail_comment(seq, text)
+    _defer(seq, text)
 
 
 def add_key(m: Any, key: str, value: Any) -> None:
     """m[key] = value for a new key at the end, keeping a trailing comment at the end."""
     text = take_tail_comment(m) if len(m) else None
     m[key] = value
-    put_tail_comment(m, text)
+    _defer(m, text)
 
 
 def replace_key(m: Any, old: str, new: str, value: Any) -> None:
@@ -103,5 +122,4 @@ def replace_key(m: Any, old: str, new: str, value: Any) -> None:
         rest = [(k, m.pop(k)) for k in keys[pos + 1 :]]
         m[new] = value
         m.update(rest)
-    if text:
-        put_tail_comment(m, text)
+    _defer(m, text)

@@ -171,7 +171,8 @@ def styled_lists(draw: Any) -> bytes:
         head = "- " + lines[0]
         if draw(st.integers(0, 3)) == 0:
             head = "- # a head comment\n  " + lines[0]
-        texts.append(head + "\n" + "".join("  " + x + "\n" if x else "\n" for x in lines[1:]))
+        tail = draw(st.sampled_from(["", "", "  # trailing\n", "\n", "  # trailing\n\n", "\n  # after a blank\n", "# column 0\n"]))
+        texts.append(head + "\n" + "".join("  " + x + "\n" if x else "\n" for x in lines[1:]) + tail)
     mode = draw(st.sampled_from(MODES))
     policy: dict[str, Any] = {"coschedule": mode}
     if draw(st.booleans()):

@@ -27,6 +27,7 @@ other: 1
 def test_append_keeps_the_following_comment_below() -> None:
     n = yamlio.rt_load(DOC)
     rtedit.append(n["spec"]["list"], yamlio.yamlsafe({"x": 3}))
+    rtedit.flush()
     out = yamlio.rt_dump(n)
     assert "    y: 2 # eol y\n  - x: 3\n  # about ws\n  ws:\n" in out
 
@@ -34,12 +35,14 @@ def test_append_keeps_the_following_comment_below() -> None:
 def test_replace_key_keeps_the_comment_of_the_next_entry() -> None:
     n = yamlio.rt_load(DOC)
     rtedit.replace_key(n["spec"]["ws"][0], "vct", "pvc", yamlio.yamlsafe({"claimName": "c"}))
+    rtedit.flush()
     assert "    pvc:\n      claimName: c\n  # about b\n  - name: b\n" in yamlio.rt_dump(n)
 
 
 def test_add_key_goes_before_a_trailing_comment() -> None:
     n = yamlio.rt_load(DOC)
     rtedit.add_key(n["spec"], "new", yamlio.yamlsafe({"k": "v"}))
+    rtedit.flush()
     assert "  new:\n    k: v\n  # trailing spec comment\nother: 1\n" in yamlio.rt_dump(n)
 
 
@@ -48,3 +51,14 @@ def test_plain_edits_without_comments() -> None:
     rtedit.append(n["a"], 2)
     rtedit.add_key(n, "b", 3)
     assert yamlio.rt_dump(n) == "a:\n- 1\n- 2\nb: 3\n"
+
+
+def test_a_map_added_empty_and_filled_later_keeps_the_comment_after_its_contents() -> None:
+    """The comment moves after the container's last scalar as it is when the edits are done
+    (flush), not after the empty map it had when it was added."""
+    n = yamlio.rt_load("spec:\n  a: 1\n  # trailing\nother: 1\n")
+    parent = yamlio.yamlsafe({})
+    rtedit.add_key(n["spec"], "tpl", parent)
+    parent["podTemplate"] = yamlio.yamlsafe({"k": "v"})
+    rtedit.flush()
+    assert yamlio.rt_dump(n) == "spec:\n  a: 1\n  tpl:\n    podTemplate:\n      k: v\n  # trailing\nother: 1\n"
