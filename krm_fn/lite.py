@@ -357,10 +357,23 @@ def _flow_seq(text: str) -> list[Any]:
     parts = inner.split(", ")
     out = []
     for p in parts:
-        if not p or p != p.strip() or any(c in p for c in ",[]{}#:'\""):
+        if not p or p != p.strip() or any(c in p for c in ",[]{}#"):
             raise Bail("flow item")
-        out.append(_plain(p))
+        out.append(_flow_scalar(p))
     return out
+
+
+def _flow_scalar(raw: str) -> Any:
+    """One scalar of a one-line flow collection: plain, or quoted without escapes."""
+    if raw[0] in "'\"":
+        if len(raw) < 2 or raw[-1] != raw[0] or raw[0] in raw[1:-1] or "\\" in raw:
+            raise Bail("flow scalar")
+        if not _ASCII_PRINTABLE.fullmatch(raw):
+            raise Bail("non-ASCII or control characters")
+        return (SQ if raw[0] == "'" else DQ)(raw[1:-1])
+    if ":" in raw or "'" in raw or '"' in raw:
+        raise Bail("flow scalar")
+    return _plain(raw)
 
 
 def _flow_map(text: str) -> dict[str, Any]:
@@ -374,16 +387,9 @@ def _flow_map(text: str) -> dict[str, Any]:
         if km is None or km.end() + 1 >= len(p) or p[km.end()] != " ":
             raise Bail("flow mapping entry")
         key, raw = km.group(1), p[km.end() + 1 :]
-        if _resolve(key) is not key or key in out or raw != raw.strip() or any(c in raw for c in ",[]{}#:"):
+        if _resolve(key) is not key or key in out or not raw or raw != raw.strip() or any(c in raw for c in ",[]{}#"):
             raise Bail("flow mapping entry")
-        if raw[0] in "'\"":
-            if len(raw) < 2 or raw[-1] != raw[0] or raw[0] in raw[1:-1] or "\\" in raw:
-                raise Bail("flow mapping entry")
-            if not _ASCII_PRINTABLE.fullmatch(raw):
-                raise Bail("non-ASCII or control characters")
-            out[key] = (SQ if raw[0] == "'" else DQ)(raw[1:-1])
-        else:
-            out[key] = _plain(raw)
+        out[key] = _flow_scalar(raw)
     return out
 
 

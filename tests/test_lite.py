@@ -202,6 +202,7 @@ READ_SAME = [
     "a: 1\nb: -2\nc: true\nd: false\ne:\nf: x\n",
     "a: 'it''s'\nb: \"x y\"\nc: $(params.a[0])\nd: -x\ne: a,b\nf: 1Gi\ng: v1.15.0\n",
     "a: [x, y]\nb: []\nc: {}\nd: {k: v, n: 'q'}\n",
+    "a: [\"ReadWriteOnce\", 'x y', z]\nb: {k: \"v: w\", n: 'q r'}\n",
     "a:\n  b:\n  - c: 1\n    d: [e]\n  - f\n",
     "a:\n  - x\n  - y: z\n    w: v\n",
     "s: |\n  line one\n    indented\n  three\nt: |-\n  no newline\n",
@@ -234,6 +235,8 @@ BAIL = [
     "? a\n: b\n",
     "a: {b: {c: d}}\n",
     "a: [x,y]\n",
+    "a: [x:y]\n",
+    "a: [\"a\\\"b\"]\n",
     "a: 1\na: 2\n",  # duplicate key: the round-trip loader reports it
     "true: 1\n",
     "a: b: c\n",
@@ -340,5 +343,27 @@ def test_block_scripts_same_bytes_and_light() -> None:
     try:
         frame.items[0].load()
         assert frame.items[0].lite is not None
+    finally:
+        rlist.LIGHT = None
+
+
+def test_quoted_flow_scalars_are_read_light_and_written_the_same() -> None:
+    """JSON-ish one-line flow collections (`["ReadWriteOnce"]`, `{team: "a: b"}`) stay on the
+    light path, and the rewritten run matches the round-trip path byte for byte."""
+    data = (
+        gen.generate(1, 1.0, 1)
+        .replace("accessModes: [ReadWriteOnce]", "accessModes: [\"ReadWriteOnce\", 'ReadOnlyMany']")
+        .replace("runAfter: [clone]", 'runAfter: ["clone"]')
+        .replace("    namespace: team-0\n", "    namespace: team-0\n    labels: {team: \"a: b\", tier: 'x y', n: '1'}\n", 1)
+    )
+    assert 'runAfter: ["clone"]' in data and "labels: {team:" in data
+    light, full = both(data.encode())
+    assert light == full and light[1] == 0
+    frame = rlist.parse(data)
+    rlist.LIGHT = set()
+    try:
+        frame.items[0].load()
+        assert frame.items[0].lite is not None
+        assert frame.items[0].node["metadata"]["labels"] == {"team": "a: b", "tier": "x y", "n": "1"}
     finally:
         rlist.LIGHT = None
