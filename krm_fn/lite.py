@@ -105,7 +105,7 @@ class Entry:
 class Doc:
     """An item read by this module: its lines and positions, for the splicing writer."""
 
-    __slots__ = ("lines", "root", "m", "o", "head", "first_inline", "trailing")
+    __slots__ = ("lines", "root", "m", "o", "head", "first_inline")
 
     def __init__(self, lines: list[str], m: int, o: int) -> None:
         self.lines = lines
@@ -114,7 +114,6 @@ class Doc:
         self.o = o
         self.head: list[str] = []  # item text before the body (the dash line of `- # c`)
         self.first_inline = ""  # the dash line when the first key sits on it
-        self.trailing = False  # blank or comment lines after the last content line
 
 
 class _Reader:
@@ -431,8 +430,6 @@ def read(lines: list[str], m: int, o: int, indent: int) -> tuple[dict[str, Any],
     if r.i < r.n:
         raise Bail("content after the mapping")
     doc.root = pos
-    last = r.last_content()
-    doc.trailing = last < len(lines) - 1
     return data, doc
 
 
