@@ -318,7 +318,8 @@ class _Reader:
             ind = len(s) - len(s.lstrip(" "))
             if ind <= key_indent:
                 break
-            if ind < want or s != s.rstrip():
+            # the first line sets the block's indentation for a YAML reader: it must be `want`
+            if ind < want or (not out and ind != want) or s != s.rstrip():
                 raise Bail("block scalar layout")
             out.append(s[want:])
             k += 1

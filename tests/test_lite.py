@@ -228,6 +228,7 @@ BAIL = [
     "a: 'multi\n  line'\n",
     'a: "esc\\n"\n',
     "a: >\n  folded\n",
+    "a: |\n    deeper first line\n  b\n",  # a reader takes the first line's indentation
     "a: |+\n  keep\n",
     "a:\n   b: 1\n",  # odd indentation
     "a:\n\tb: 1\n",
@@ -267,8 +268,13 @@ _SCALAR_TEXT = st.sampled_from(
 def block_docs(draw: Any, depth: int = 0) -> list[str]:
     lines: list[str] = []
     for key in draw(st.lists(_KEYS, min_size=1, max_size=4, unique=True)):
-        kind = draw(st.sampled_from(["scalar", "scalar", "map", "seq", "empty"] if depth < 3 else ["scalar"]))
-        if kind == "scalar":
+        kind = draw(st.sampled_from(["scalar", "scalar", "map", "seq", "empty", "block"] if depth < 3 else ["scalar"]))
+        if kind == "block":
+            lines.append(f"{key}: " + draw(st.sampled_from(["|", "|-", "|+", ">"])))
+            for _ in range(draw(st.integers(1, 3))):
+                extra = " " * draw(st.sampled_from([0, 0, 1, 2]))
+                lines.append("  " + extra + draw(st.sampled_from(["x", "# y", "a: b", "- z", "x "])))
+        elif kind == "scalar":
             lines.append(f"{key}: {draw(_SCALAR_TEXT)}")
         elif kind == "empty":
             lines.append(f"{key}:")
