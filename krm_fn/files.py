@@ -122,7 +122,7 @@ def run(names: list[str], function_config: Any, light: bool = True) -> FilesOutc
     if light:
         try:
             return _run(names, function_config, process_mod.process_light)
-        except (lite.Retry, lite.Bail):  # rare: read the files again, all on the round-trip path
+        except lite.Bail:  # rare: read the files again, all on the round-trip path
             pass
     return _run(names, function_config, process_mod.process)
 

@@ -46,7 +46,7 @@ def run_plugin(config_path: str, data: bytes) -> tuple[str, list[Result], int]:
     frame = streams.frame_of([stream], fc)
     try:
         outcome = process_mod.process_light(frame)
-    except (lite.Retry, lite.Bail):  # rare: read the stream again, all on the round-trip path
+    except lite.Bail:  # rare: read the stream again, all on the round-trip path
         stream = streams.split(text, None)
         streams.make_items(stream)
         frame = streams.frame_of([stream], fc)

@@ -30,15 +30,6 @@ class Bail(BaseException):
     a bug into an error result) swallows it."""
 
 
-class Retry(BaseException):
-    """Items whose edits the splicing writer refused: process the list again with these on
-    the round-trip path."""
-
-    def __init__(self, positions: set[int]) -> None:
-        super().__init__(sorted(positions))
-        self.positions = positions
-
-
 class SQ(str):
     """A single-quoted scalar of the input (kept quoted when copied, as ruamel does)."""
 
@@ -87,13 +78,11 @@ class Entry:
     """One mapping entry or sequence item: its first line, its last content line, whether
     its value is on the first line (and where), and the value's own positions."""
 
-    __slots__ = ("line", "last", "col", "end", "comment", "value", "node")
+    __slots__ = ("line", "last", "comment", "value", "node")
 
     def __init__(self, line: int) -> None:
         self.line = line
         self.last = line
-        self.col = -1  # where an inline value starts (-1: value on the lines below)
-        self.end = -1  # where it ends
         self.comment = False  # the first line has an end-of-line comment
         self.value: MapPos | SeqPos | None = None  # block collection or flow `{}`/`[...]`
         self.node: Any = None  # the loaded collection (to tell edits in place from new ones)
@@ -260,7 +249,6 @@ class _Reader:
 
     def inline(self, e: Entry, line: str, col: int, indent: int) -> Any:
         """An inline scalar or one-line flow collection at `col`; records its span."""
-        e.col = col
         c = line[col]
         if c == "'":
             end = _quoted_end(line, col, "'")
@@ -301,7 +289,6 @@ class _Reader:
             if not tail.startswith(" "):
                 raise Bail("comment")
             e.comment = True
-        e.end = end
         return v
 
     def literal(self, e: Entry, line: str, col: int, key_indent: int) -> Any:
@@ -327,7 +314,6 @@ class _Reader:
             raise Bail("empty block scalar")
         self.i = k
         self.last_line = k - 1
-        e.end = len(line)
         e.last = k - 1
         text = "\n".join(out) + ("" if head == "|-" else "\n")
         self.after_inline(key_indent)
@@ -437,13 +423,19 @@ def read(lines: list[str], m: int, o: int, indent: int) -> tuple[dict[str, Any],
 # --------------------------------------------------------------------------- items
 
 
+def lines_of(text: str) -> list[str]:
+    """The lines of `text`, without their line ends."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
 def load_item(chunk: str, m: int, s: int, o: int) -> tuple[dict[str, Any], Doc]:
     """Read one `- ` entry of `items` (its exact text, from its dash line on)."""
     if s != o + 2:
         raise Bail("sequence indent")
-    lines = chunk.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
+    lines = lines_of(chunk)
     k = 0
     while k < len(lines) and lines[k].lstrip(" ").startswith("#"):
         k += 1
@@ -506,7 +498,6 @@ def render_item(doc: Doc, before: Any, after: Any) -> str:
 
 class _Writer:
     def __init__(self, doc: Doc, edits: list[tuple[int, int, list[str]]]) -> None:
-        self.doc = doc
         self.lines = doc.lines
         self.edits = edits
         self.m = doc.m

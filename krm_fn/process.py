@@ -317,26 +317,23 @@ def process(frame: rlist.Frame, policy_override: Any = None) -> Outcome:
             ctx.error(item, None, f"cannot be parsed: {_short(e)}")
             continue
         if item.lite is None:
-            if _check_object(item, ctx):
-                _guarded(table[key], item, ctx)
+            _transform(table[key], item, ctx)
             continue
         # a light-path item takes plain dicts and lists. Its edit is written right away: when
         # the splicing writer is unsure of it, what the transform did is undone and the item
         # goes again on the round-trip path (transforms only append to ctx)
         marks = (len(ctx.results), len(ctx.generated), len(ctx.plans))
-        if _check_object(item, ctx):
-            yamlio.LITE = True
-            try:
-                _guarded(table[key], item, ctx)
-            finally:
-                yamlio.LITE = False
+        yamlio.LITE = True
+        try:
+            _transform(table[key], item, ctx)
+        finally:
+            yamlio.LITE = False
         if item.changed and not rlist.prerender_light(item):
             del ctx.results[marks[0] :]
             del ctx.generated[marks[1] :]
             del ctx.plans[marks[2] :]
             item.reload_round_trip()
-            if _check_object(item, ctx):
-                _guarded(table[key], item, ctx)
+            _transform(table[key], item, ctx)
     _reconcile_generated(frame, ctx)
     results = ctx.results
     if has_error(results):
@@ -353,6 +350,12 @@ INTERNAL_HINT = "this is a bug in krm-coschedule: please report it with the inpu
 
 def internal_error_message(e: Exception) -> str:
     return f"internal error ({type(e).__name__}: {_short(e)}); {INTERNAL_HINT}"
+
+
+def _transform(handler: Handler, item: rlist.Item, ctx: Context) -> None:
+    """Check the object's shape, then run its transform."""
+    if _check_object(item, ctx):
+        _guarded(handler, item, ctx)
 
 
 def _guarded(handler: Handler, item: rlist.Item, ctx: Context) -> None:
@@ -548,7 +551,6 @@ def _emit(frame: rlist.Frame, ctx: Context) -> Outcome:
         )
     texts: list[str] = []
     positions: list[int] = []
-    retry: set[int] = set()
     for it in frame.items:
         if it.pos in ctx.stale:
             continue
@@ -557,11 +559,7 @@ def _emit(frame: rlist.Frame, ctx: Context) -> Outcome:
             texts.append(replaced[it.pos])
             continue
         if frame.fast:
-            try:
-                text, faithful = rlist.render_item_verified(it, frame.items_indent)
-            except lite.Bail:
-                retry.add(it.pos)  # the splicing writer is unsure of this edit
-                continue
+            text, faithful = rlist.render_item_verified(it, frame.items_indent)  # or lite.Bail
         else:
             text, faithful = rlist.render_full_item_verified(it)
         texts.append(text)
@@ -573,8 +571,6 @@ def _emit(frame: rlist.Frame, ctx: Context) -> Outcome:
                 "its data, so it was written as plain block YAML: its comments and quoting are "
                 "lost (the data is exact); please report the object's layout",
             )
-    if retry:
-        raise lite.Retry(retry)
     changed = sum(1 for it in frame.items if it.changed)
     ctx.results.append(
         Result(
@@ -658,46 +654,34 @@ def light_allowed() -> bool:
 
 
 def process_light(frame: rlist.Frame) -> Outcome:
-    """process() with the light path on for the frame's items. May raise lite.Retry (an
-    item's edit the splicing writer refused late): the caller reads its input again and
-    calls process() (files mode, kustomize plugin mode)."""
+    """process() with the light path on: items in plain block form are read and rewritten
+    without the round-trip loader (krm_fn.lite). An edit the splicing writer refuses is
+    redone on the round-trip path inside process(); lite.Bail escapes only if a written
+    edit changed afterwards, and then the caller reads its input again and calls process(),
+    so the output is always the round-trip path's."""
     if not light_allowed():
         return process(frame)
-    rlist.LIGHT = set()
+    rlist.LIGHT = True
     try:
         return process(frame)
     finally:
-        rlist.LIGHT = None
+        rlist.LIGHT = False
 
 
 def run_frame(text: str, frame: rlist.Frame) -> tuple[rlist.Frame, Outcome]:
-    """process() with the light path on: items in plain block form are read and rewritten
-    without the round-trip loader (krm_fn.lite). When the splicing writer is unsure of an
-    item's edit, the list is read again and processed again with that item on the
-    round-trip path, so the output is always the round-trip path's."""
-    if not frame.fast or not light_allowed():
-        return frame, _process_guarded(frame)
-    forced: set[int] = set()
-    for _attempt in range(3):
-        rlist.LIGHT = forced
+    """KRM mode's process(): the light path first (a fast-path frame), else or on lite.Bail
+    the round-trip path over the input read again."""
+    if frame.fast:
         try:
-            return frame, _process_guarded(frame)
-        except lite.Retry as r:
-            forced |= r.positions
-            retry = True
-        except lite.Bail:  # not expected outside the writer: take the round-trip path
-            retry = False
-        finally:
-            rlist.LIGHT = None
-        frame = rlist.parse(text)
-        if not retry:
-            break
+            return frame, _process_guarded(frame, process_light)
+        except lite.Bail:
+            frame = rlist.parse(text)
     return frame, _process_guarded(frame)
 
 
-def _process_guarded(frame: rlist.Frame) -> Outcome:
+def _process_guarded(frame: rlist.Frame, run: Callable[[rlist.Frame], Outcome] = process) -> Outcome:
     try:
-        return process(frame)
+        return run(frame)
     except rlist.YamlSyntaxError:
         raise
     except Exception as e:  # noqa: BLE001 - a bug outside the handlers: keep the items

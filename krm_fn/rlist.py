@@ -38,9 +38,9 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 m
 if TYPE_CHECKING:
     from typing import Any
 
-# The light path (krm_fn.lite) for this run: None when off, else the positions of items that
-# must take the round-trip path anyway (set by process.run_frame, which retries on lite.Bail).
-LIGHT: set[int] | None = None
+# Whether this run reads items with the light reader (krm_fn.lite) where it can: set and reset
+# by process.process_light.
+LIGHT = False
 
 MAX_ALIAS_NODES = 200_000  # nodes an expanded tree may have (billion-laughs guard)
 MAX_DEPTH = 200  # nesting depth of any collection
@@ -122,7 +122,7 @@ class Item(Record):
         is in its form, else with the round-trip loader."""
         if self.node is None:
             assert self.text is not None
-            if LIGHT is not None and self.pos not in LIGHT and _load_light(self):
+            if LIGHT and _load_light(self):
                 return self.node
             return self.reload_round_trip()
         return self.node
@@ -470,9 +470,7 @@ def _load_section(section_text: str, key: str) -> Any:
     if key == "functionConfig":
         from krm_fn import lite
 
-        lines = section_text.split("\n")
-        if lines and lines[-1] == "":
-            lines.pop()
+        lines = lite.lines_of(section_text)
         m, s, o = _detect_indent([x + "\n" for x in lines], 0)
         try:
             root, _ = lite.read(lines, m, o, 0)
@@ -909,16 +907,9 @@ def check_untouched(frame: Frame) -> None:
     unread: one libyaml pass over their text (about 0.25 s for 6.7 MB, no objects built).
     Raises YamlSyntaxError (see check_syntax)."""
     texts = [it.text for it in frame.items if it.node is None and it.text is not None]
-    if not frame.fast or not texts:
+    if not frame.fast or not texts or _libyaml_reads("".join(texts)):
         return
-    parser = _c_parser()
-    if parser is not None:
-        try:
-            parser("".join(texts)).raw_parse()
-            return
-        except Exception:  # noqa: BLE001 - some item is not YAML for libyaml: which one?
-            pass
-    for t in texts:
+    for t in texts:  # some item is not YAML for libyaml: which one?
         check_syntax(t)
 
 
@@ -927,22 +918,21 @@ def check_syntax(chunk: str) -> None:
     and the round-trip loader (YAML 1.2) differ at the edges, so what libyaml refuses is
     refused only when the round-trip loader refuses it too: this check never rejects what
     the rest of the function accepts."""
-    parser = _c_parser()
-    if parser is not None:
-        try:
-            parser(chunk).raw_parse()
-            return
-        except Exception:  # noqa: BLE001
-            pass
-    _load_item_text(chunk)
+    if not _libyaml_reads(chunk):
+        _load_item_text(chunk)
 
 
-def _c_parser() -> Any:
+def _libyaml_reads(text: str) -> bool:
+    """Whether libyaml parses `text` (events only, no objects built)."""
     try:
         from _ruamel_yaml import CParser  # ruamel.yaml.clib, a dependency
     except ImportError:
-        return None
-    return CParser
+        return False
+    try:
+        CParser(text).raw_parse()
+        return True
+    except Exception:  # noqa: BLE001 - libyaml's errors of every kind
+        return False
 
 
 def _load_item_text(chunk: str) -> Any:

@@ -169,7 +169,7 @@ def make_items(stream: Stream) -> None:
             try:
                 rlist.check_syntax(item.text)  # an object no transform reads is echoed as it is
             except rlist.InputError as e:
-                raise DocError(f"{where} is not valid YAML: {str(e).split('is not valid YAML: ', 1)[-1]}") from None
+                raise DocError(f"{where} is not valid YAML: {_after_colon(str(e))}") from None
         if item.complex_meta and item.node is None:
             # flow style or JSON: read it now, so its identity is known before process runs
             try:
@@ -196,7 +196,9 @@ def make_items(stream: Stream) -> None:
 
 
 def _after_colon(msg: str) -> str:
-    return msg.split(": ", 1)[1] if msg.startswith("input is not valid YAML: ") else msg
+    """The parser's reason, without rlist's "<what> is not valid YAML: " prefix."""
+    head, sep, rest = msg.partition(" is not valid YAML: ")
+    return rest if sep and head in ("input", "the object") else msg
 
 
 def frame_of(streams: list[Stream], function_config: Any) -> rlist.Frame:

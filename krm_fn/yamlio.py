@@ -161,7 +161,8 @@ class DQ(str):
 
 
 # True while a run uses the light path (krm_fn.lite): items are plain dicts and lists, and
-# yamlsafe() builds those instead of ruamel's types. Set and reset by process.run_light().
+# yamlsafe() builds those instead of ruamel's types. Set and reset around each light-path
+# transform by process.process().
 LITE = False
 
 

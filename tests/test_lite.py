@@ -84,7 +84,7 @@ def test_bench_input_same_bytes_and_light(seed: int) -> None:
     assert light == full
     assert light[1] == 0
     frame = rlist.parse(data.decode())
-    rlist.LIGHT = set()
+    rlist.LIGHT = True
     try:
         targets = [it for it in frame.items if it.meta.kind in gen.TARGET_KINDS]
         assert targets
@@ -92,7 +92,7 @@ def test_bench_input_same_bytes_and_light(seed: int) -> None:
             it.load()
             assert it.lite is not None, it.text
     finally:
-        rlist.LIGHT = None
+        rlist.LIGHT = False
 
 
 def test_one_pipelinerun_never_imports_the_round_trip_loader() -> None:
@@ -345,12 +345,12 @@ def test_block_scripts_same_bytes_and_light() -> None:
     assert light == full
     assert light[1] == 0 and "persistentVolumeClaim" in light[0]
     frame = rlist.parse(data.decode())
-    rlist.LIGHT = set()
+    rlist.LIGHT = True
     try:
         frame.items[0].load()
         assert frame.items[0].lite is not None
     finally:
-        rlist.LIGHT = None
+        rlist.LIGHT = False
 
 
 def test_quoted_flow_scalars_are_read_light_and_written_the_same() -> None:
@@ -366,10 +366,10 @@ def test_quoted_flow_scalars_are_read_light_and_written_the_same() -> None:
     light, full = both(data.encode())
     assert light == full and light[1] == 0
     frame = rlist.parse(data)
-    rlist.LIGHT = set()
+    rlist.LIGHT = True
     try:
         frame.items[0].load()
         assert frame.items[0].lite is not None
         assert frame.items[0].node["metadata"]["labels"] == {"team": "a: b", "tier": "x y", "n": "1"}
     finally:
-        rlist.LIGHT = None
+        rlist.LIGHT = False
