@@ -1400,7 +1400,10 @@ def _block_section(key: str, node: Any) -> str:
         _set_block(node)
         dumped = yamlio.rt_dump({key: node})
         return dumped
-    return f"{key}: {yamlio.rt_dump(node).strip() if node is not None else 'null'}\n"
+    if node is None:
+        return f"{key}: null\n"
+    # a scalar dumped alone ends with a document end marker (`...`), which would cut the list
+    return yamlio.rt_dump({key: node})
 
 
 def _set_block(node: Any) -> None:

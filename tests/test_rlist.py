@@ -475,3 +475,15 @@ def test_quoted_string_running_on_in_column_zero_is_not_split(continuation: str)
     doc = yaml.safe_load(out)
     assert [i["metadata"]["name"] for i in doc["items"]] == ["x", "y"]
     assert doc["items"][0]["data"]["a"] == "line one " + continuation[:-1]
+
+
+def test_full_parse_keeps_a_scalar_extra_section_readable() -> None:
+    """A top-level key the function does not know, with a plain scalar value, on the full
+    parse path: written as `key: value`, with no document end marker (`...`) after it that
+    would end the output's only document (found by test_fuzz_yaml_alphabet)."""
+    from krm_fn.process import run_resource_list
+
+    out, _, code = run_resource_list(b"apiVersion: v1\nkind: ResourceList\nakind: ResourceList\n?")
+    assert code == 0
+    assert "\n...\n" not in out and "akind: ResourceList\n" in out
+    assert yaml.safe_load(out)["akind"] == "ResourceList"
