@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from krm_fn import names
 from krm_fn.config import Policy
-from krm_fn.process import OWNER_ANNOTATION
+from krm_fn.keys import OWNER_ANNOTATION
 from krm_fn.record import Record
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from collections.abc import Sequence
 
 from krm_fn.results import Result
@@ -55,30 +56,53 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.write(f"krm-coschedule {__version__}\n")
         return 0
     if not args:
-        return _krm()
+        return _guarded(_krm, krm=True)
     if args[0] == "explain":
-        return _explain(args[1:])
+        return _guarded(lambda: _explain(args[1:]))
     if args[0] == "install-kustomize-plugin":
-        return _install_plugin(args[1:])
+        return _guarded(lambda: _install_plugin(args[1:]))
     if len(args) == 1 and not args[0].startswith("-"):
-        return _plugin(args[0])
-    return _files(args)
+        return _guarded(lambda: _plugin(args[0]))
+    return _guarded(lambda: _files(args))
+
+
+class _Answer:
+    """Whether KRM mode has started its answer on stdout (then no second list is written)."""
+
+    started = False
+
+
+def _guarded(mode: Callable[[], int], krm: bool = False) -> int:
+    """The one failure path of every mode (pre-commit's error_handler): a KrmError is one
+    line and exit 1; an interrupt exit 130; anything else is a bug: one line that says so
+    and where to report it, exit 1. KRM mode still answers with a complete ResourceList
+    carrying the error, so kpt shows it as a result."""
+    _Answer.started = False
+    try:
+        return mode()
+    except KeyboardInterrupt:
+        sys.stderr.write("krm-coschedule: interrupted; nothing was written\n")
+        return 130
+    except Exception as e:  # noqa: BLE001 - the top of every mode: no traceback reaches the user
+        from krm_fn.errors import KrmError
+        from krm_fn.errors import internal_error_message
+
+        msg = str(e) if isinstance(e, KrmError) else internal_error_message(e)
+        if krm and not _Answer.started:
+            from krm_fn.krm import error_list
+
+            sys.stdout.write(error_list(msg))
+        sys.stderr.write(f"krm-coschedule: {msg}\n")
+        return 1
 
 
 def _krm() -> int:
-    from krm_fn.process import run_resource_list
-    from krm_fn.results import summary_line
+    from krm_fn.krm import light_default
+    from krm_fn.krm import run_resource_list
 
     data = sys.stdin.buffer.read()
-    try:
-        out, outcome, code = run_resource_list(data)
-    except Exception as e:  # noqa: BLE001 - a bug: still answer with a complete list
-        from krm_fn.process import error_list
-
-        msg = f"internal error ({type(e).__name__}: {e}); please report it with the input that caused it"
-        sys.stdout.write(error_list(msg))
-        sys.stderr.write(f"krm-coschedule: {msg}\n")
-        return 1
+    out, outcome, code = run_resource_list(data, light_default())
+    _Answer.started = True
     sys.stdout.write(out)
     sys.stdout.flush()
     if outcome is None:
@@ -105,48 +129,38 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     return Parser(prog=prog, add_help=False)
 
 
-def _result_line(r: Result) -> str:
-    line = r.one_line()
-    if r.file_path and not r.message.startswith(r.file_path):
-        line = f"{r.file_path}: {line}"
-    return line
-
-
-def _report(results: Sequence[Result]) -> None:
-    for r in results:
-        if r.severity in ("error", "warning"):
-            sys.stderr.write(_result_line(r) + "\n")
-
-
-def _load_config(path: str | None) -> tuple[Any, int]:
-    """(functionConfig node or None, 0) or (None, 1) after printing why. The node is
-    annotated with its file, so results about the policy name it."""
+def _load_config(path: str | None) -> Any:
+    """The functionConfig node of --config POLICY, or None. The node is annotated with its
+    file, so results about the policy name it. Raises InputError."""
     if path is None:
-        return None, 0
+        return None
     from pathlib import Path
 
     from krm_fn import streams
+    from krm_fn.errors import InputError
 
     try:
         text = Path(path).read_text(encoding="utf-8")
-        fc = streams.read_config(text, path)
-        if fc is not None:
-            _annotate_config(fc, path)
-        return fc, 0
     except (OSError, UnicodeError) as e:
-        sys.stderr.write(f"krm-coschedule: cannot read --config {path}: {e}\n")
-    except streams.DocError as e:
-        sys.stderr.write(f"krm-coschedule: --config {e}\n")
-    return None, 1
+        raise InputError(f"cannot read --config {path}: {e}") from None
+    try:
+        fc = streams.read_config(text, path)
+    except InputError as e:
+        raise InputError(f"--config {e}") from None
+    if fc is not None:
+        _annotate_config(fc, path)
+    return fc
 
 
 def _annotate_config(fc: Any, path: str) -> None:
     """In memory: results about the policy name its file."""
+    from krm_fn.keys import PATH_KEY
+
     md = fc.get("metadata") if isinstance(fc, dict) else None
     if isinstance(md, dict):
         ann = md.get("annotations")
         if ann is None or isinstance(ann, dict):
-            md["annotations"] = {**(ann or {}), "internal.config.kubernetes.io/path": path}
+            md["annotations"] = {**(ann or {}), PATH_KEY: path}
 
 
 def _plugin(config_path: str) -> int:
@@ -156,19 +170,16 @@ def _plugin(config_path: str) -> int:
             "a YAML stream on stdin; to rewrite a file use `krm-coschedule --config POLICY FILE`\n"
         )
         return 2
+    from krm_fn.files import result_line
+    from krm_fn.krm import light_default
     from krm_fn.kustomize import run_plugin
 
-    try:
-        out, results, code = run_plugin(config_path, sys.stdin.buffer.read())
-    except Exception as e:  # noqa: BLE001 - a bug: fail loudly, never half an output
-        sys.stderr.write(
-            f"krm-coschedule: internal error ({type(e).__name__}: {e}); please report it with "
-            "the input that caused it\n"
-        )
-        return 1
+    out, results, code = run_plugin(config_path, sys.stdin.buffer.read(), light_default())
     sys.stdout.write(out)
     sys.stdout.flush()
-    _report(results)
+    for r in results:
+        if r.severity in ("error", "warning"):
+            sys.stderr.write(result_line(r) + "\n")
     sys.stderr.write(f"krm-coschedule: {summary_line(results)}\n")
     if code:
         sys.stderr.write("krm-coschedule: nothing was changed (errors above)\n")
@@ -183,75 +194,42 @@ def _files(argv: list[str]) -> int:
     p.add_argument("--files", action="store_true")
     p.add_argument("paths", nargs="*", metavar="FILE")
     ns = p.parse_args(argv)
-    fc, code = _load_config(ns.config)
-    if code:
-        return code
+    fc = _load_config(ns.config)
     from krm_fn import files
+    from krm_fn.krm import light_default
 
-    outcome = files.run(list(ns.paths), fc)
-    _report(outcome.results)
-    write = not (ns.check or ns.diff)
-    for f in outcome.changed:
-        if ns.diff:
-            sys.stdout.write(files.unified_diff(f))
-        if write and f.path.is_symlink():
-            # os.replace would turn the link into a file; rewriting its target is not ours to do
-            sys.stderr.write(f"{f.name}: is a symlink; not rewritten (pass the file it points to)\n")
-            f.failed = True
-            continue
-        if write:
-            try:
-                files.write_atomic(f.path, f.new_text or "")
-            except OSError as e:
-                sys.stderr.write(f"{f.name}: cannot write: {e}\n")
-                f.failed = True
-                continue
-            sys.stderr.write(f"krm-coschedule: rewrote {f.name}\n")
-        else:
-            sys.stderr.write(f"krm-coschedule: would rewrite {f.name}\n")
-    sys.stdout.flush()
-    failed = sum(1 for f in outcome.files if f.failed)
-    verb = "rewritten" if write else "would be rewritten"
-    sys.stderr.write(
-        f"krm-coschedule: {len(outcome.changed)} file(s) {verb}, {failed} failed, "
-        f"{len(outcome.files) - len(outcome.changed) - failed} unchanged; "
-        f"{summary_line(outcome.results)}\n"
-    )
-    return 1 if (outcome.changed or outcome.has_error or failed) else 0
+    outcome = files.run(list(ns.paths), fc, light_default())
+    return files.commit(outcome, write=not (ns.check or ns.diff), diff=ns.diff, out=sys.stdout, err=sys.stderr)
 
 
 def _explain(argv: list[str]) -> int:
     from krm_fn import explain
+    from krm_fn.files import result_line
+    from krm_fn.krm import light_default
 
     p = _parser("krm-coschedule explain")
     p.add_argument("--format", choices=explain.FORMATS, default="table")
     p.add_argument("--config", metavar="POLICY")
     p.add_argument("paths", nargs="*", metavar="FILE")
     ns = p.parse_args(argv)
-    fc, code = _load_config(ns.config)
-    if code:
-        return code
+    fc = _load_config(ns.config)
     results: Sequence[Result]
     if ns.paths:
         from krm_fn import files
 
-        fo = files.run(list(ns.paths), fc)
+        fo = files.run(list(ns.paths), fc, light_default())
         plans, results, failed = fo.plans, fo.results, fo.has_error
     else:
         from krm_fn import process as process_mod
-        from krm_fn import rlist
+        from krm_fn import resourcelist
 
-        try:
-            frame = rlist.parse(rlist.decode(sys.stdin.buffer.read()))
-        except rlist.InputError as e:
-            sys.stderr.write(f"krm-coschedule: {e}\n")
-            return 1
-        outcome = process_mod.process(frame, fc)
+        rl = resourcelist.parse(resourcelist.decode(sys.stdin.buffer.read()))
+        outcome = process_mod.process(rl, fc)
         plans, results, failed = outcome.plans, outcome.results, outcome.exit_code != 0
     if failed:
         for r in results:
             if r.severity == "error":
-                sys.stderr.write(_result_line(r) + "\n")
+                sys.stderr.write(result_line(r) + "\n")
         sys.stderr.write("krm-coschedule: no plan (errors above)\n")
         return 1
     sys.stdout.write(explain.render(plans, ns.format))
@@ -263,6 +241,7 @@ def _install_plugin(argv: list[str]) -> int:
     from pathlib import Path
 
     from krm_fn import kustomize
+    from krm_fn.errors import KrmError
 
     p = _parser("krm-coschedule install-kustomize-plugin")
     p.add_argument("--plugin-home", metavar="DIR")
@@ -271,8 +250,7 @@ def _install_plugin(argv: list[str]) -> int:
     try:
         written = kustomize.install(home.absolute())
     except OSError as e:
-        sys.stderr.write(f"krm-coschedule: cannot install the plugin under {home}: {e}\n")
-        return 1
+        raise KrmError(f"cannot install the plugin under {home}: {e}") from None
     for w in written:
         sys.stdout.write(f"installed {w}\n")
     sys.stdout.write(

@@ -7,7 +7,8 @@ import json
 import re
 import os
 
-from krm_fn import rlist
+from krm_fn import guards
+from krm_fn.errors import InputError
 from krm_fn import yamlio
 from krm_fn.record import Record
 from krm_fn.results import ResourceRef
@@ -148,7 +149,7 @@ def load(fc: Any) -> tuple[Policy | None, list[Result]]:
         return None, [
             Result(
                 "error",
-                f"functionConfig is a {rlist.type_name(fc)}, not an object; expect {ACCEPTED}",
+                f"functionConfig is a {guards.type_name(fc)}, not an object; expect {ACCEPTED}",
                 field_path="functionConfig",
             )
         ]
@@ -260,8 +261,8 @@ def _from_configmap(plain: dict[str, Any], src: _Source) -> tuple[Policy | None,
         elif key in _YAML_KEYS:
             try:
                 # bounded like the input itself: an alias bomb in a string is still a bomb
-                parsed = rlist.load_guarded(value, f"{fpath}") if value.strip() else {}
-            except rlist.InputError as e:
+                parsed = guards.load_guarded(value, f"{fpath}") if value.strip() else {}
+            except InputError as e:
                 errors.append(_err(src, fpath, str(e)))
                 continue
             parsed = yamlio.to_plain(parsed) if parsed is not None else {}

@@ -1,6 +1,11 @@
 """Files mode (pre-commit): `krm-coschedule --config POLICY FILE...` rewrites YAML files in
 place. All files form one ResourceList (a PipelineRun in one file can use a Pipeline in
-another); each file is all or nothing on its own."""
+another); each file is all or nothing on its own.
+
+The file contract lives here, in two steps: `run` reads every file and decides its new text
+(writing nothing); `commit` writes the changed files (or prints their diffs), counts and
+words the outcome, and gives the exit code.
+"""
 from __future__ import annotations
 
 import difflib
@@ -9,23 +14,24 @@ import stat
 import tempfile
 from pathlib import Path
 
-from krm_fn import lite
 from krm_fn import process as process_mod
-from krm_fn import rlist
 from krm_fn import streams
+from krm_fn.context import Plan
+from krm_fn.errors import InputError
+from krm_fn.keys import LOCAL_CONFIG
 from krm_fn.record import Record
 from krm_fn.results import Result
 from krm_fn.results import sorted_results
+from krm_fn.results import summary_line
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
     from typing import Any
-
-LOCAL_CONFIG = "config.kubernetes.io/local-config"
+    from typing import TextIO
 
 
 class FileState(Record):
-    __slots__ = ("path", "name", "stream", "failed", "new_text")
+    __slots__ = ("path", "name", "stream", "failed", "new_text", "stat")
 
     def __init__(
         self,
@@ -34,12 +40,14 @@ class FileState(Record):
         stream: streams.Stream | None = None,
         failed: bool = False,
         new_text: str | None = None,
+        stat: os.stat_result | None = None,
     ) -> None:
         self.path = path
         self.name = name  # as given on the command line (and in results)
         self.stream = stream
         self.failed = failed
         self.new_text = new_text  # None: unchanged (or failed)
+        self.stat = stat  # as read: a file that changes before it is written is not overwritten
 
 
 class FilesOutcome(Record):
@@ -49,7 +57,7 @@ class FilesOutcome(Record):
         self,
         files: list[FileState],
         results: list[Result],
-        plans: list[process_mod.Plan],
+        plans: list[Plan],
         global_error: bool = False,
     ) -> None:
         self.files = files
@@ -70,6 +78,9 @@ def _file_error(name: str, message: str) -> Result:
     return Result("error", message, file_path=name, file_index=0)
 
 
+# --------------------------------------------------------------------------- read and decide
+
+
 def read_files(names: list[str]) -> tuple[list[FileState], list[Result]]:
     """Read, decode and split every file; a file that cannot be read fails on its own."""
     files: list[FileState] = []
@@ -84,6 +95,7 @@ def read_files(names: list[str]) -> tuple[list[FileState], list[Result]]:
         f = FileState(path, name)
         files.append(f)
         try:
+            f.stat = path.stat()
             data = path.read_bytes()
         except OSError as e:
             f.failed = True
@@ -91,16 +103,12 @@ def read_files(names: list[str]) -> tuple[list[FileState], list[Result]]:
             continue
         try:
             text = _decode(data)
-        except rlist.InputError as e:
-            f.failed = True
-            results.append(_file_error(name, f"{name}: {e}; the file is left unchanged"))
-            continue
-        stream = streams.split(text, name)
-        try:
+            stream = streams.split(text, name)
             streams.make_items(stream)
-        except streams.DocError as e:
+        except InputError as e:
             f.failed = True
-            results.append(_file_error(name, f"{e}; the file is left unchanged"))
+            message = f"{name}: {e}" if not str(e).startswith(name) else str(e)
+            results.append(_file_error(name, f"{message}; the file is left unchanged"))
             continue
         f.stream = stream
     return files, results
@@ -108,68 +116,65 @@ def read_files(names: list[str]) -> tuple[list[FileState], list[Result]]:
 
 def _decode(data: bytes) -> str:
     if b"\x00" in data:
-        raise rlist.InputError("contains NUL bytes (a binary file?)")
+        raise InputError("contains NUL bytes (a binary file?)")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise rlist.InputError(
+        raise InputError(
             f"is not UTF-8 text (byte 0x{data[e.start]:02x} at offset {e.start})"
         ) from None
 
 
-def run(names: list[str], function_config: Any, light: bool = True) -> FilesOutcome:
+def run(names: list[str], function_config: Any, light: bool = False) -> FilesOutcome:
     """Process the files together; decide every file's new text. Writes nothing."""
-    if light:
-        try:
-            return _run(names, function_config, process_mod.process_light)
-        except lite.Bail:  # rare: read the files again, all on the round-trip path
-            pass
-    return _run(names, function_config, process_mod.process)
-
-
-def _run(names: list[str], function_config: Any, process: Any) -> FilesOutcome:
     files, read_errors = read_files(names)
-    errors: list[Result] = list(read_errors)
     by_name = {f.name: f for f in files}
+    errors: list[Result] = list(read_errors)
+    live = [f for f in files if f.stream is not None]
+    # a file with an error is all or nothing on its own: run again with its objects kept
+    # for lookups only, until no new file fails
     while True:
-        live = [f for f in files if f.stream is not None]
         for f in live:
             if f.failed:
-                _mark_context_only(f.stream)  # its objects still resolve references
-        frame = streams.frame_of([f.stream for f in live if f.stream is not None], function_config)
-        outcome = process(frame)
-        new_failures = False
-        global_error = False
-        for r in outcome.results:
-            if r.severity != "error":
-                continue
-            target = by_name.get(r.file_path or "")
-            if target is None:
-                global_error = True
-            elif not target.failed:
-                target.failed = True
-                new_failures = True
-            if r not in errors:
-                errors.append(r)
+                _mark_context_only(f.stream)
+        outcome = process_mod.process(
+            streams.resource_list_of([f.stream for f in live if f.stream is not None], function_config),
+            light=light,
+        )
+        new_failures, global_error = _fail_files(outcome.results, by_name, errors)
         if global_error:
             return FilesOutcome(files, sorted_results(errors + _others(outcome.results)), [], True)
         if not new_failures:
             break
-    ok = [f for f in live if not f.failed and f.stream is not None]
     try:
         texts = streams.apply([f.stream for f in live if f.stream is not None], outcome)
-    except streams.DocError as e:
+    except InputError as e:
         errors.append(Result("error", str(e)))
         return FilesOutcome(files, sorted_results(errors), [], True)
-    index = {id(f): i for i, f in enumerate(live)}
-    for f in ok:
+    for i, f in enumerate(live):
         assert f.stream is not None
-        text = texts[index[id(f)]]
-        if text != f.stream.raw:
-            f.new_text = text
+        if not f.failed and texts[i] != f.stream.raw:
+            f.new_text = texts[i]
     failed_names = {f.name for f in files if f.failed}
     kept = [r for r in outcome.results if r.severity != "error" and r.file_path not in failed_names]
     return FilesOutcome(files, sorted_results(errors + kept), outcome.plans)
+
+
+def _fail_files(results: list[Result], by_name: dict[str, FileState], errors: list[Result]) -> tuple[bool, bool]:
+    """Mark the file of every error failed; (a file newly failed, an error names no file)."""
+    new_failures = global_error = False
+    for r in results:
+        if r.severity != "error":
+            continue
+        target = by_name.get(r.file_path or "")
+        if target is None:
+            global_error = True
+        elif not target.failed:
+            target.failed = True
+            new_failures = True
+        if r not in errors:
+            errors.append(r)
+    return new_failures, global_error
 
 
 def _others(results: list[Result]) -> list[Result]:
@@ -184,9 +189,103 @@ def _mark_context_only(stream: streams.Stream | None) -> None:
             it.meta.annotations = {**it.meta.annotations, LOCAL_CONFIG: "true"}
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write `text` to `path` through a temp file in the same directory and a rename, keeping
-    the file's mode; a reader never sees a half-written file."""
+# --------------------------------------------------------------------------- write and report
+
+
+def commit(outcome: FilesOutcome, write: bool, diff: bool, out: TextIO, err: TextIO) -> int:
+    """Write the changed files (or print their diffs), say what happened on `err`, and give
+    the exit code: 1 when a file changed (pre-commit's convention) or anything failed."""
+    for r in outcome.results:
+        if r.severity in ("error", "warning"):
+            err.write(result_line(r) + "\n")
+    changed = outcome.changed
+    if diff:
+        for f in changed:
+            out.write(unified_diff(f))
+    if write:
+        for f, reason in write_files(changed):
+            err.write(f"{f.name}: {reason}\n")
+    for f in changed:
+        if not f.failed:
+            verb = "rewrote" if write else "would rewrite"
+            err.write(f"krm-coschedule: {verb} {f.name}\n")
+    out.flush()
+    failed = sum(1 for f in outcome.files if f.failed)
+    rewritten = sum(1 for f in changed if not f.failed)
+    unchanged = sum(1 for f in outcome.files if f.new_text is None and not f.failed)
+    verb = "rewritten" if write else "would be rewritten"
+    err.write(
+        f"krm-coschedule: {rewritten} file(s) {verb}, {failed} failed, {unchanged} unchanged; "
+        f"{summary_line(outcome.results)}\n"
+    )
+    return 1 if (changed or outcome.has_error) else 0
+
+
+def result_line(r: Result) -> str:
+    line = r.one_line()
+    if r.file_path and not r.message.startswith(r.file_path):
+        line = f"{r.file_path}: {line}"
+    return line
+
+
+def write_files(files: list[FileState]) -> list[tuple[FileState, str]]:
+    """Write every file's new text, each atomically (a temp file in the same directory, then a
+    rename), keeping its mode and, where allowed, its owner and group. A file that cannot be
+    written, is a symlink, or changed on disk since it was read fails on its own (returned
+    with the reason). Anything unexpected puts back the files already written and removes
+    every temp file before it propagates: then no file has changed."""
+    failures: list[tuple[FileState, str]] = []
+    staged: list[tuple[FileState, str]] = []
+    done: list[FileState] = []
+    try:
+        for f in files:
+            reason = _refusal(f)
+            if reason is None:
+                try:
+                    staged.append((f, _stage(f.path, f.new_text or "")))
+                    continue
+                except OSError as e:
+                    reason = f"cannot write: {e.strerror or e}"
+            f.failed = True
+            failures.append((f, reason))
+        for f, tmp in staged:
+            reason = _refusal(f)
+            if reason is None:
+                try:
+                    os.replace(tmp, f.path)
+                    done.append(f)
+                    continue
+                except OSError as e:
+                    reason = f"cannot write: {e.strerror or e}"
+            f.failed = True
+            failures.append((f, reason))
+    except BaseException:
+        for f in done:
+            _restore(f)
+        raise
+    finally:
+        for _f, tmp in staged:
+            _unlink(tmp)
+    return failures
+
+
+def _refusal(f: FileState) -> str | None:
+    """Why `f` must not be replaced now, or None."""
+    if f.path.is_symlink():
+        # os.replace would turn the link into a file; rewriting its target is not ours to do
+        return "is a symlink; not rewritten (pass the file it points to)"
+    try:
+        now = f.path.stat()
+    except OSError as e:
+        return f"cannot write: {e.strerror or e}"
+    was = f.stat
+    if was is not None and (now.st_ino, now.st_size, now.st_mtime_ns) != (was.st_ino, was.st_size, was.st_mtime_ns):
+        return "changed on disk while krm-coschedule ran; not rewritten (run it again)"
+    return None
+
+
+def _stage(path: Path, text: str) -> str:
+    """A temp file beside `path` holding `text`, with path's mode (and owner when allowed)."""
     st = path.stat()
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".krm-tmp", dir=path.parent)
     try:
@@ -195,13 +294,38 @@ def write_atomic(path: Path, text: str) -> None:
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, stat.S_IMODE(st.st_mode))
-        os.replace(tmp, path)
+        if hasattr(os, "chown") and (st.st_uid, st.st_gid) != (os.geteuid(), os.getegid()):
+            try:
+                os.chown(tmp, st.st_uid, st.st_gid)
+            except PermissionError:
+                pass  # not ours to give away: the file becomes the writer's, as with any editor
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
+        _unlink(tmp)
         raise
+    return tmp
+
+
+def _restore(f: FileState) -> None:
+    """Put a written file's original bytes back (after a failure elsewhere)."""
+    if f.stream is None:
+        return
+    try:
+        os.replace(_stage(f.path, f.stream.raw), f.path)
+    except OSError:
+        pass
+
+
+def _unlink(tmp: str) -> None:
+    try:
+        os.unlink(tmp)
+    except FileNotFoundError:
+        pass
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write `text` to `path` through a temp file in the same directory and a rename, keeping
+    the file's mode; a reader never sees a half-written file."""
+    os.replace(_stage(path, text), path)
 
 
 def unified_diff(f: FileState) -> str:

@@ -15,9 +15,9 @@ import tempfile
 from pathlib import Path
 
 from krm_fn import config as config_mod
-from krm_fn import lite
 from krm_fn import process as process_mod
 from krm_fn import streams
+from krm_fn.errors import InputError
 from krm_fn.results import Result
 from krm_fn.results import has_error
 from krm_fn.results import sorted_results
@@ -26,7 +26,7 @@ from krm_fn.results import sorted_results
 PLUGIN_KINDS = (("fn.kpt.dev", "v1alpha1", config_mod.POLICY_KIND),)
 
 
-def run_plugin(config_path: str, data: bytes) -> tuple[str, list[Result], int]:
+def run_plugin(config_path: str, data: bytes, light: bool = False) -> tuple[str, list[Result], int]:
     """Plugin mode: (output stream, results, exit code). On any error the output is the
     input stream unchanged (all or nothing)."""
     try:
@@ -41,21 +41,14 @@ def run_plugin(config_path: str, data: bytes) -> tuple[str, list[Result], int]:
         fc = streams.read_config(cfg_text, config_path)
         stream = streams.split(text, None)
         streams.make_items(stream)
-    except streams.DocError as e:
+    except InputError as e:
         return text, [Result("error", str(e))], 1
-    frame = streams.frame_of([stream], fc)
-    try:
-        outcome = process_mod.process_light(frame)
-    except lite.Bail:  # rare: read the stream again, all on the round-trip path
-        stream = streams.split(text, None)
-        streams.make_items(stream)
-        frame = streams.frame_of([stream], fc)
-        outcome = process_mod.process(frame)
+    outcome = process_mod.process(streams.resource_list_of([stream], fc), light=light)
     if has_error(outcome.results):
         return text, outcome.results, 1
     try:
         out = streams.apply([stream], outcome)[0]
-    except streams.DocError as e:
+    except InputError as e:
         return text, sorted_results([*outcome.results, Result("error", str(e))]), 1
     return out, outcome.results, 0
 

@@ -9,8 +9,8 @@ and writes an edited item back by splicing only the changed lines into its origi
 in the layout ruamel would give them. Everything else in the item stays the exact input text,
 which is what ruamel writes back for such text too.
 
-Anything it is not sure about raises Bail, and the caller runs the whole list again on the
-round-trip path. So this module never decides output on its own: it either gives the bytes
+Anything it is not sure about raises errors.Unsure, and the caller reads that item again on
+the round-trip path (document.LightDocument, process). So this module never decides output on its own: it either gives the bytes
 the round-trip path gives (tests/test_lite.py compares both on every fixture) or steps aside.
 """
 from __future__ import annotations
@@ -22,12 +22,8 @@ if TYPE_CHECKING:
     from typing import Any
 
 from krm_fn import yamlio
-
-
-class Bail(BaseException):
-    """This input or edit is outside what the splicing writer handles: run the list again on
-    the round-trip path. A BaseException so that no handler's `except Exception` (which turns
-    a bug into an error result) swallows it."""
+from krm_fn import yamltext
+from krm_fn.errors import Unsure
 
 
 class SQ(str):
@@ -123,7 +119,7 @@ class _Reader:
             if t and not t.startswith("#"):
                 return
             if s != s.rstrip():
-                raise Bail("trailing blanks")
+                raise Unsure("trailing blanks")
             self.i += 1
 
     def indent(self) -> int:
@@ -147,17 +143,17 @@ class _Reader:
                 if ind < indent:
                     break
                 if ind > indent:
-                    raise Bail("odd indentation")
+                    raise Unsure("odd indentation")
                 li, col = self.i, ind
             line = self.lines[li]
             km = _KEY_RE.match(line, col)
             if km is None:
                 if line.startswith("-", col):
                     break  # an indentless sequence of the key before ends here
-                raise Bail("not a plain key")
+                raise Unsure("not a plain key")
             key = km.group(1)
             if _resolve(key) is not key or key in data:
-                raise Bail("key")
+                raise Unsure("key")
             e = Entry(li)
             self.i = li + 1
             self.last_line = li
@@ -171,15 +167,15 @@ class _Reader:
         """The value after `key:` or `- ` at `at` on `line`: inline, or on the lines below."""
         rest = line[at:]
         if rest != rest.rstrip() and not rest.lstrip().startswith("#"):
-            raise Bail("trailing blanks")
+            raise Unsure("trailing blanks")
         if rest.startswith(" ") and not rest.startswith(" #"):
             if rest.startswith("  "):
-                raise Bail("two spaces")
+                raise Unsure("two spaces")
             v = self.inline(e, line, at + 1, indent)
             self.after_inline(indent)
             return v
         if rest and not rest.startswith(" #"):
-            raise Bail("value")
+            raise Unsure("value")
         if rest:
             e.comment = True
         # the value is on the lines below (or null)
@@ -194,10 +190,10 @@ class _Reader:
                     e.last = self.last_content()
                     return v
                 if ind >= indent:
-                    raise Bail("sequence indentation")
+                    raise Unsure("sequence indentation")
             elif ind > indent:
                 if ind != indent + self.m:
-                    raise Bail("mapping indentation")
+                    raise Unsure("mapping indentation")
                 v, p2 = self.mapping(ind)
                 e.value = p2
                 e.last = self.last_content()
@@ -208,7 +204,7 @@ class _Reader:
         """An inline value has no lines below it: a deeper line would be a continuation."""
         self.skip()
         if self.i < self.n and self.indent() > indent:
-            raise Bail("continuation line")
+            raise Unsure("continuation line")
 
     def last_content(self) -> int:
         """The last content line read so far (a block scalar's lines may start with `#`)."""
@@ -228,7 +224,7 @@ class _Reader:
             e = Entry(li)
             col = dash + 2
             if line.startswith((" ", "-", "#"), col) or col >= len(line):
-                raise Bail("sequence item layout")
+                raise Unsure("sequence item layout")
             km = _KEY_RE.match(line, col)
             if km is not None:
                 v, p = self.mapping(col, (li, col))
@@ -236,7 +232,7 @@ class _Reader:
                 e.last = self.last_content()
             else:
                 if line[col] in "|>":
-                    raise Bail("block scalar as a sequence item")
+                    raise Unsure("block scalar as a sequence item")
                 self.i = li + 1
                 self.last_line = li
                 v = self.inline(e, line, col, dash)
@@ -257,12 +253,12 @@ class _Reader:
             end = _quoted_end(line, col, '"')
             body = line[col + 1 : end - 1]
             if "\\" in body:
-                raise Bail("escape")
+                raise Unsure("escape")
             v = DQ(body)
         elif c == "[":
             end = line.find("]", col)
             if end < 0:
-                raise Bail("flow")
+                raise Unsure("flow")
             end += 1
             v = _flow_seq(line[col:end])
             e.value = SeqPos(-1)
@@ -270,7 +266,7 @@ class _Reader:
         elif c == "{":
             end = line.find("}", col)
             if end < 0:
-                raise Bail("flow mapping")
+                raise Unsure("flow mapping")
             end += 1
             v = _flow_map(line[col:end])
             e.value = MapPos(-1)
@@ -285,33 +281,33 @@ class _Reader:
         tail = line[end:]
         if tail:
             if not tail.startswith(" #") and not tail.lstrip(" ").startswith("#"):
-                raise Bail("after a scalar")
+                raise Unsure("after a scalar")
             if not tail.startswith(" "):
-                raise Bail("comment")
+                raise Unsure("comment")
             e.comment = True
         return v
 
     def literal(self, e: Entry, line: str, col: int, key_indent: int) -> Any:
         head = line[col:]
         if head not in ("|", "|-"):
-            raise Bail("block scalar header")
+            raise Unsure("block scalar header")
         want = key_indent + self.m
         out: list[str] = []
         k = self.i
         while k < self.n:
             s = self.lines[k]
             if not s:
-                raise Bail("blank line in a block scalar")
+                raise Unsure("blank line in a block scalar")
             ind = len(s) - len(s.lstrip(" "))
             if ind <= key_indent:
                 break
             # the first line sets the block's indentation for a YAML reader: it must be `want`
             if ind < want or (not out and ind != want) or s != s.rstrip():
-                raise Bail("block scalar layout")
+                raise Unsure("block scalar layout")
             out.append(s[want:])
             k += 1
         if not out:
-            raise Bail("empty block scalar")
+            raise Unsure("empty block scalar")
         self.i = k
         self.last_line = k - 1
         e.last = k - 1
@@ -325,14 +321,14 @@ def _quoted_end(line: str, col: int, q: str) -> int:
     while True:
         k = line.find(q, k)
         if k < 0:
-            raise Bail("multi-line quoted scalar")
+            raise Unsure("multi-line quoted scalar")
         if q == "'" and line.startswith("''", k):
             k += 2
             continue
         end = k + 1
         body = line[col:end]
         if not _ASCII_PRINTABLE.fullmatch(body):
-            raise Bail("non-ASCII or control characters")
+            raise Unsure("non-ASCII or control characters")
         return end
 
 
@@ -344,7 +340,7 @@ def _flow_seq(text: str) -> list[Any]:
     out = []
     for p in parts:
         if not p or p != p.strip() or any(c in p for c in ",[]{}#"):
-            raise Bail("flow item")
+            raise Unsure("flow item")
         out.append(_flow_scalar(p))
     return out
 
@@ -353,12 +349,12 @@ def _flow_scalar(raw: str) -> Any:
     """One scalar of a one-line flow collection: plain, or quoted without escapes."""
     if raw[0] in "'\"":
         if len(raw) < 2 or raw[-1] != raw[0] or raw[0] in raw[1:-1] or "\\" in raw:
-            raise Bail("flow scalar")
+            raise Unsure("flow scalar")
         if not _ASCII_PRINTABLE.fullmatch(raw):
-            raise Bail("non-ASCII or control characters")
+            raise Unsure("non-ASCII or control characters")
         return (SQ if raw[0] == "'" else DQ)(raw[1:-1])
     if ":" in raw or "'" in raw or '"' in raw:
-        raise Bail("flow scalar")
+        raise Unsure("flow scalar")
     return _plain(raw)
 
 
@@ -371,51 +367,51 @@ def _flow_map(text: str) -> dict[str, Any]:
     for p in inner.split(", "):
         km = _KEY_RE.match(p)
         if km is None or km.end() + 1 >= len(p) or p[km.end()] != " ":
-            raise Bail("flow mapping entry")
+            raise Unsure("flow mapping entry")
         key, raw = km.group(1), p[km.end() + 1 :]
         if _resolve(key) is not key or key in out or not raw or raw != raw.strip() or any(c in raw for c in ",[]{}#"):
-            raise Bail("flow mapping entry")
+            raise Unsure("flow mapping entry")
         out[key] = _flow_scalar(raw)
     return out
 
 
 def _plain(text: str) -> Any:
     if text[:2] in ("- ", "? ", ": ") or text in ("-", "?") or not _PLAIN_RE.fullmatch(text) or any(f in text for f in _PLAIN_FORBIDDEN) or text.endswith(":"):
-        raise Bail("plain scalar")
+        raise Unsure("plain scalar")
     v = _resolve(text)
     if v is None:
-        raise Bail("explicit null")  # ruamel writes `key:` back for it
+        raise Unsure("explicit null")  # ruamel writes `key:` back for it
     return v
 
 
 def _resolve(text: str) -> Any:
     """The YAML 1.2 value of a plain scalar, as ruamel reads it, for the canonical forms
-    ruamel also writes back unchanged; Bail for any other typed form."""
+    ruamel also writes back unchanged; Unsure for any other typed form."""
     if text == "true":
         return True
     if text == "false":
         return False
     if text in _SPECIAL:
-        raise Bail("typed scalar")
+        raise Unsure("typed scalar")
     if _NUMBERISH.match(text):
         if _INT_RE.fullmatch(text):
             return int(text)
         if yamlio._NUMBER_RE.match(text) or _TS_RE.match(text) or text[0] in "+.":
-            raise Bail("number form")
+            raise Unsure("number form")
     return text
 
 
 def read(lines: list[str], m: int, o: int, indent: int) -> tuple[dict[str, Any], Doc]:
-    """Read a block mapping document whose keys sit at `indent`; Bail when unsure."""
+    """Read a block mapping document whose keys sit at `indent`; Unsure when unsure."""
     doc = Doc(lines, m, o)
     r = _Reader(lines, m, o)
     r.skip()
     if r.i >= r.n or r.indent() != indent:
-        raise Bail("layout")
+        raise Unsure("layout")
     data, pos = r.mapping(indent)
     r.skip()
     if r.i < r.n:
-        raise Bail("content after the mapping")
+        raise Unsure("content after the mapping")
     doc.root = pos
     return data, doc
 
@@ -423,50 +419,42 @@ def read(lines: list[str], m: int, o: int, indent: int) -> tuple[dict[str, Any],
 # --------------------------------------------------------------------------- items
 
 
-def lines_of(text: str) -> list[str]:
-    """The lines of `text`, without their line ends."""
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return lines
-
-
 def load_item(chunk: str, m: int, s: int, o: int) -> tuple[dict[str, Any], Doc]:
     """Read one `- ` entry of `items` (its exact text, from its dash line on)."""
     if s != o + 2:
-        raise Bail("sequence indent")
-    lines = lines_of(chunk)
-    k = 0
-    while k < len(lines) and lines[k].lstrip(" ").startswith("#"):
-        k += 1
+        raise Unsure("sequence indent")
+    lines = yamltext.split_lines(chunk, keepends=False)
+    k = yamltext.dash_index(lines)
     pre, lines = lines[:k], lines[k:]
-    first = lines[0] if lines else ""
-    d = len(first) - len(first.lstrip(" "))
+    if not lines or any(not x.lstrip(" ").startswith("#") for x in pre):
+        raise Unsure("text before the dash")
+    first = lines[0]
+    d = yamltext.indent_of(first)
     if not first.startswith("- ", d) and first[d:] != "-":
-        raise Bail("text before the dash")
+        raise Unsure("text before the dash")
     c = d + 2
     rest = first[c:]
     head: list[str] = []
     if rest and not rest.startswith("#"):
         if rest.startswith(" "):
-            raise Bail("dash spacing")
+            raise Unsure("dash spacing")
         body = [" " * c + rest] + lines[1:]
         first_inline = first
     else:
         if rest.startswith("#") and first[c - 1] != " ":
-            raise Bail("dash spacing")
+            raise Unsure("dash spacing")
         head = [first]
         body = lines[1:]
         first_inline = ""
     for s_ in body:
         t = s_.lstrip(" ")
         if t.startswith("#") and len(s_) - len(t) < c:
-            raise Bail("comment left of the item")
+            raise Unsure("comment left of the item")
     if pre:
         if head:
-            raise Bail("comments before and after the dash")
+            raise Unsure("comments before and after the dash")
         if any(x != x.rstrip() for x in pre):
-            raise Bail("trailing blanks")
+            raise Unsure("trailing blanks")
         # the round-trip path reads them as the object's head comment and writes that after
         # the dash (`- # comment`): see rlist.indent_entry
         head = [" " * d + "- " + pre[0].lstrip(" ")] + [" " * c + x.lstrip(" ") for x in pre[1:]]
@@ -478,7 +466,7 @@ def load_item(chunk: str, m: int, s: int, o: int) -> tuple[dict[str, Any], Doc]:
 
 
 def render_item(doc: Doc, before: Any, after: Any) -> str:
-    """The item's text with `after`'s changes over `before` spliced in; Bail when the edit
+    """The item's text with `after`'s changes over `before` spliced in; Unsure when the edit
     is not one this writer is sure to lay out the way the round-trip writer would."""
     assert doc.root is not None
     edits: list[tuple[int, int, list[str]]] = []
@@ -488,10 +476,10 @@ def render_item(doc: Doc, before: Any, after: Any) -> str:
     # the new text must read back as the data it is meant to hold
     check, _ = read(lines, doc.m, doc.o, doc.root.indent)
     if yamlio.to_plain(check) != yamlio.to_plain(after):
-        raise Bail("read-back differs")
+        raise Unsure("read-back differs")
     if doc.first_inline:
         if not lines or lines[0] != doc.lines[0]:
-            raise Bail("first key changed")
+            raise Unsure("first key changed")
         lines = [doc.first_inline] + lines[1:]
     return "\n".join(doc.head + lines) + "\n"
 
@@ -510,7 +498,7 @@ class _Writer:
         at = 0
         for start, end, new in sorted(self.edits, key=lambda e: (e[0], e[1])):
             if start < at:
-                raise Bail("overlapping edits")
+                raise Unsure("overlapping edits")
             out.extend(self.lines[at:start])
             out.extend(new)
             at = end
@@ -524,14 +512,14 @@ class _Writer:
         if k + 1 < len(self.lines):
             t = self.lines[k + 1].lstrip(" ")
             if not t or t.startswith("#"):
-                raise Bail("comment at the insertion point")
+                raise Unsure("comment at the insertion point")
 
     def _clean(self, a: int, b: int) -> None:
         """Lines a..b (inclusive) hold no comment or blank line."""
         for k in range(a, b + 1):
             t = self.lines[k].lstrip(" ")
             if not t or "#" in t:
-                raise Bail("comment in a replaced block")
+                raise Unsure("comment in a replaced block")
 
     def insert_after(self, k: int, new: list[str]) -> None:
         """Insert after line k. A comment or blank line right after it is not something
@@ -542,7 +530,7 @@ class _Writer:
 
     def remove(self, e: Entry) -> None:
         if self._is_dash_line(e.line):
-            raise Bail("first key of a sequence item removed")
+            raise Unsure("first key of a sequence item removed")
         self._clean(e.line, e.last)
         self._followed_by_content(e.last)
         self.edits.append((e.line, e.last + 1, []))
@@ -550,7 +538,7 @@ class _Writer:
     def replace(self, e: Entry, new: list[str], indent: int) -> None:
         """Replace entry e's lines (a mapping entry keeps the dash of its line, if any)."""
         if e.comment:
-            raise Bail("end-of-line comment on an edited line")
+            raise Unsure("end-of-line comment on an edited line")
         self._clean(e.line, e.last)
         self._followed_by_content(e.last)
         first = self.lines[e.line]
@@ -565,7 +553,7 @@ class _Writer:
 
     def mapping(self, pos: MapPos, before: dict[str, Any], after: dict[str, Any]) -> None:
         if pos.flow:
-            raise Bail("flow mapping edited")
+            raise Unsure("flow mapping edited")
         old = list(before)
         new = list(after)
         for k in new:  # inner edits first: at a shared line, they go before this level's
@@ -574,7 +562,7 @@ class _Writer:
         if old != new:
             kept = [k for k in new if k in before]
             if kept != [k for k in old if k in after]:
-                raise Bail("keys reordered")
+                raise Unsure("keys reordered")
             for k in old:
                 if k not in after:
                     self.remove(pos.entries[k])
@@ -587,7 +575,7 @@ class _Writer:
                     continue
                 if group:
                     if anchor is None:
-                        raise Bail("key inserted first")
+                        raise Unsure("key inserted first")
                     lines: list[str] = []
                     for g in group:
                         lines.extend(self.entry_lines(g, after[g], pos.indent))
@@ -605,7 +593,7 @@ class _Writer:
             if isinstance(a, list) and isinstance(e.value, SeqPos) and not e.value.flow:
                 self.sequence(e.value, b, a)
                 return
-            raise Bail("flow collection edited")
+            raise Unsure("flow collection edited")
         if _same(b, a) and (e.value is None or not e.value.flow) and not isinstance(a, Lit):
             # equal data, written fresh: the same text, as this reader only takes the layout
             # the writer gives; comments inside would be lost (replace() refuses those)
@@ -627,11 +615,11 @@ class _Writer:
                 else:
                     gone.append(e)
             if j != len(a) or not a:
-                raise Bail("sequence edit")
+                raise Unsure("sequence edit")
             for e in gone:
                 if e.comment or e.node is None:
                     # which of two equal scalars went is not known here
-                    raise Bail("scalar entry removed")
+                    raise Unsure("scalar entry removed")
                 self._clean(e.line, e.last)
                 self._followed_by_content(e.last)
                 self.edits.append((e.line, e.last + 1, []))
@@ -651,7 +639,7 @@ class _Writer:
             if isinstance(a, dict) and isinstance(e.value, MapPos) and not e.value.flow and list(a)[:1] == list(b)[:1]:
                 self.mapping(e.value, b, a)
                 return
-            raise Bail("sequence item edited")
+            raise Unsure("sequence item edited")
         if _same(b, a) and not isinstance(a, (dict, list, Lit)):
             return
         self.replace(e, self.item_lines(a, dash), -1)
@@ -660,7 +648,7 @@ class _Writer:
 
     def entry_lines(self, key: str, v: Any, indent: int) -> list[str]:
         if not isinstance(key, str) or not _KEY_RE.fullmatch(key + ":") or _resolve(key) is not key:
-            raise Bail("key form")
+            raise Unsure("key form")
         pad = " " * indent
         if isinstance(v, dict):
             if not v:
@@ -691,7 +679,7 @@ class _Writer:
             out[0] = pad + "- " + out[0][dash + 2 :]
             return out
         if isinstance(v, list) or v is None:
-            raise Bail("nested sequence or null item")
+            raise Unsure("nested sequence or null item")
         return [f"{pad}- {_scalar(v)}"]
 
 
@@ -732,21 +720,21 @@ def _scalar(v: Any) -> str:
         return str(v)
     if isinstance(v, DQ):
         if not _ASCII_PRINTABLE.fullmatch(v) or '"' in v or "\\" in v:
-            raise Bail("double-quoted form")
+            raise Unsure("double-quoted form")
         return f'"{v}"'
     if isinstance(v, SQ):
         if not _ASCII_PRINTABLE.fullmatch(v):
-            raise Bail("single-quoted form")
+            raise Unsure("single-quoted form")
         return "'" + v.replace("'", "''") + "'"
     if isinstance(v, str) and not isinstance(v, Lit):
         if _PLAIN_OUT_RE.fullmatch(v) and not v.endswith(":") and ": " not in v and " #" not in v:
             try:
                 if _resolve(v) is v:
                     return v
-            except Bail:
+            except Unsure:
                 pass
-        raise Bail("scalar needs quoting")
-    raise Bail("scalar type")
+        raise Unsure("scalar needs quoting")
+    raise Unsure("scalar type")
 
 
 # What the round-trip writer surely writes plain (checked against it in tests/test_lite.py)

@@ -77,49 +77,40 @@ def put_tail_comment(node: Any, text: str | None) -> None:
     entry[pos] = CommentToken("\n" + text, CommentMark(0), None)
 
 
-# Comments taken off the tail of a container, to put back after its last scalar once the
-# transforms are done with it (flush()): a transform that adds an empty map and fills it
-# afterwards must not find the comment wedged between the map's key and its contents.
-PENDING: list[tuple[Any, str]] = []
-
-
-def flush() -> None:
+# A comment taken off the tail of a container goes back after the last scalar the container
+# ends with once the transforms are done with it (flush): a transform that adds an empty map
+# and fills it afterwards must not find the comment wedged between the map's key and its
+# contents. Each round-trip document keeps its own list of them (`pending`).
+def flush(pending: list[tuple[Any, str]]) -> None:
     """Put every comment taken by append/add_key/replace_key after the last scalar its
-    container now ends with (before the trees are written)."""
-    for container, text in PENDING:
+    container now ends with (before the tree is written)."""
+    for container, text in pending:
         put_tail_comment(container, text)
-    PENDING.clear()
+    pending.clear()
 
 
-def _defer(container: Any, text: str | None) -> None:
-    if text:
-        PENDING.append((container, text))
-
-
-def append(seq: Any, value: Any) -> None:
+def append(seq: Any, value: Any, pending: list[tuple[Any, str]]) -> None:
     """seq.append(value), keeping a comment that followed the old last entry at the end."""
     text = take_tail_comment(seq) if len(seq) else None
     seq.append(value)
-    _defer(seq, text)
+    if text:
+        pending.append((seq, text))
 
 
-def add_key(m: Any, key: str, value: Any) -> None:
+def add_key(m: Any, key: str, value: Any, pending: list[tuple[Any, str]]) -> None:
     """m[key] = value for a new key at the end, keeping a trailing comment at the end."""
     text = take_tail_comment(m) if len(m) else None
     m[key] = value
-    _defer(m, text)
+    if text:
+        pending.append((m, text))
 
 
-def replace_key(m: Any, old: str, new: str, value: Any) -> None:
+def replace_key(m: Any, old: str, new: str, value: Any, pending: list[tuple[Any, str]]) -> None:
     """Swap one key for another at the same position (keeps the binding's other keys)."""
     keys = list(m.keys())
     pos = keys.index(old)
     text = take_tail_comment(m[old]) if pos == len(keys) - 1 else None
     del m[old]
-    if hasattr(m, "insert"):
-        m.insert(pos, new, value)
-    else:  # a plain dict (the light path): rebuild the order around the new key
-        rest = [(k, m.pop(k)) for k in keys[pos + 1 :]]
-        m[new] = value
-        m.update(rest)
-    _defer(m, text)
+    m.insert(pos, new, value)
+    if text:
+        pending.append((m, text))

@@ -9,11 +9,11 @@ from collections.abc import Mapping
 from collections.abc import MutableMapping
 
 from krm_fn import hardening
-from krm_fn import rlist
 from krm_fn import validation
 from krm_fn import yamlio
+from krm_fn.context import Context
+from krm_fn.items import Item
 from krm_fn.record import Record
-from krm_fn.process import Context
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -52,16 +52,17 @@ def same_toleration(a: Mapping[str, Any], b: Mapping[str, Any], flavour: str) ->
     """Tekton: the same when key, operator, value and effect match (an empty operator is
     Kubernetes' Equal). Shipwright: every field matters, and an empty effect is the
     NoSchedule the controller forces onto every toleration."""
-    def norm(t: Mapping[str, Any]) -> tuple[Any, ...]:
-        op = str(t.get("operator") or "")
-        val = t.get("value")
-        eff = str(t.get("effect") or "")
-        base = (tol_key(t), op, "" if val is None else val, eff)
-        if flavour == TEKTON:
-            return (base[0], op or "Equal", base[2], eff)
-        return (base[0], op, base[2], eff or "NoSchedule", t.get("tolerationSeconds"))
+    return _tol_norm(a, flavour) == _tol_norm(b, flavour)
 
-    return norm(a) == norm(b)
+
+def _tol_norm(t: Mapping[str, Any], flavour: str) -> tuple[Any, ...]:
+    op = str(t.get("operator") or "")
+    val = t.get("value")
+    val = "" if val is None else val
+    eff = str(t.get("effect") or "")
+    if flavour == TEKTON:
+        return (tol_key(t), op or "Equal", val, eff)
+    return (tol_key(t), op, val, eff or "NoSchedule", t.get("tolerationSeconds"))
 
 
 # --------------------------------------------------------------------------- conflicts
@@ -69,7 +70,7 @@ def same_toleration(a: Mapping[str, Any], b: Mapping[str, Any], flavour: str) ->
 
 def _conflict(
     ctx: Context,
-    item: rlist.Item,
+    item: Item,
     path: str,
     what: str,
     current: Any,
@@ -121,7 +122,7 @@ def _inherited_conflict(ctx: Context, inherited_value: Any, wanted: Any, same: b
 
 def apply_policy(
     ctx: Context,
-    item: rlist.Item,
+    item: Item,
     holder: MutableMapping[str, Any],
     path: str,
     flavour: str,
@@ -138,111 +139,188 @@ def apply_policy(
     `inherited`: the Build under a BuildRun, compared so the BuildRun never overrides it.
     `platform_keys_blocked`: spec.output.platforms is set, so kubernetes.io/os and
     kubernetes.io/arch must not be added (NodeSelectorPlatformConflict)."""
-    changes: list[str] = []
-    p = ctx.policy
+    m = _Merge(ctx, item, holder, path, flavour, only_set_fields, inherited)
+    m.node_selector(platform_keys_blocked)
+    m.tolerations()
+    m.scheduler_name()
+    return m.changes
 
-    # nodeSelector: add missing keys; same key with another value is a conflict
-    ns = holder.get("nodeSelector")
-    if p.node_selector and not (only_set_fields and ns is None) and (ns is None or isinstance(ns, MutableMapping)):
+
+class _Merge:
+    """One merge of the policy into one holder (a pod template or a Shipwright spec)."""
+
+    def __init__(
+        self,
+        ctx: Context,
+        item: Item,
+        holder: MutableMapping[str, Any],
+        path: str,
+        flavour: str,
+        only_set_fields: bool,
+        inherited: Inherited | None,
+    ) -> None:
+        self.ctx = ctx
+        self.item = item
+        assert item.doc is not None
+        self.doc = item.doc  # new nodes are made by the item's own document
+        self.holder = holder
+        self.path = path
+        self.flavour = flavour
+        self.only_set_fields = only_set_fields
+        self.inherited = inherited
+        self.changes: list[str] = []
+
+    def node_selector(self, platform_keys_blocked: bool) -> None:
+        """Add missing keys; the same key with another value is a conflict."""
+        ctx, p, holder = self.ctx, self.ctx.policy, self.holder
+        ns = holder.get("nodeSelector")
+        if not p.node_selector or (self.only_set_fields and ns is None):
+            return
+        if ns is not None and not isinstance(ns, MutableMapping):
+            return
         adds: dict[str, str] = {}
         for k, want in p.node_selector.items():
-            kp = f"{path}.nodeSelector[{k}]"
+            kp = f"{self.path}.nodeSelector[{k}]"
             if ns is not None and k in ns:
-                if ns[k] != want and _conflict(ctx, item, kp, f'nodeSelector "{k}"', ns[k], want) == "override":
-                    ns[k] = yamlio.yamlsafe(want)
-                    changes.append(f"nodeSelector {k}={want} (override)")
+                if ns[k] != want and _conflict(ctx, self.item, kp, f'nodeSelector "{k}"', ns[k], want) == "override":
+                    ns[k] = self.doc.safe(want)
+                    self.changes.append(f"nodeSelector {k}={want} (override)")
                 continue
-            if inherited is not None and _inherited_conflict(
-                ctx, inherited.node_selector.get(k), want, inherited.node_selector.get(k) == want
-            ):
+            inh = self.inherited
+            if inh is not None and _inherited_conflict(ctx, inh.node_selector.get(k), want, inh.node_selector.get(k) == want):
                 continue
             if platform_keys_blocked and k in validation.PLATFORM_KEYS:
-                msg = (
-                    validation.platform_conflict_message(k)
-                    + f"; the scheduling policy would add {k}={want}"
-                )
-                tags = {"reason": validation.NODE_SELECTOR_PLATFORM_CONFLICT}
-                if p.on_conflict == "keep":
-                    ctx.warning(item, kp, msg + ": not added (onConflict: keep)", tags=tags, proposed=want)
-                else:
-                    ctx.error(
-                        item,
-                        kp,
-                        msg + ". Remove the key from spec.scheduling.nodeSelector or the platforms "
-                        "from spec.output, or set spec.scheduling.onConflict to keep",
-                        tags=tags,
-                        proposed=want,
-                    )
+                self._platform_conflict(kp, k, want)
                 continue
             adds[k] = want
-        if adds:
-            if ns is None:
-                holder["nodeSelector"] = yamlio.yamlsafe(adds)
-            else:
-                for k, v in adds.items():
-                    ns[k] = yamlio.yamlsafe(v)
-            changes.extend(f"nodeSelector {k}={v}" for k, v in adds.items())
+        if not adds:
+            return
+        if ns is None:
+            holder["nodeSelector"] = self.doc.safe(adds)
+        else:
+            for k, v in adds.items():
+                ns[k] = self.doc.safe(v)
+        self.changes.extend(f"nodeSelector {k}={v}" for k, v in adds.items())
 
-    # tolerations: add those not present (Tekton: same key/operator/value/effect; Shipwright
-    # merges by key, so a same-key toleration with other fields is a conflict)
-    tols = holder.get("tolerations")
-    if p.tolerations and not (only_set_fields and tols is None) and (tols is None or isinstance(tols, list)):
-        new: list[dict[str, Any]] = []
-        for wt in p.tolerations:
+    def _platform_conflict(self, kp: str, k: str, want: str) -> None:
+        msg = validation.platform_conflict_message(k) + f"; the scheduling policy would add {k}={want}"
+        tags = {"reason": validation.NODE_SELECTOR_PLATFORM_CONFLICT}
+        if self.ctx.policy.on_conflict == "keep":
+            self.ctx.warning(self.item, kp, msg + ": not added (onConflict: keep)", tags=tags, proposed=want)
+        else:
+            self.ctx.error(
+                self.item,
+                kp,
+                msg + ". Remove the key from spec.scheduling.nodeSelector or the platforms "
+                "from spec.output, or set spec.scheduling.onConflict to keep",
+                tags=tags,
+                proposed=want,
+            )
+
+    def tolerations(self) -> None:
+        """Add those not present (Tekton: same key/operator/value/effect; Shipwright merges by
+        key, so a same-key toleration with other fields is a conflict). Linear in the
+        tolerations of the policy and of the manifest: lookups go through keys computed once."""
+        p, holder = self.ctx.policy, self.holder
+        tols = holder.get("tolerations")
+        if not p.tolerations or (self.only_set_fields and tols is None):
+            return
+        if tols is not None and not isinstance(tols, list):
+            return
+        new = self._tekton_new(tols) if self.flavour == TEKTON else self._shipwright_new(tols)
+        if not new:
+            return
+        if tols is None:
+            holder["tolerations"] = self.doc.safe([dict(t) for t in new])
+        else:
+            for t in new:
+                tols.append(self.doc.safe(dict(t)))
+        self.changes.extend(f"toleration {_tol_text(t)}" for t in new)
+
+    def _tekton_new(self, tols: list[Any] | None) -> list[Any]:
+        present = {_tol_identity(t, TEKTON) for t in (tols or []) if isinstance(t, Mapping)}
+        new: list[Any] = []
+        for wt in self.ctx.policy.tolerations:
+            ident = _tol_identity(wt, TEKTON)
+            if ident not in present:
+                present.add(ident)
+                new.append(wt)
+        return new
+
+    def _shipwright_new(self, tols: list[Any] | None) -> list[Any]:
+        inherited_by_key: dict[str, Any] = {}
+        for t in self.inherited.tolerations if self.inherited is not None else ():
+            if isinstance(t, Mapping):
+                inherited_by_key.setdefault(tol_key(t), t)
+        by_key = _indices_by_key(tols)
+        new: list[Any] = []
+        new_keys: set[str] = set()
+        for wt in self.ctx.policy.tolerations:
             wkey = tol_key(wt)
-            existing = [t for t in (tols or []) if isinstance(t, Mapping)]
-            if flavour == TEKTON:
-                if not any(same_toleration(t, wt, TEKTON) for t in (*existing, *new)):
-                    new.append(wt)
-                continue
-            if any(tol_key(t) == wkey for t in new):
+            if wkey in new_keys:
                 continue  # a repeated policy key: Shipwright keeps the first (validate_policy warns)
-            idx = [j for j, t in enumerate(tols or []) if isinstance(t, Mapping) and tol_key(t) == wkey]
+            idx = by_key.get(wkey)
             if idx:
                 assert tols is not None
-                bad = [j for j in idx if not same_toleration(tols[j], wt, SHIPWRIGHT)]
-                if bad:
-                    j = bad[0]
-                    action = _conflict(
-                        ctx, item, f"{path}.tolerations[{j}]", f'the toleration for key "{wkey}"', tols[j], wt
-                    )
-                    if action == "override":
-                        # Shipwright matches by key: the policy's toleration replaces them all
-                        tols[idx[0]] = yamlio.yamlsafe(dict(wt))
-                        for d in reversed(idx[1:]):
-                            del tols[d]
-                        changes.append(f"toleration {wkey} (override)")
+                if self._shipwright_conflict(tols, idx, wt, wkey):
+                    by_key = _indices_by_key(tols)  # entries were replaced and removed
                 continue
-            if inherited is not None:
-                inh = next((t for t in inherited.tolerations if isinstance(t, Mapping) and tol_key(t) == wkey), None)
-                if inh is not None and _inherited_conflict(ctx, inh, wt, same_toleration(inh, wt, SHIPWRIGHT)):
-                    continue
+            inh = inherited_by_key.get(wkey)
+            if inh is not None and _inherited_conflict(self.ctx, inh, wt, same_toleration(inh, wt, SHIPWRIGHT)):
+                continue
             new.append(wt)
-        if new:
-            if tols is None:
-                holder["tolerations"] = yamlio.yamlsafe([dict(t) for t in new])
-            else:
-                for t in new:
-                    tols.append(yamlio.yamlsafe(dict(t)))
-            changes.extend(f"toleration {_tol_text(t)}" for t in new)
+            new_keys.add(wkey)
+        return new
 
-    # schedulerName: set when absent; another value is a conflict
-    want_s = p.scheduler_name
-    cur_s = holder.get("schedulerName")
-    # Tekton's podTemplate schedulerName is a plain string: "" is unset. In Shipwright it is a
-    # pointer, and "" is set (and invalid: SchedulerNameNotValid, reported by the validator).
-    absent = cur_s is None or (flavour == TEKTON and cur_s == "")
-    if want_s is not None and not (only_set_fields and absent):
+    def _shipwright_conflict(self, tols: list[Any], idx: list[int], wt: Any, wkey: str) -> bool:
+        """Same-key tolerations that differ from the policy's: a conflict. True when they
+        were overridden (the list changed)."""
+        bad = [j for j in idx if not same_toleration(tols[j], wt, SHIPWRIGHT)]
+        if not bad:
+            return False
+        j = bad[0]
+        action = _conflict(self.ctx, self.item, f"{self.path}.tolerations[{j}]", f'the toleration for key "{wkey}"', tols[j], wt)
+        if action != "override":
+            return False
+        # Shipwright matches by key: the policy's toleration replaces them all
+        tols[idx[0]] = self.doc.safe(dict(wt))
+        for d in reversed(idx[1:]):
+            del tols[d]
+        self.changes.append(f"toleration {wkey} (override)")
+        return True
+
+    def scheduler_name(self) -> None:
+        """Set when absent; another value is a conflict."""
+        want = self.ctx.policy.scheduler_name
+        cur = self.holder.get("schedulerName")
+        # Tekton's podTemplate schedulerName is a plain string: "" is unset. In Shipwright it is a
+        # pointer, and "" is set (and invalid: SchedulerNameNotValid, reported by the validator).
+        absent = cur is None or (self.flavour == TEKTON and cur == "")
+        if want is None or (self.only_set_fields and absent):
+            return
         if absent:
-            inh_s = inherited.scheduler_name if inherited is not None else None
-            if not _inherited_conflict(ctx, inh_s, want_s, inh_s == want_s):
-                holder["schedulerName"] = yamlio.yamlsafe(want_s)
-                changes.append(f"schedulerName {want_s}")
-        elif cur_s != want_s and not (flavour == SHIPWRIGHT and cur_s == ""):
-            if _conflict(ctx, item, f"{path}.schedulerName", "schedulerName", cur_s, want_s) == "override":
-                holder["schedulerName"] = yamlio.yamlsafe(want_s)
-                changes.append(f"schedulerName {want_s} (override)")
-    return changes
+            inh = self.inherited.scheduler_name if self.inherited is not None else None
+            if not _inherited_conflict(self.ctx, inh, want, inh == want):
+                self.holder["schedulerName"] = self.doc.safe(want)
+                self.changes.append(f"schedulerName {want}")
+        elif cur != want and not (self.flavour == SHIPWRIGHT and cur == ""):
+            path = f"{self.path}.schedulerName"
+            if _conflict(self.ctx, self.item, path, "schedulerName", cur, want) == "override":
+                self.holder["schedulerName"] = self.doc.safe(want)
+                self.changes.append(f"schedulerName {want} (override)")
+
+
+def _tol_identity(t: Mapping[str, Any], flavour: str) -> str:
+    """A hashable form of same_toleration's comparison (values of any type)."""
+    return json.dumps(yamlio.to_plain(list(_tol_norm(t, flavour))))
+
+
+def _indices_by_key(tols: list[Any] | None) -> dict[str, list[int]]:
+    out: dict[str, list[int]] = {}
+    for j, t in enumerate(tols or []):
+        if isinstance(t, Mapping):
+            out.setdefault(tol_key(t), []).append(j)
+    return out
 
 
 def _tol_text(t: Mapping[str, Any]) -> str:
@@ -252,7 +330,7 @@ def _tol_text(t: Mapping[str, Any]) -> str:
     return f"{s}:{t['effect']}" if t.get("effect") else s
 
 
-def report_changes(ctx: Context, item: rlist.Item, path: str, changes: list[str]) -> None:
+def report_changes(ctx: Context, item: Item, path: str, changes: list[str]) -> None:
     if changes:
         ctx.info(item, path, "scheduling policy applied: " + ", ".join(changes))
 
@@ -262,7 +340,7 @@ def report_changes(ctx: Context, item: rlist.Item, path: str, changes: list[str]
 
 def report_hardening(
     ctx: Context,
-    item: rlist.Item,
+    item: Item,
     path: str,
     node_selector: Any,
     tolerations: Any,
@@ -295,7 +373,7 @@ def report_hardening(
 
 
 def constrain_pod_template(
-    item: rlist.Item,
+    item: Item,
     ctx: Context,
     parent: Any,
     key: str,
@@ -341,18 +419,19 @@ def constrain_pod_template(
         report_hardening(ctx, item, field_path, tpl.get("nodeSelector"), tpl.get("tolerations"))
     if only_set_fields and tpl is None:
         return
-    target: MutableMapping[str, Any] = yamlio.new_map() if tpl is None else tpl
+    assert item.doc is not None
+    target: MutableMapping[str, Any] = item.doc.new_map() if tpl is None else tpl
     changes = apply_policy(ctx, item, target, field_path, TEKTON, only_set_fields=only_set_fields)
     if tpl is None and len(target):
         for h in missing:
-            fresh = yamlio.new_map()
+            fresh = item.doc.new_map()
             holder[h] = fresh
             holder = fresh
         holder[last] = target
     report_changes(ctx, item, field_path, changes)
 
 
-def _tekton_types_ok(ctx: Context, item: rlist.Item, tpl: Mapping[str, Any], path: str) -> bool:
+def _tekton_types_ok(ctx: Context, item: Item, tpl: Mapping[str, Any], path: str) -> bool:
     """Shapes the merge relies on; a wrong type is an error (the Tekton webhook would reject
     the run when it decodes it)."""
     ok = True

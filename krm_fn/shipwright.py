@@ -11,11 +11,11 @@ from collections.abc import Mapping
 from collections.abc import MutableMapping
 
 from krm_fn import hardening
-from krm_fn import rlist
 from krm_fn import scheduling
 from krm_fn import validation as v
 from krm_fn import yamlio
-from krm_fn.process import Context
+from krm_fn.context import Context
+from krm_fn.items import Item
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 GROUP = "shipwright.io"
 
 
-def handle_build(item: rlist.Item, ctx: Context) -> None:
+def handle_build(item: Item, ctx: Context) -> None:
     """Validate and apply the scheduling policy to one Build."""
     spec = _map(item.node, "spec")
     if spec is None:
@@ -42,7 +42,7 @@ def handle_build(item: rlist.Item, ctx: Context) -> None:
     scheduling.report_changes(ctx, item, "spec", changes)
 
 
-def handle_buildrun(item: rlist.Item, ctx: Context) -> None:
+def handle_buildrun(item: Item, ctx: Context) -> None:
     """Validate and apply the scheduling policy to one BuildRun."""
     spec = _map(item.node, "spec")
     if spec is None:
@@ -78,7 +78,7 @@ def handle_buildrun(item: rlist.Item, ctx: Context) -> None:
 
 
 def _buildrun_embedded(
-    item: rlist.Item, ctx: Context, spec: MutableMapping[str, Any], embedded: MutableMapping[str, Any]
+    item: Item, ctx: Context, spec: MutableMapping[str, Any], embedded: MutableMapping[str, Any]
 ) -> None:
     """spec.build.spec: validated as a transient Build (failures make the BuildRun fail with
     BuildRegistrationFailed); the policy goes inside it, never at the top level (that would be
@@ -99,7 +99,7 @@ def _buildrun_embedded(
 
 
 def _buildrun_referenced(
-    item: rlist.Item, ctx: Context, spec: MutableMapping[str, Any], build: Mapping[str, Any]
+    item: Item, ctx: Context, spec: MutableMapping[str, Any], build: Mapping[str, Any]
 ) -> None:
     bad = _validate(ctx, item, spec, "spec")
     inherited, build_spec = _inherited(item, ctx, build)
@@ -145,7 +145,7 @@ def _buildrun_referenced(
 
 
 def _inherited(
-    item: rlist.Item, ctx: Context, build: Mapping[str, Any]
+    item: Item, ctx: Context, build: Mapping[str, Any]
 ) -> tuple[scheduling.Inherited | None, Mapping[str, Any] | None]:
     """The referenced Build's values as written, when the Build is in the input."""
     name = build.get("name")
@@ -204,7 +204,7 @@ def effective_values(build_spec: Mapping[str, Any] | None, run_spec: Mapping[str
 
 
 def _inherited_hardening(
-    ctx: Context, item: rlist.Item, spec: Mapping[str, Any], inherited: scheduling.Inherited
+    ctx: Context, item: Item, spec: Mapping[str, Any], inherited: scheduling.Inherited
 ) -> None:
     """Hardening on the effective values: what the Build contributes to this BuildRun's pod
     (Build tolerations whose key the BuildRun does not set, first per key; Build selector keys
@@ -246,7 +246,7 @@ def _inherited_hardening(
 
 
 def _validate(
-    ctx: Context, item: rlist.Item, holder: Mapping[str, Any], path: str, embedded: bool = False
+    ctx: Context, item: Item, holder: Mapping[str, Any], path: str, embedded: bool = False
 ) -> frozenset[int]:
     """The controller's NodeSelector, Tolerations and SchedulerName validators on one set of
     values. Returns the indexes of invalid tolerations (kept out of the hardening report)."""
@@ -281,7 +281,7 @@ def _validate(
     return frozenset(bad)
 
 
-def _override_forbidden(ctx: Context, item: rlist.Item, spec: Mapping[str, Any]) -> None:
+def _override_forbidden(ctx: Context, item: Item, spec: Mapping[str, Any]) -> None:
     """With spec.build.spec, top-level scheduling overrides are forbidden: a non-empty map or
     list, or any schedulerName including "" (a non-nil pointer)."""
     ns, tols = spec.get("nodeSelector"), spec.get("tolerations")
@@ -301,7 +301,7 @@ def _override_forbidden(ctx: Context, item: rlist.Item, spec: Mapping[str, Any])
 
 
 def _own_platform_conflicts(
-    ctx: Context, item: rlist.Item, spec: Mapping[str, Any], path: str, platforms: list[Any]
+    ctx: Context, item: Item, spec: Mapping[str, Any], path: str, platforms: list[Any]
 ) -> None:
     """NodeSelectorPlatformConflict on a spec's own values: os/arch keys with platforms set."""
     ns = spec.get("nodeSelector")
@@ -312,7 +312,7 @@ def _own_platform_conflicts(
             _platform_error(ctx, item, f"{path}.nodeSelector[{k}]", k)
 
 
-def _platform_error(ctx: Context, item: rlist.Item, path: str, key: str, extra: str = "") -> None:
+def _platform_error(ctx: Context, item: Item, path: str, key: str, extra: str = "") -> None:
     ctx.error(
         item,
         path,

@@ -10,27 +10,28 @@ from __future__ import annotations
 
 import re
 
-from krm_fn import process as process_mod
-from krm_fn import rlist
+from krm_fn import guards
+from krm_fn import items as items_mod
+from krm_fn import scanner
 from krm_fn import yamlio
+from krm_fn.document import RoundTripDocument
+from krm_fn.errors import InputError
+from krm_fn.items import Item
+from krm_fn.items import ResourceList
+from krm_fn.keys import INDEX_KEY
+from krm_fn.keys import LEGACY_PATH_KEY
+from krm_fn.keys import LOCATION_KEYS
+from krm_fn.keys import OWNER_ANNOTATION
+from krm_fn.keys import PATH_KEY
+from krm_fn.process import Outcome
 from krm_fn.record import Record
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
     from typing import Any
 
-PATH_KEY = "internal.config.kubernetes.io/path"
-INDEX_KEY = "internal.config.kubernetes.io/index"
-LEGACY_PATH_KEY = "config.kubernetes.io/path"
-LEGACY_INDEX_KEY = "config.kubernetes.io/index"
-LOCATION_KEYS = (PATH_KEY, INDEX_KEY, LEGACY_PATH_KEY, LEGACY_INDEX_KEY)
-
 # `---` and `...` at column 0 end a document even inside a block scalar (YAML c-forbidden)
 _MARKER_RE = re.compile(r"^(?:---|\.\.\.)(?:[ \t]|$)")
-
-
-class DocError(Exception):
-    """A document that cannot be read. The message names the document."""
 
 
 class Doc(Record):
@@ -44,7 +45,7 @@ class Doc(Record):
         sep: str,
         body: str,
         number: int,
-        item: rlist.Item | None = None,
+        item: Item | None = None,
         location: dict[str, str] | None = None,
     ) -> None:
         self.sep = sep
@@ -70,7 +71,7 @@ class Stream(Record):
         self.raw = raw
 
     @property
-    def items(self) -> list[rlist.Item]:
+    def items(self) -> list[Item]:
         return [d.item for d in self.docs if d.item is not None]
 
 
@@ -138,7 +139,7 @@ def _entry(body: str) -> str:
 
 
 def unentry(text: str) -> str:
-    """Reverse of rlist.indent_entry(dumped, 0): the document text of an item entry."""
+    """Reverse of yamltext.indent_entry(dumped, 0): the document text of an item entry."""
     out: list[str] = []
     dashed = False
     for line in text.splitlines(keepends=True):
@@ -155,31 +156,11 @@ def unentry(text: str) -> str:
 
 
 def make_items(stream: Stream) -> None:
-    """Read every document's identity; Kubernetes objects get an item. Raises DocError."""
+    """Read every document's identity; Kubernetes objects get an item. Raises InputError
+    naming the document."""
     for doc in stream.docs:
         where = f"{stream.name or 'stdin'}: document {doc.number + 1}"
-        try:
-            frame = rlist.parse("kind: ResourceList\nitems:\n" + _entry(doc.body))
-        except rlist.InputError as e:
-            raise DocError(f"{where} is not valid YAML: {_after_colon(str(e))}") from None
-        if len(frame.items) != 1:
-            raise DocError(f"{where} could not be read as one YAML document")
-        item = frame.items[0]
-        if item.text is not None:
-            try:
-                rlist.check_syntax(item.text)  # an object no transform reads is echoed as it is
-            except rlist.InputError as e:
-                raise DocError(f"{where} is not valid YAML: {_after_colon(str(e))}") from None
-        if item.complex_meta and item.node is None:
-            # flow style or JSON: read it now, so its identity is known before process runs
-            try:
-                item.load()
-            except rlist.InputError as e:
-                raise DocError(f"{where}: {e}") from None
-            except Exception as e:  # noqa: BLE001 - parser errors of every kind
-                raise DocError(f"{where} is not valid YAML: {' '.join(str(e).split())[:300]}") from None
-            item.meta = rlist.meta_of(item.node)
-            item.complex_meta = False
+        item = _document_item(doc.body, where)
         m = item.meta
         if not (m.is_mapping and m.kind and m.api_version):
             continue  # not a Kubernetes object: never sent, never changed
@@ -195,20 +176,50 @@ def make_items(stream: Stream) -> None:
         doc.item = item
 
 
+def _document_item(body: str, where: str) -> Item:
+    """The item of one document: its text as one `- ` entry, its identity read by the
+    scanner (or by parsing the document when the scanner is unsure of it)."""
+    entry = _entry(body)
+    if any(c in entry for c in "\r\x85\u2028\u2029"):
+        # line breaks the scanner does not split on: parse the document, write it as block YAML
+        try:
+            node = guards.load_guarded(body.replace("\r\n", "\n"), "the object")
+        except InputError as e:
+            raise InputError(f"{where} is not valid YAML: {_after_colon(str(e))}") from None
+        return Item(0, None, items_mod.meta_of(node), doc=RoundTripDocument(node, block=True))
+    dash = 0 if entry.startswith("-") else entry.index("\n-") + 1
+    item = scanner.make_item(0, entry, dash, 0)
+    try:
+        items_mod.check_syntax(entry)  # an object no transform reads is echoed as it is
+    except InputError as e:
+        raise InputError(f"{where} is not valid YAML: {_after_colon(str(e))}") from None
+    if item.complex_meta:
+        # flow style or JSON: read it now, so its identity is known before process runs
+        try:
+            item.load()
+        except InputError as e:
+            raise InputError(f"{where}: {e}") from None
+        except Exception as e:  # noqa: BLE001 - parser errors of every kind
+            raise InputError(f"{where} is not valid YAML: {' '.join(str(e).split())[:300]}") from None
+        item.meta = items_mod.meta_of(item.node)
+        item.complex_meta = False
+    return item
+
+
 def _after_colon(msg: str) -> str:
-    """The parser's reason, without rlist's "<what> is not valid YAML: " prefix."""
+    """The parser's reason, without guards' "<what> is not valid YAML: " prefix."""
     head, sep, rest = msg.partition(" is not valid YAML: ")
     return rest if sep and head in ("input", "the object") else msg
 
 
-def frame_of(streams: list[Stream], function_config: Any) -> rlist.Frame:
-    """One ResourceList frame over the items of all streams."""
-    items: list[rlist.Item] = []
+def resource_list_of(streams: list[Stream], function_config: Any) -> ResourceList:
+    """One ResourceList over the items of all streams."""
+    items: list[Item] = []
     for s in streams:
         for it in s.items:
             it.pos = len(items)
             items.append(it)
-    return rlist.Frame(
+    return ResourceList(
         api_version="config.kubernetes.io/v1",
         kind="ResourceList",
         items=items,
@@ -219,11 +230,11 @@ def frame_of(streams: list[Stream], function_config: Any) -> rlist.Frame:
     )
 
 
-def apply(streams: list[Stream], outcome: process_mod.Outcome) -> dict[int, str]:
+def apply(streams: list[Stream], outcome: Outcome) -> dict[int, str]:
     """The new text of every stream (by list index) once `outcome` is applied.
 
     Call only for an outcome without errors. Untouched documents keep their exact bytes.
-    Raises DocError when a generated object names a stream that is not in `streams`."""
+    Raises InputError when a generated object names a stream that is not in `streams`."""
     by_pos = dict(zip(outcome.positions, outcome.item_texts))
     by_name = {s.name: i for i, s in enumerate(streams)}
     extra: dict[int, list[str]] = {i: [] for i in range(len(streams))}
@@ -234,7 +245,7 @@ def apply(streams: list[Stream], outcome: process_mod.Outcome) -> dict[int, str]
         elif path in by_name:
             target = by_name[path]
         else:
-            raise DocError(
+            raise InputError(
                 f"a generated object names {path!r}, which is not one of the given files; "
                 "nothing was written"
             )
@@ -272,10 +283,10 @@ def _doc_output(doc: Doc, by_pos: dict[int, str]) -> Any:
     if item.text is not None:
         if text == item.text:
             return _SAME
-    elif not item.changed and text == rlist.render_item(item, 0):
+    elif not item.changed and text == item.render(0)[0]:
         return _SAME
     new = unentry(text)
-    if process_mod.OWNER_ANNOTATION in item.meta.annotations:
+    if OWNER_ANNOTATION in item.meta.annotations:
         # a regenerated object: it may carry the in-memory location of its stream
         _path, new = _relocate(new, doc.location)
     return new
@@ -312,18 +323,18 @@ def _append_doc(text: str, doc_text: str, newline: str) -> str:
 
 
 def read_config(text: str, name: str) -> Any:
-    """A functionConfig from a file (one YAML document). Raises DocError."""
+    """A functionConfig from a file (one YAML document). Raises InputError."""
     stream = split(text, None)
     if len(stream.docs) != 1:
-        raise DocError(
+        raise InputError(
             f"{name}: expected one YAML document (a CoschedulePolicy or a ConfigMap), "
             f"found {len(stream.docs)}"
         )
     try:
         node = yamlio.rt_load(stream.docs[0].body.replace("\r\n", "\n"))
-        rlist.check_limits(node)
-    except rlist.InputError as e:
-        raise DocError(f"{name}: {e}") from None
+        guards.check_limits(node)
+    except InputError as e:
+        raise InputError(f"{name}: {e}") from None
     except Exception as e:  # noqa: BLE001 - parser errors of every kind
-        raise DocError(f"{name} is not valid YAML: {' '.join(str(e).split())[:300]}") from None
+        raise InputError(f"{name} is not valid YAML: {' '.join(str(e).split())[:300]}") from None
     return node

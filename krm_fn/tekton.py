@@ -15,15 +15,17 @@ import copy
 import json
 
 from krm_fn import assistant as assistant_mod
+from krm_fn import guards
 from krm_fn import names
-from krm_fn import rlist
-from krm_fn import rtedit
 from krm_fn import scheduling
 from krm_fn import yamlio
+from krm_fn.context import Context
+from krm_fn.context import Plan
+from krm_fn.document import Document
+from krm_fn.errors import FieldError
+from krm_fn.items import Item
+from krm_fn.keys import OWNER_ANNOTATION
 from krm_fn.record import Record
-from krm_fn.process import OWNER_ANNOTATION
-from krm_fn.process import Context
-from krm_fn.process import Plan
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -32,14 +34,6 @@ if TYPE_CHECKING:
 PER_RUN_MODES = ("pipelineruns", "isolate-pipelinerun")
 REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
 TEKTON_MULTI_PVC = "more than one PersistentVolumeClaim is bound"
-
-
-class _Shape(Exception):
-    """A field the transform must read or write has the wrong type."""
-
-    def __init__(self, path: str, message: str) -> None:
-        super().__init__(message)
-        self.path = path
 
 
 class _Binding(Record):
@@ -89,9 +83,11 @@ class _Group(Record):
 class _Run:
     """Where a run keeps its pod templates, by kind and apiVersion."""
 
-    def __init__(self, item: rlist.Item, ctx: Context) -> None:
+    def __init__(self, item: Item, ctx: Context) -> None:
         self.item = item
         self.ctx = ctx
+        assert item.doc is not None
+        self.doc = item.doc  # new nodes are made by the item's own document
         self.node = item.node
         self.kind = item.meta.kind
         self.version = item.meta.version
@@ -99,7 +95,7 @@ class _Run:
         self.namespace = item.meta.namespace
         spec = self.node.get("spec")
         if not isinstance(spec, dict):
-            raise _Shape("spec", "spec is missing or not a mapping")
+            raise FieldError("spec", "spec is missing or not a mapping")
         self.spec = spec
         if self.kind == "PipelineRun" and self.version == "v1":
             self.tpl_parent_key: str | None = "taskRunTemplate"
@@ -117,8 +113,8 @@ class _Run:
             return self.spec
         parent = _map(self.spec, self.tpl_parent_key, f"spec.{self.tpl_parent_key}")
         if parent is None and create:
-            parent = yamlio.yamlsafe({})
-            rtedit.add_key(self.spec, self.tpl_parent_key, parent)
+            parent = self.doc.new_map()
+            self.doc.add_key(self.spec, self.tpl_parent_key, parent)
             self._created_parent = True
         return parent
 
@@ -128,8 +124,8 @@ class _Run:
             return None
         tpl = _map(parent, "podTemplate", self.tpl_path)
         if tpl is None and create:
-            tpl = yamlio.yamlsafe({})
-            rtedit.add_key(parent, "podTemplate", tpl)
+            tpl = self.doc.new_map()
+            self.doc.add_key(parent, "podTemplate", tpl)
         return tpl
 
     def drop_empty_parent(self) -> None:
@@ -176,17 +172,17 @@ class _Run:
 # --------------------------------------------------------------------------- entry points
 
 
-def handle_pipelinerun(item: rlist.Item, ctx: Context) -> None:
+def handle_pipelinerun(item: Item, ctx: Context) -> None:
     """Rewrite one PipelineRun in place (item.node) and generate its assistants."""
     _handle(item, ctx)
 
 
-def handle_taskrun(item: rlist.Item, ctx: Context) -> None:
+def handle_taskrun(item: Item, ctx: Context) -> None:
     """Rewrite one standalone TaskRun in place."""
     _handle(item, ctx)
 
 
-def _handle(item: rlist.Item, ctx: Context) -> None:
+def _handle(item: Item, ctx: Context) -> None:
     try:
         run = _Run(item, ctx)
         if not _valid(run):
@@ -195,7 +191,7 @@ def _handle(item: rlist.Item, ctx: Context) -> None:
         _apply_scheduling(run)
         _coschedule(run)
         run.drop_empty_parent()
-    except _Shape as e:
+    except FieldError as e:
         ctx.error(item, e.path, f"{e}; fix the manifest (Tekton would reject it too)")
 
 
@@ -291,9 +287,9 @@ def _apply_defaults(run: _Run) -> None:
     for key, value in default.items():
         if tpl.get(key) in (None, ""):
             if key in tpl:
-                tpl[key] = yamlio.yamlsafe(copy.deepcopy(value))
+                tpl[key] = run.doc.safe(copy.deepcopy(value))
             else:
-                rtedit.add_key(tpl, key, yamlio.yamlsafe(copy.deepcopy(value)))
+                run.doc.add_key(tpl, key, run.doc.safe(copy.deepcopy(value)))
 
 
 def _apply_scheduling(run: _Run) -> None:
@@ -384,14 +380,14 @@ def _per_run(run: _Run, bindings: list[_Binding], own: frozenset[str], aa: str, 
     templates, claims = _assistant_volumes(run, group)
     # pin every TaskRun pod: the run-level template, and each taskRunSpecs template that
     # sets its own affinity (Tekton lets it replace the run-level field)
-    _pin(run.template(create=True), aa, own, f"{run.tpl_path}.affinity")
+    _pin(run.doc, run.template(create=True), aa, own, f"{run.tpl_path}.affinity")
     # a task affinity that only repeats the run-level one (a copy workspaces mode made) adds
     # nothing here: drop it, so a mode switch ends where a direct render does
     for i, _t in reversed(run.task_run_specs()):
         _unpin_task(run, i, own, same_as=_plain_affinity(run.template(), own))
     for path, tpl in run.trs_templates():
         if tpl.get("affinity") is not None:
-            _pin(tpl, aa, own, f"{path}.affinity")
+            _pin(run.doc, tpl, aa, own, f"{path}.affinity")
         _check_placement(run, path, tpl, aa, _task_of(run, path))
     _emit_assistant(run, group, templates, claims, isolate=run.ctx.policy.mode == "isolate-pipelinerun")
     _record_plan(run, [(group, templates, claims)])
@@ -467,11 +463,11 @@ def _pin_tasks(run: _Run, pinned: dict[str, str], own: frozenset[str]) -> None:
             unpinned.append(i)
             continue
         if tpl is None:
-            tpl = yamlio.yamlsafe({})
-            rtedit.add_key(trs, run.trs_key, tpl)
+            tpl = run.doc.new_map()
+            run.doc.add_key(trs, run.trs_key, tpl)
         if tpl.get("affinity") is None:
-            _set(tpl, "affinity", _copy_affinity(run_aff, own))
-        _pin(tpl, aa, own, f"{path}.affinity")
+            _set(run.doc, tpl, "affinity", _copy_affinity(run.doc, run_aff, own))
+        _pin(run.doc, tpl, aa, own, f"{path}.affinity")
         _check_placement(run, path, tpl, aa, task)
     for i in reversed(unpinned):
         _unpin_task(run, i, own)
@@ -480,13 +476,13 @@ def _pin_tasks(run: _Run, pinned: dict[str, str], own: frozenset[str]) -> None:
         return
     trs_list = _list(run.spec, "taskRunSpecs", "spec.taskRunSpecs")
     if trs_list is None:
-        trs_list = yamlio.yamlsafe([])
-        rtedit.add_key(run.spec, "taskRunSpecs", trs_list)
+        trs_list = run.doc.safe([])
+        run.doc.add_key(run.spec, "taskRunSpecs", trs_list)
     for task in missing:
-        entry = yamlio.yamlsafe({"pipelineTaskName": task, run.trs_key: {}})
-        entry[run.trs_key]["affinity"] = _copy_affinity(run_aff, own)
-        _pin(entry[run.trs_key], pinned[task], own, "")
-        rtedit.append(trs_list, entry)
+        entry = run.doc.safe({"pipelineTaskName": task, run.trs_key: {}})
+        entry[run.trs_key]["affinity"] = _copy_affinity(run.doc, run_aff, own)
+        _pin(run.doc, entry[run.trs_key], pinned[task], own, "")
+        run.doc.append(trs_list, entry)
 
 
 def _check_placement(run: _Run, path: str, tpl: Any, aa: str, task: Any = None) -> None:
@@ -523,11 +519,11 @@ def _task_of(run: _Run, path: str) -> Any:
     return None
 
 
-def _copy_affinity(aff: Any, own: frozenset[str]) -> Any:
+def _copy_affinity(doc: Document, aff: Any, own: frozenset[str]) -> Any:
     """A deep copy of the run-level affinity without our pinning terms, for a task template."""
     plain = yamlio.to_plain(aff) if isinstance(aff, dict) else {}
     cleaned = assistant_mod.prune_empty(_strip_pins(plain, own))
-    return yamlio.yamlsafe(cleaned)
+    return doc.safe(cleaned)
 
 
 def _strip_pins(aff: dict[str, Any], own: frozenset[str]) -> dict[str, Any]:
@@ -554,7 +550,7 @@ def _unrender(run: _Run, bindings: list[_Binding], own: frozenset[str]) -> None:
             md["labels"] = labels
         else:
             md.pop("labels", None)
-        rtedit.replace_key(b.node, "persistentVolumeClaim", "volumeClaimTemplate", yamlio.yamlsafe(vct))
+        run.doc.replace_key(b.node, "persistentVolumeClaim", "volumeClaimTemplate", run.doc.safe(vct))
         run.ctx.info(
             run.item,
             b.path,
@@ -579,7 +575,7 @@ def _bindings(run: _Run, own: frozenset[str]) -> list[_Binding] | None:
         if "volumeClaimTemplate" in b and b.get("volumeClaimTemplate") is not None:
             vct = b["volumeClaimTemplate"]
             if not isinstance(vct, dict):
-                raise _Shape(f"{path}.volumeClaimTemplate", "volumeClaimTemplate is not a mapping")
+                raise FieldError(f"{path}.volumeClaimTemplate", "volumeClaimTemplate is not a mapping")
             out.append(_Binding(i, str(name), b, "vct", template=yamlio.to_plain(vct)))
             continue
         pvc = _map(b, "persistentVolumeClaim", f"{path}.persistentVolumeClaim")
@@ -587,7 +583,7 @@ def _bindings(run: _Run, own: frozenset[str]) -> list[_Binding] | None:
             continue
         claim = pvc.get("claimName")
         if not isinstance(claim, str) or not claim:
-            raise _Shape(f"{path}.persistentVolumeClaim.claimName", "claimName is missing or not a string")
+            raise FieldError(f"{path}.persistentVolumeClaim.claimName", "claimName is missing or not a string")
         found = _our_claim(run, claim, own)
         if found is _MISSING:
             ok = False
@@ -664,7 +660,7 @@ def _assistant_volumes(run: _Run, group: _Group) -> tuple[list[dict[str, Any]], 
             have.add(tname)
         claim = names.claim_name(tname, aa)
         if b.kind == "vct":
-            rtedit.replace_key(b.node, "volumeClaimTemplate", "persistentVolumeClaim", yamlio.yamlsafe({"claimName": claim}))
+            run.doc.replace_key(b.node, "volumeClaimTemplate", "persistentVolumeClaim", run.doc.safe({"claimName": claim}))
             run.ctx.info(
                 run.item,
                 f"{b.path}.volumeClaimTemplate",
@@ -820,24 +816,24 @@ def _record_plan(run: _Run, groups: list[tuple[_Group, list[dict[str, Any]], lis
 # --------------------------------------------------------------------------- tree edits
 
 
-def _pin(tpl: Any, aa: str, own: frozenset[str], path: str) -> None:
+def _pin(doc: Document, tpl: Any, aa: str, own: frozenset[str], path: str) -> None:
     """Append the required podAffinity term for `aa` (once), dropping our terms for other
     assistants of this run (left over from another mode), never touching user terms."""
     _unpin(tpl, {aa}, own)
-    term = yamlio.yamlsafe(names.pin_term(aa))
+    term = doc.safe(names.pin_term(aa))
     aff = _map(tpl, "affinity", path)
     if aff is None:
-        _set(tpl, "affinity", yamlio.yamlsafe({"podAffinity": {REQUIRED: [term]}}))
+        _set(doc, tpl, "affinity", doc.safe({"podAffinity": {REQUIRED: [term]}}))
         return
     pa = _map(aff, "podAffinity", f"{path}.podAffinity")
     if pa is None:
-        _set(aff, "podAffinity", yamlio.yamlsafe({REQUIRED: [term]}))
+        _set(doc, aff, "podAffinity", doc.safe({REQUIRED: [term]}))
         return
     req = _list(pa, REQUIRED, f"{path}.podAffinity.{REQUIRED}")
     if req is None:
-        _set(pa, REQUIRED, yamlio.yamlsafe([term]))
+        _set(doc, pa, REQUIRED, doc.safe([term]))
     elif not any(names.pinned_assistant(yamlio.to_plain(t)) == aa for t in req):
-        rtedit.append(req, term)
+        doc.append(req, term)
 
 
 def _unpin(tpl: Any, keep: set[str], own: frozenset[str]) -> bool:
@@ -906,12 +902,12 @@ def _unpin_task(run: _Run, index: int, own: frozenset[str], same_as: Any = None)
             del run.spec["taskRunSpecs"]
 
 
-def _set(m: Any, key: str, value: Any) -> None:
+def _set(doc: Document, m: Any, key: str, value: Any) -> None:
     """m[key] = value; a new key goes last, keeping a trailing comment last."""
     if key in m:
         m[key] = value
     else:
-        rtedit.add_key(m, key, value)
+        doc.add_key(m, key, value)
 
 
 def _map(parent: Any, key: str, path: str) -> Any:
@@ -919,7 +915,7 @@ def _map(parent: Any, key: str, path: str) -> Any:
     if v is None:
         return None
     if not isinstance(v, dict):
-        raise _Shape(path, f"{path} is a {rlist.type_name(v)}, not a mapping")
+        raise FieldError(path, f"{path} is a {guards.type_name(v)}, not a mapping")
     return v
 
 
@@ -928,5 +924,5 @@ def _list(parent: Any, key: str, path: str) -> Any:
     if v is None:
         return None
     if not isinstance(v, list):
-        raise _Shape(path, f"{path} is a {rlist.type_name(v)}, not a list")
+        raise FieldError(path, f"{path} is a {guards.type_name(v)}, not a list")
     return v

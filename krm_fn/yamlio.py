@@ -160,28 +160,10 @@ class DQ(str):
     """A string to be written double-quoted (the light path's DoubleQuotedScalarString)."""
 
 
-# True while a run uses the light path (krm_fn.lite): items are plain dicts and lists, and
-# yamlsafe() builds those instead of ruamel's types. Set and reset around each light-path
-# transform by process.process().
-LITE = False
-
-
-def new_map() -> Any:
-    """An empty mapping of the kind the current run's trees are made of."""
-    if LITE:
-        return {}
-    from ruamel.yaml.comments import CommentedMap
-
-    return CommentedMap()
-
-
 def yamlsafe(value: Any) -> Any:
     """Deep-convert plain data for insertion into a round-trip tree: maps and lists become
     ruamel's commented types (block style), and strings a YAML 1.1 reader would re-type are
-    double-quoted (kubernetes#34146, go-yaml#489). On the light path: plain dicts and lists,
-    and DQ for those strings."""
-    if LITE:
-        return _lite_safe(value)
+    double-quoted (kubernetes#34146, go-yaml#489)."""
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
     from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
@@ -200,14 +182,51 @@ def yamlsafe(value: Any) -> Any:
     return value
 
 
-def _lite_safe(value: Any) -> Any:
+def plain_safe(value: Any) -> Any:
+    """yamlsafe() for plain data (the light path): plain dicts and lists, DQ for strings a
+    YAML 1.1 reader would re-type."""
     if isinstance(value, dict):
-        return {k: _lite_safe(v) for k, v in value.items()}
+        return {k: plain_safe(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_lite_safe(v) for v in value]
+        return [plain_safe(v) for v in value]
     if isinstance(value, str) and type(value) is str and is_ambiguous(value):
         return DQ(value)
     return value
+
+
+def set_block_style(node: Any) -> None:
+    """Make every non-empty collection of a round-trip tree block style (the full-parse path
+    writes JSON and flow input as block YAML)."""
+    stack = [node]
+    seen: set[int] = set()
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        if isinstance(n, (dict, list)):
+            fa = getattr(n, "fa", None)
+            # an empty collection has no block form: ruamel would write `{}` on a line of its
+            # own, after the key's comment, which no reader can parse
+            if fa is not None and len(n):
+                fa.set_block_style()
+            stack.extend(n.values() if isinstance(n, dict) else n)
+
+
+def dump_verified(node: Any, m: int = 2, s: int = 2, o: int = 0) -> tuple[str, bool]:
+    """Dump with the round-trip emitter and read the text back: ruamel 0.19 can write data
+    that reads back differently (a comment before the items of a sequence turned `- a` and
+    `- b` into the one string "a - b"; float digits). Then the data wins over the comments:
+    the plain block emitter writes it, and the caller says so (faithful = False)."""
+    dumped = rt_dump(node, m, s, o)
+    want = to_plain(node)
+    try:
+        same = to_plain(verify_load(dumped)) == want
+    except Exception:  # noqa: BLE001 - unreadable output is the case this guards
+        same = False
+    if same:
+        return dumped, True
+    return dump_block(want, compact=o == 0), False
 
 
 _VERIFY: Any = None

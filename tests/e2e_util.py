@@ -106,7 +106,7 @@ def normalized(objs: list[dict]) -> list[dict]:
 
 def stdin_objects(resource_files: list[Path], policy: Path) -> list[dict]:
     """What KRM stdin mode makes of the same resources and policy (run in this process)."""
-    from krm_fn.process import run_resource_list
+    from krm_fn.krm import run_resource_list
 
     items = []
     for f in resource_files:

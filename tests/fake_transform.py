@@ -16,11 +16,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from krm_fn import rlist
+from krm_fn.items import Item
 from krm_fn import yamlio
-from krm_fn.process import OWNER_ANNOTATION
-from krm_fn.process import Context
-from krm_fn.process import Plan
+from krm_fn.keys import OWNER_ANNOTATION
+from krm_fn.context import Context
+from krm_fn.context import Plan
 
 ERROR_ANNOTATION = "fake.krm-coschedule.dev/error"
 
@@ -29,7 +29,7 @@ def _h10(s: str) -> str:
     return hashlib.sha256(s.encode()).hexdigest()[:10]
 
 
-def handle_pipelinerun(item: rlist.Item, ctx: Context) -> None:
+def handle_pipelinerun(item: Item, ctx: Context) -> None:
     node = item.node
     md = node.get("metadata") or {}
     if ERROR_ANNOTATION in (md.get("annotations") or {}):
@@ -60,7 +60,7 @@ def handle_pipelinerun(item: rlist.Item, ctx: Context) -> None:
         plain.setdefault("metadata", {})["name"] = template
         templates.append(plain)
         del ws["volumeClaimTemplate"]
-        ws["persistentVolumeClaim"] = yamlsafe_claim(claim)
+        ws["persistentVolumeClaim"] = item.doc.safe({"claimName": claim})
         claims.append({"template": template, "claim": claim, "bindings": [f"spec.workspaces[{i}]"]})
     if not claims:
         claims = [{"template": t["metadata"]["name"], "claim": f"{t['metadata']['name']}-{aa}-0", "bindings": []} for t in templates]
@@ -79,14 +79,10 @@ def handle_pipelinerun(item: rlist.Item, ctx: Context) -> None:
     ctx.plans.append(Plan(ctx.ref(item), ctx.policy.mode, [{"name": aa, "tasks": ["build", "test"], "claims": claims, "volumes": []}]))
 
 
-def yamlsafe_claim(claim: str) -> Any:
-    return yamlio.yamlsafe({"claimName": claim})
-
-
 def install() -> None:
-    from krm_fn import tekton
+    from krm_fn import process
 
-    tekton.handle_pipelinerun = handle_pipelinerun  # type: ignore[assignment]
+    process.HANDLERS[("tekton.dev", "PipelineRun")] = handle_pipelinerun
 
 
 def write_wrapper(directory: Path) -> Path:

@@ -25,9 +25,14 @@ import pytest
 import yaml
 
 from conftest import require_tool  # type: ignore[import-not-found]
+from krm_fn import keys
+from krm_fn.context import Context
+from krm_fn.items import Item
+from krm_fn.items import ResourceList
+from krm_fn import errors
+from krm_fn import guards
 from krm_fn import cli
 from krm_fn import process
-from krm_fn import rlist
 
 H = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n"
 
@@ -449,12 +454,12 @@ def test_twenty_megabytes_are_processed_not_refused(monkeypatch: pytest.MonkeyPa
 def test_many_nodes_without_aliases_are_no_bomb() -> None:
     # the alias bound counts what aliases add, not the size of an honest input
     items = [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"c{i}"}, "data": {"a": "1", "b": "2"}}
-             for i in range(rlist.MAX_ALIAS_NODES // 6)]
+             for i in range(guards.MAX_ALIAS_NODES // 6)]
     root = {"apiVersion": "v1", "kind": "List", "items": items}
-    rlist.check_limits(root)  # more than MAX_ALIAS_NODES nodes, no alias: accepted
+    guards.check_limits(root)  # more than MAX_ALIAS_NODES nodes, no alias: accepted
     shared = {"k": list(range(1000))}
-    with pytest.raises(rlist.InputError, match="expands to more than"):
-        rlist.check_limits({"a": [shared] * (rlist.MAX_ALIAS_NODES // 1000 + 2)})
+    with pytest.raises(errors.InputError, match="expands to more than"):
+        guards.check_limits({"a": [shared] * (guards.MAX_ALIAS_NODES // 1000 + 2)})
 
 
 def test_depth_just_under_the_bound_is_accepted(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -462,7 +467,7 @@ def test_depth_just_under_the_bound_is_accepted(monkeypatch: pytest.MonkeyPatch)
     # the dumper must cope with the deepest input the bound lets through
     node: dict[str, Any] = {}
     cur = node
-    for _ in range(rlist.MAX_DEPTH - 5):
+    for _ in range(guards.MAX_DEPTH - 5):
         cur["k"] = {}
         cur = cur["k"]
     doc = {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList",
@@ -493,10 +498,10 @@ def test_alias_to_an_anchor_in_another_item(monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def test_edit_through_an_alias_does_not_reach_the_other_item(monkeypatch: pytest.MonkeyPatch) -> None:
-    def edit(item: rlist.Item, ctx: process.Context) -> None:
+    def edit(item: Item, ctx: Context) -> None:
         item.node["spec"]["params"]["a"] = "changed"
 
-    monkeypatch.setattr(process, "_handlers", _table_with(edit))
+    _use(monkeypatch, edit)
     data = rl(CM.replace("  data:\n", "  data: &shared\n") + pipelinerun(spec="    params: *shared\n"))
     code, out, _ = run_cli(monkeypatch, data)
     assert code == 0
@@ -536,18 +541,18 @@ def test_tab_inside_a_quoted_value_is_valid_yaml(monkeypatch: pytest.MonkeyPatch
 # --------------------------------------------------------------------------- handler guard
 
 
-def _table_with(handler: Callable[[rlist.Item, process.Context], None]) -> Callable[[], Any]:
-    table = {k: handler for k in process.KNOWN_KINDS}
-    versions = {"tekton.dev": {"v1", "v1beta1"}, "shipwright.io": {"v1beta1"}}
-    return lambda: (table, versions)
+def _use(monkeypatch: pytest.MonkeyPatch, handler: Callable[[Item, Context], None]) -> None:
+    """Every kind the function transforms goes to `handler`."""
+    for key in process.HANDLERS:
+        monkeypatch.setitem(process.HANDLERS, key, handler)
 
 
 def test_handler_exception_becomes_an_error_result(monkeypatch: pytest.MonkeyPatch) -> None:
-    def broken(item: rlist.Item, ctx: process.Context) -> None:
+    def broken(item: Item, ctx: Context) -> None:
         item.node["spec"]["mutated"] = True  # a half-done edit must not leak out
         raise KeyError("spec")
 
-    monkeypatch.setattr(process, "_handlers", _table_with(broken))
+    _use(monkeypatch, broken)
     data = rl(CM + pipelinerun())
     code, out, err = run_cli(monkeypatch, data)
     assert code == 1
@@ -562,11 +567,11 @@ def test_handler_exception_becomes_an_error_result(monkeypatch: pytest.MonkeyPat
 
 
 def test_handler_exception_in_fallback_mode_keeps_items(monkeypatch: pytest.MonkeyPatch) -> None:
-    def broken(item: rlist.Item, ctx: process.Context) -> None:
+    def broken(item: Item, ctx: Context) -> None:
         item.node["spec"]["mutated"] = True
         raise RecursionError("deep")
 
-    monkeypatch.setattr(process, "_handlers", _table_with(broken))
+    _use(monkeypatch, broken)
     doc = {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList",
            "items": [{"apiVersion": "tekton.dev/v1", "kind": "TaskRun", "metadata": {"name": "tr"}, "spec": {"a": "yes"}}]}
     code, out, _ = run_cli(monkeypatch, json.dumps(doc).encode())
@@ -577,10 +582,10 @@ def test_handler_exception_in_fallback_mode_keeps_items(monkeypatch: pytest.Monk
 
 
 def test_input_error_inside_a_handler_is_not_called_a_bug(monkeypatch: pytest.MonkeyPatch) -> None:
-    def reads_a_bomb(item: rlist.Item, ctx: process.Context) -> None:
+    def reads_a_bomb(item: Item, ctx: Context) -> None:
         ctx.find("", "ConfigMap", "", "boom")
 
-    monkeypatch.setattr(process, "_handlers", _table_with(reads_a_bomb))
+    _use(monkeypatch, reads_a_bomb)
     data = rl(pipelinerun() + CM.replace("plain", "boom") + bomb())
     code, out, _ = run_cli(monkeypatch, data)
     assert code == 1
@@ -590,7 +595,7 @@ def test_input_error_inside_a_handler_is_not_called_a_bug(monkeypatch: pytest.Mo
 
 
 def test_bug_outside_the_handlers_keeps_the_items(monkeypatch: pytest.MonkeyPatch) -> None:
-    def boom(frame: rlist.Frame, ctx: process.Context) -> None:
+    def boom(frame: ResourceList, ctx: Context) -> None:
         raise ValueError("reconcile went wrong")
 
     monkeypatch.setattr(process, "_reconcile_generated", boom)
@@ -604,13 +609,13 @@ def test_bug_outside_the_handlers_keeps_the_items(monkeypatch: pytest.MonkeyPatc
 # --------------------------------------------------------------------------- path safety
 
 
-def _generator(item: rlist.Item, ctx: process.Context) -> None:
+def _generator(item: Item, ctx: Context) -> None:
     md = item.node["metadata"]
     ctx.generate(item, {
         "apiVersion": "apps/v1",
         "kind": "StatefulSet",
         "metadata": {"name": f"affinity-assistant-{md['name']}", "namespace": md.get("namespace", "default"),
-                     "annotations": {process.OWNER_ANNOTATION: f"{item.meta.kind}/{md['name']}"}},
+                     "annotations": {keys.OWNER_ANNOTATION: f"{item.meta.kind}/{md['name']}"}},
         "spec": {"replicas": 1},
     })
 
@@ -624,7 +629,7 @@ def _generated(out: str) -> list[dict[str, Any]]:
     ["../outside.yaml", "pkg/../../outside.yaml", "/etc/run.yaml", "..", "C:\\runs\\run.yaml", "a\\..\\..\\b.yaml"],
 )
 def test_unsafe_owner_path_is_not_propagated(path: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(process, "_handlers", _table_with(_generator))
+    _use(monkeypatch, _generator)
     ann = (
         "    annotations:\n"
         f"      internal.config.kubernetes.io/path: {json.dumps(path)}\n"
@@ -646,7 +651,7 @@ def test_unsafe_owner_path_is_not_propagated(path: str, monkeypatch: pytest.Monk
 
 @pytest.mark.parametrize("path", ["run.yaml", "pipelines/run.yaml", "a..b/run..yaml", "./run.yaml"])
 def test_safe_owner_path_is_propagated(path: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(process, "_handlers", _table_with(_generator))
+    _use(monkeypatch, _generator)
     ann = (
         "    annotations:\n"
         f"      internal.config.kubernetes.io/path: {json.dumps(path)}\n"
@@ -663,13 +668,13 @@ def test_safe_owner_path_is_propagated(path: str, monkeypatch: pytest.MonkeyPatc
 
 
 def test_unsafe_path_warns_once_per_run(monkeypatch: pytest.MonkeyPatch) -> None:
-    def two(item: rlist.Item, ctx: process.Context) -> None:
+    def two(item: Item, ctx: Context) -> None:
         for n in ("a", "b"):
             ctx.generate(item, {"apiVersion": "apps/v1", "kind": "StatefulSet",
-                                "metadata": {"name": f"aa-{n}", "annotations": {process.OWNER_ANNOTATION: "PipelineRun/run"}},
+                                "metadata": {"name": f"aa-{n}", "annotations": {keys.OWNER_ANNOTATION: "PipelineRun/run"}},
                                 "spec": {}})
 
-    monkeypatch.setattr(process, "_handlers", _table_with(two))
+    _use(monkeypatch, two)
     ann = "    annotations:\n      internal.config.kubernetes.io/path: ../x.yaml\n"
     code, out, _ = run_cli(monkeypatch, rl(pipelinerun(extra_meta=ann)))
     assert code == 0

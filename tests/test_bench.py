@@ -8,7 +8,8 @@ from pathlib import Path
 
 import yaml
 
-from krm_fn import rlist
+from krm_fn import resourcelist
+
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 import gen  # noqa: E402
@@ -30,7 +31,7 @@ def test_generator_makes_a_valid_resource_list() -> None:
     pr = next(i for i in doc["items"] if i["kind"] == "PipelineRun")
     assert pr["spec"]["workspaces"][0]["volumeClaimTemplate"]["spec"]["accessModes"] == ["ReadWriteOnce"]
     # the fast path reads every identity without the round-trip loader
-    frame = rlist.parse(text)
+    frame = resourcelist.parse(text)
     assert frame.fast and not any(it.complex_meta for it in frame.items)
     assert [it.meta.kind for it in frame.items] == [i["kind"] for i in doc["items"]]
     assert "# Deployment" in text and "# nightly build" in text  # comments to carry

@@ -12,7 +12,7 @@ from conftest import VENV_BIN
 from krm_fn import kustomize
 from krm_fn.cli import USAGE
 from krm_fn.cli import main
-from krm_fn.process import run_resource_list
+from krm_fn.krm import run_resource_list
 
 EXE = VENV_BIN / "krm-coschedule"
 QUICKSTART = ROOT / "examples" / "quickstart" / "resourcelist.yaml"
@@ -130,9 +130,11 @@ HEAVY_AT_START = {
     "yaml", "ruamel.yaml",
 }
 KRM_PATH_MODULES = (
-    "krm_fn.cli", "krm_fn.process", "krm_fn.config", "krm_fn.rlist", "krm_fn.yamlio", "krm_fn.tekton",
+    "krm_fn.cli", "krm_fn.process", "krm_fn.config", "krm_fn.resourcelist", "krm_fn.yamlio", "krm_fn.tekton",
     "krm_fn.shipwright", "krm_fn.scheduling", "krm_fn.assistant", "krm_fn.names", "krm_fn.validation",
-    "krm_fn.hardening", "krm_fn.rtedit", "krm_fn.results", "krm_fn.lite",
+    "krm_fn.hardening", "krm_fn.rtedit", "krm_fn.results", "krm_fn.lite", "krm_fn.krm", "krm_fn.context",
+    "krm_fn.document", "krm_fn.items", "krm_fn.scanner", "krm_fn.guards", "krm_fn.errors", "krm_fn.keys",
+    "krm_fn.yamltext",
 )
 
 

@@ -125,10 +125,10 @@ def test_render_with_a_transform_that_generates(tmp_path: Path) -> None:
     assert "persistentVolumeClaim:\n      claimName: pvc-" in run
     assert "\n---\napiVersion: apps/v1\nkind: StatefulSet\n" in run
     assert check_generated_beside_runs(after) == 1
-    from krm_fn import tekton
+    from krm_fn import process
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(tekton, "handle_pipelinerun", fake_transform.handle_pipelinerun)
+        mp.setitem(process.HANDLERS, ("tekton.dev", "PipelineRun"), fake_transform.handle_pipelinerun)
         _same_as_stdin(pkg, example)
     p = _render(pkg, env, tmp_path / "r2")
     assert p.returncode == 0, p.stdout + p.stderr

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import yaml
 
-from krm_fn import rlist
 from krm_fn import yamlio
-from krm_fn.process import run_resource_list
+from krm_fn.krm import run_resource_list
 
 RUN = """\
 apiVersion: config.kubernetes.io/v1
@@ -44,7 +43,7 @@ functionConfig:
 def test_the_round_trip_emitter_bug_is_real() -> None:
     # if ruamel fixes it, this guard becomes a no-op; the test below still holds
     node = yamlio.rt_load("k:\n  # c\n  - {}\n  - a\n  - b\n")
-    _text, faithful = rlist.dump_verified(node)
+    _text, faithful = yamlio.dump_verified(node)
     back = yamlio.to_plain(yamlio.rt_load(yamlio.rt_dump(node)))
     assert faithful == (back == {"k": [{}, "a", "b"]})
 

@@ -10,7 +10,7 @@ import fake_transform
 from krm_fn import explain
 from krm_fn import process
 from krm_fn.cli import main
-from krm_fn.process import Plan
+from krm_fn.context import Plan
 from krm_fn.results import ResourceRef
 
 PLANS = [
@@ -96,9 +96,8 @@ spec:
 @pytest.fixture
 def spy(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The fake transform, and a record of every process.process() call."""
-    from krm_fn import tekton
 
-    monkeypatch.setattr(tekton, "handle_pipelinerun", fake_transform.handle_pipelinerun)
+    monkeypatch.setitem(process.HANDLERS, ("tekton.dev", "PipelineRun"), fake_transform.handle_pipelinerun)
     calls: list[int] = []
     real = process.process
 

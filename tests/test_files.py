@@ -51,9 +51,9 @@ NOT_KRM = "name: ci\non:\n  push: {}\njobs: {}\n"
 
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch) -> None:
-    from krm_fn import tekton
+    from krm_fn import process
 
-    monkeypatch.setattr(tekton, "handle_pipelinerun", fake_transform.handle_pipelinerun)
+    monkeypatch.setitem(process.HANDLERS, ("tekton.dev", "PipelineRun"), fake_transform.handle_pipelinerun)
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ come in the layouts the reader takes (several indentation styles, quoted strings
 and blank lines anywhere) so that both the splicing writer and its fallback are exercised."""
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -20,11 +19,13 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 from golden import build_resource_list  # type: ignore[import-not-found]
+from krm_fn import resourcelist
+from krm_fn import errors
+from krm_fn import items as items_mod
 from krm_fn import lite
-from krm_fn import rlist
+from krm_fn.document import LightDocument
 from krm_fn import yamlio
-from krm_fn.process import LIGHT_ENV
-from krm_fn.process import run_resource_list
+from krm_fn.krm import run_resource_list
 from test_tekton_properties import MODES  # type: ignore[import-not-found]
 from test_tekton_properties import pipelineruns  # type: ignore[import-not-found]
 
@@ -40,27 +41,20 @@ import gen  # noqa: E402
 def both(data: bytes) -> tuple[tuple[str, int], tuple[str, int]]:
     """(output, exit code) with the light path on, and with it off. The light run reads the
     list once: an item the splicing writer refuses is redone alone, not the whole list."""
-    saved = os.environ.pop(LIGHT_ENV, None)
     parses = []
-    real_parse = rlist.parse
+    real_parse = resourcelist.parse
 
     def counting_parse(*a: Any, **k: Any) -> Any:
         parses.append(1)
         return real_parse(*a, **k)
 
+    resourcelist.parse = counting_parse  # type: ignore[assignment]
     try:
-        rlist.parse = counting_parse  # type: ignore[assignment]
-        try:
-            out, _, code = run_resource_list(data)
-        finally:
-            rlist.parse = real_parse  # type: ignore[assignment]
-        assert len(parses) <= 1
-        os.environ[LIGHT_ENV] = "0"
-        out0, _, code0 = run_resource_list(data)
+        out, _, code = run_resource_list(data, light=True)
     finally:
-        os.environ.pop(LIGHT_ENV, None)
-        if saved is not None:
-            os.environ[LIGHT_ENV] = saved
+        resourcelist.parse = real_parse  # type: ignore[assignment]
+    assert len(parses) <= 1
+    out0, _, code0 = run_resource_list(data, light=False)
     return (out, code), (out0, code0)
 
 
@@ -83,16 +77,12 @@ def test_bench_input_same_bytes_and_light(seed: int) -> None:
     light, full = both(data)
     assert light == full
     assert light[1] == 0
-    frame = rlist.parse(data.decode())
-    rlist.LIGHT = True
-    try:
-        targets = [it for it in frame.items if it.meta.kind in gen.TARGET_KINDS]
-        assert targets
-        for it in targets:
-            it.load()
-            assert it.lite is not None, it.text
-    finally:
-        rlist.LIGHT = False
+    rl = resourcelist.parse(data.decode())
+    targets = [it for it in rl.items if it.meta.kind in gen.TARGET_KINDS]
+    assert targets
+    for it in targets:
+        it.load(light=True)
+        assert isinstance(it.doc, LightDocument), it.text
 
 
 def test_one_pipelinerun_never_imports_the_round_trip_loader() -> None:
@@ -101,7 +91,7 @@ def test_one_pipelinerun_never_imports_the_round_trip_loader() -> None:
     data = gen.generate(1, 1.0, 1).encode()
     code = (
         "import sys\n"
-        "from krm_fn.process import run_resource_list\n"
+        "from krm_fn.krm import run_resource_list\n"
         "out, _, code = run_resource_list(sys.stdin.buffer.read())\n"
         "sys.stdout.write(out)\n"
         "sys.stderr.write(repr(sorted(m for m in sys.modules if m.split('.')[0] in ('ruamel', '_ruamel_yaml', 'yaml', 'jsonschema'))))\n"
@@ -246,14 +236,14 @@ BAIL = [
 
 @pytest.mark.parametrize("text", READ_SAME)
 def test_reader_reads_what_ruamel_reads(text: str) -> None:
-    m, s, o = rlist._detect_indent(text.splitlines(True), 0)
+    m, s, o = items_mod.detect_indent(text.splitlines(True), 0)
     data, _ = lite.read(text.split("\n")[:-1], m, o, 0)
     assert yamlio.to_plain(data) == yamlio.to_plain(yamlio.rt_load(text))
 
 
 @pytest.mark.parametrize("text", BAIL)
 def test_reader_steps_aside(text: str) -> None:
-    with pytest.raises(lite.Bail):
+    with pytest.raises(errors.Unsure):
         lite.read(text.split("\n")[:-1], 2, 0, 0)
 
 
@@ -303,12 +293,12 @@ def test_reader_never_reads_differently(lines: list[str]) -> None:
     try:
         want = yamlio.to_plain(yamlio.rt_load(text))
     except Exception:  # noqa: BLE001 - not YAML (or a duplicate key): the reader must refuse it
-        with pytest.raises(lite.Bail):
+        with pytest.raises(errors.Unsure):
             lite.read(lines, 2, 0, 0)
         return
     try:
         data, _ = lite.read(lines, 2, 0, 0)
-    except lite.Bail:
+    except errors.Unsure:
         return
     assert yamlio.to_plain(data) == want
 
@@ -316,13 +306,13 @@ def test_reader_never_reads_differently(lines: list[str]) -> None:
 def test_reader_takes_the_benchmark_targets() -> None:
     """Not a vacuous property: the common layouts are read, not refused."""
     data = gen.generate(20, 1.0, 5)
-    frame = rlist.parse(data)
+    frame = resourcelist.parse(data)
     for it in frame.items:
         assert it.text is not None
-        body, c = rlist._item_body(it.text)
-        m, s, o = rlist._detect_indent(body, c)
+        body, c = items_mod.item_body(it.text)
+        m, s, o = items_mod.detect_indent(body, c)
         got, _ = lite.load_item(it.text, m, s, o)
-        assert yamlio.to_plain(got) == yamlio.to_plain(rlist._load_item_text(it.text))
+        assert yamlio.to_plain(got) == yamlio.to_plain(items_mod.parse_item_text(it.text))
 
 
 def test_unsure_edit_is_redone_on_the_round_trip_path() -> None:
@@ -344,13 +334,9 @@ def test_block_scripts_same_bytes_and_light() -> None:
     light, full = both(data)
     assert light == full
     assert light[1] == 0 and "persistentVolumeClaim" in light[0]
-    frame = rlist.parse(data.decode())
-    rlist.LIGHT = True
-    try:
-        frame.items[0].load()
-        assert frame.items[0].lite is not None
-    finally:
-        rlist.LIGHT = False
+    rl = resourcelist.parse(data.decode())
+    rl.items[0].load(light=True)
+    assert isinstance(rl.items[0].doc, LightDocument)
 
 
 def test_quoted_flow_scalars_are_read_light_and_written_the_same() -> None:
@@ -365,11 +351,7 @@ def test_quoted_flow_scalars_are_read_light_and_written_the_same() -> None:
     assert 'runAfter: ["clone"]' in data and "labels: {team:" in data
     light, full = both(data.encode())
     assert light == full and light[1] == 0
-    frame = rlist.parse(data)
-    rlist.LIGHT = True
-    try:
-        frame.items[0].load()
-        assert frame.items[0].lite is not None
-        assert frame.items[0].node["metadata"]["labels"] == {"team": "a: b", "tier": "x y", "n": "1"}
-    finally:
-        rlist.LIGHT = False
+    rl = resourcelist.parse(data)
+    rl.items[0].load(light=True)
+    assert isinstance(rl.items[0].doc, LightDocument)
+    assert rl.items[0].node["metadata"]["labels"] == {"team": "a: b", "tier": "x y", "n": "1"}

@@ -5,7 +5,7 @@ annotations, both sequence indents) with flow/JSON items, plus generated Tekton 
 all of them: nothing escapes `run_resource_list`; the output is a valid ResourceList; items
 the function does not own leave byte for byte; running twice equals running once; and the
 output depends neither on key order nor on the hash seed. A fuzz target mutates valid
-lists and throws raw bytes at the YAML front end (`rlist.parse` + `process`).
+lists and throws raw bytes at the YAML front end (`resourcelist.parse` + `process`).
 
 Bounded for CI: the whole file stays well under a minute on two cores.
 """
@@ -24,10 +24,12 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 import schemacheck  # type: ignore[import-not-found]
+from krm_fn import keys
+from krm_fn import resourcelist
+from krm_fn import errors
 from krm_fn import process
-from krm_fn import rlist
 from krm_fn import yamlio
-from krm_fn.process import run_resource_list
+from krm_fn.krm import run_resource_list
 
 FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 FUZZ = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -330,7 +332,7 @@ def owned(obj: Any) -> bool:
     group = str(obj.get("apiVersion", "")).rpartition("/")[0]
     md = obj.get("metadata") or {}
     ann = md.get("annotations") or {} if isinstance(md, dict) else {}
-    return group in ("tekton.dev", "shipwright.io") or process.OWNER_ANNOTATION in ann
+    return group in ("tekton.dev", "shipwright.io") or keys.OWNER_ANNOTATION in ann
 
 
 def check_run(text: str, objs: list[dict[str, Any]]) -> str:
@@ -341,7 +343,7 @@ def check_run(text: str, objs: list[dict[str, Any]]) -> str:
     assert (code == 1) == bool(errors)
     assert not any("internal error" in r["message"] for r in doc["results"]), errors
     # property 3: untouched items leave byte for byte (all of them on error)
-    frame = rlist.parse(text)
+    frame = resourcelist.parse(text)
     pos = 0
     for it, obj in zip(frame.items, objs):
         if it.text is None or (code == 0 and owned(obj)):
@@ -421,7 +423,7 @@ def test_output_does_not_depend_on_config_key_order(case: tuple[str, list[dict[s
 # --------------------------------------------------------------------------- hash seed
 
 SEED_CHILD = (
-    "import sys; from krm_fn.process import run_resource_list; "
+    "import sys; from krm_fn.krm import run_resource_list; "
     "sys.stdout.write(run_resource_list(sys.stdin.buffer.read())[0])"
 )
 
@@ -484,13 +486,13 @@ def fuzz_one(data: bytes) -> None:
     """The fuzz target: the front end and process never raise; output is a ResourceList
     whenever the input was YAML at all."""
     try:
-        frame = rlist.parse(rlist.decode(data))
-    except rlist.InputError:
+        frame = resourcelist.parse(resourcelist.decode(data))
+    except errors.InputError:
         frame = None
     if frame is not None:
         try:
             process.process(frame)
-        except rlist.YamlSyntaxError:
+        except errors.YamlSyntaxError:
             pass  # run_resource_list turns it into a rejection
     out, outcome, code = run_resource_list(data)
     assert code in (0, 1)

@@ -9,9 +9,9 @@ from krm_fn.hardening import Finding
 from krm_fn.process import Outcome
 from krm_fn.results import ResourceRef
 from krm_fn.results import Result
-from krm_fn.rlist import Frame
-from krm_fn.rlist import Item
-from krm_fn.rlist import Meta
+from krm_fn.items import Item
+from krm_fn.items import ResourceList
+from krm_fn.items import Meta
 
 
 def test_equality_is_field_wise_and_same_class_only() -> None:
@@ -80,8 +80,8 @@ def test_defaults() -> None:
     assert p.pvc_retention == {"whenDeleted": "Delete", "whenScaled": "Delete"}
     assert p.scheduler_name is None and p.ref is None
     item = Item(0, None, Meta())
-    assert (item.node, item.before, item.indent, item.complex_meta) == (None, None, (2, 2, 0), False)
-    frame = Frame("v1", "ResourceList", [], None, None, [], True)
+    assert (item.node, item.before, item.doc, item.complex_meta) == (None, None, None, False)
+    frame = ResourceList("v1", "ResourceList", [], None, None, [], True)
     assert (frame.items_line, frame.order, frame.extra, frame.full_root) == ("items:\n", [], {}, None)
     assert Result("info", "m").tags == ()
 
@@ -99,8 +99,8 @@ def test_mutable_defaults_are_fresh_per_instance() -> None:
     m1, m2 = Meta(), Meta()
     m1.annotations["x"] = "1"
     assert m2.annotations == {}
-    f1 = Frame("v1", "ResourceList", [], None, None, [], True)
-    f2 = Frame("v1", "ResourceList", [], None, None, [], True)
+    f1 = ResourceList("v1", "ResourceList", [], None, None, [], True)
+    f2 = ResourceList("v1", "ResourceList", [], None, None, [], True)
     assert f1.order is not f2.order and f1.extra is not f2.extra
     o1, o2 = Outcome([], [], [], []), Outcome([], [], [], [])
     assert o1.positions is not o2.positions

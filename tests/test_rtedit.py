@@ -1,6 +1,8 @@
 """Comment-keeping edits on round-trip trees."""
 from __future__ import annotations
 
+from typing import Any
+
 from krm_fn import rtedit
 from krm_fn import yamlio
 
@@ -26,30 +28,35 @@ other: 1
 
 def test_append_keeps_the_following_comment_below() -> None:
     n = yamlio.rt_load(DOC)
-    rtedit.append(n["spec"]["list"], yamlio.yamlsafe({"x": 3}))
-    rtedit.flush()
+    pending: list[tuple[Any, str]] = []
+    rtedit.append(n["spec"]["list"], yamlio.yamlsafe({"x": 3}), pending)
+    rtedit.flush(pending)
     out = yamlio.rt_dump(n)
     assert "    y: 2 # eol y\n  - x: 3\n  # about ws\n  ws:\n" in out
 
 
 def test_replace_key_keeps_the_comment_of_the_next_entry() -> None:
     n = yamlio.rt_load(DOC)
-    rtedit.replace_key(n["spec"]["ws"][0], "vct", "pvc", yamlio.yamlsafe({"claimName": "c"}))
-    rtedit.flush()
+    pending: list[tuple[Any, str]] = []
+    rtedit.replace_key(n["spec"]["ws"][0], "vct", "pvc", yamlio.yamlsafe({"claimName": "c"}), pending)
+    rtedit.flush(pending)
     assert "    pvc:\n      claimName: c\n  # about b\n  - name: b\n" in yamlio.rt_dump(n)
 
 
 def test_add_key_goes_before_a_trailing_comment() -> None:
     n = yamlio.rt_load(DOC)
-    rtedit.add_key(n["spec"], "new", yamlio.yamlsafe({"k": "v"}))
-    rtedit.flush()
+    pending: list[tuple[Any, str]] = []
+    rtedit.add_key(n["spec"], "new", yamlio.yamlsafe({"k": "v"}), pending)
+    rtedit.flush(pending)
     assert "  new:\n    k: v\n  # trailing spec comment\nother: 1\n" in yamlio.rt_dump(n)
 
 
 def test_plain_edits_without_comments() -> None:
     n = yamlio.rt_load("a:\n- 1\n")
-    rtedit.append(n["a"], 2)
-    rtedit.add_key(n, "b", 3)
+    pending: list[tuple[Any, str]] = []
+    rtedit.append(n["a"], 2, pending)
+    rtedit.add_key(n, "b", 3, pending)
+    assert pending == []
     assert yamlio.rt_dump(n) == "a:\n- 1\n- 2\nb: 3\n"
 
 
@@ -58,7 +65,8 @@ def test_a_map_added_empty_and_filled_later_keeps_the_comment_after_its_contents
     (flush), not after the empty map it had when it was added."""
     n = yamlio.rt_load("spec:\n  a: 1\n  # trailing\nother: 1\n")
     parent = yamlio.yamlsafe({})
-    rtedit.add_key(n["spec"], "tpl", parent)
+    pending: list[tuple[Any, str]] = []
+    rtedit.add_key(n["spec"], "tpl", parent, pending)
     parent["podTemplate"] = yamlio.yamlsafe({"k": "v"})
-    rtedit.flush()
+    rtedit.flush(pending)
     assert yamlio.rt_dump(n) == "spec:\n  a: 1\n  tpl:\n    podTemplate:\n      k: v\n  # trailing\nother: 1\n"

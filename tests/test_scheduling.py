@@ -7,11 +7,13 @@ from typing import Any
 
 import pytest
 
-from krm_fn import rlist
+from krm_fn.document import RoundTripDocument
+from krm_fn.items import Item
+from krm_fn import items as items_mod
 from krm_fn import scheduling
 from krm_fn import yamlio
 from krm_fn.config import Policy
-from krm_fn.process import Context
+from krm_fn.context import Context
 from krm_fn.results import ResourceRef
 
 PR = """\
@@ -38,18 +40,17 @@ def _indent(text: str, n: int) -> str:
     return "".join(" " * n + line if line.strip() else line for line in text.splitlines(True))
 
 
-def make(tpl: str | None, **policy: Any) -> tuple[rlist.Item, Context, Any]:
+def make(tpl: str | None, **policy: Any) -> tuple[Item, Context, Any]:
     """A v1 PipelineRun whose taskRunTemplate holds `tpl` (YAML text of the template's
     fields under `podTemplate:`, or None for no podTemplate)."""
     body = "    serviceAccountName: sa" if tpl is None else "    podTemplate:\n" + _indent(tpl, 6)
     node = yamlio.rt_load(PR.format(tpl=body))
-    item = rlist.Item(pos=0, text=None, meta=rlist.meta_of(node), node=node)
-    item.before = yamlio.to_plain(node)
+    item = Item(pos=0, text=None, meta=items_mod.meta_of(node), doc=RoundTripDocument(node))
     ctx = Context(Policy(**policy), [item])
     return item, ctx, node["spec"]["taskRunTemplate"]
 
 
-def run(tpl: str | None, only_set: bool = False, **policy: Any) -> tuple[rlist.Item, Context, Any]:
+def run(tpl: str | None, only_set: bool = False, **policy: Any) -> tuple[Item, Context, Any]:
     item, ctx, parent = make(tpl, **policy)
     scheduling.constrain_pod_template(
         item, ctx, parent, "podTemplate", "spec.taskRunTemplate.podTemplate", only_set_fields=only_set
@@ -346,10 +347,9 @@ def test_policy_hardening() -> None:
 # ---------------------------------------------------------------- call sites
 
 
-def _load(text: str) -> tuple[rlist.Item, Any]:
+def _load(text: str) -> tuple[Item, Any]:
     node = yamlio.rt_load(text)
-    item = rlist.Item(pos=0, text=None, meta=rlist.meta_of(node), node=node)
-    item.before = yamlio.to_plain(node)
+    item = Item(pos=0, text=None, meta=items_mod.meta_of(node), doc=RoundTripDocument(node))
     return item, node
 
 

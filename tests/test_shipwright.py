@@ -1,5 +1,5 @@
 """Shipwright Build / BuildRun: policy merge, render-time validation with the controller's
-reasons, SHIP-0039 hardening. Driven through process.run_resource_list (the KRM path)."""
+reasons, SHIP-0039 hardening. Driven through krm.run_resource_list (the KRM path)."""
 from __future__ import annotations
 
 import dataclasses
@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from krm_fn import shipwright
-from krm_fn.process import run_resource_list
+from krm_fn.krm import run_resource_list
 from krm_fn.results import Result
 
 HEAD = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"

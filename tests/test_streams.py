@@ -9,8 +9,9 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 import fake_transform
-from krm_fn import process
-from krm_fn import rlist
+from krm_fn import keys
+from krm_fn import errors
+from krm_fn import yamltext
 from krm_fn import streams
 from krm_fn import yamlio
 from krm_fn.kustomize import run_plugin
@@ -97,28 +98,28 @@ def test_make_items_sets_location_in_memory_only() -> None:
     streams.make_items(s)
     item = s.docs[0].item
     assert item is not None
-    assert item.meta.annotations[streams.PATH_KEY] == "dir/run.yaml"
-    assert streams.LEGACY_PATH_KEY not in item.meta.annotations
-    assert s.docs[0].location == {streams.LEGACY_PATH_KEY: "../evil.yaml"}
+    assert item.meta.annotations[keys.PATH_KEY] == "dir/run.yaml"
+    assert keys.LEGACY_PATH_KEY not in item.meta.annotations
+    assert s.docs[0].location == {keys.LEGACY_PATH_KEY: "../evil.yaml"}
     assert item.text is not None and "dir/run.yaml" not in item.text
 
 
 def test_make_items_bad_yaml_is_a_doc_error() -> None:
     s = streams.split(CM + "---\n{\"apiVersion\": \"v1\", \"kind\": [\n", "x.yaml")
-    with pytest.raises(streams.DocError, match=r"x.yaml: document 2 is not valid YAML: .* at line 2"):
+    with pytest.raises(errors.InputError, match=r"x.yaml: document 2 is not valid YAML: .* at line 2"):
         streams.make_items(s)
 
 
 def test_make_items_untouched_block_object_that_is_not_yaml_is_a_doc_error() -> None:
     """A ConfigMap no transform reads is still syntax-checked: a pre-commit run fails on it."""
     s = streams.split(CM + "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\ndata:\n  a: [x\n", "x.yaml")
-    with pytest.raises(streams.DocError, match=r"x.yaml: document 2 is not valid YAML: .*flow sequence"):
+    with pytest.raises(errors.InputError, match=r"x.yaml: document 2 is not valid YAML: .*flow sequence"):
         streams.make_items(s)
 
 
 def test_head_comment_stays_after_the_dash() -> None:
     # before the dash kpt would give the comment to the previous item (another file)
-    assert rlist.indent_entry("# head\na: 1\n", 0) == "- # head\n  a: 1\n"
+    assert yamltext.indent_entry("# head\na: 1\n", 0) == "- # head\n  a: 1\n"
     assert streams.unentry("- # head\n  a: 1\n") == "# head\na: 1\n"
 
 
@@ -131,7 +132,7 @@ def test_head_comment_stays_after_the_dash() -> None:
 )
 def test_unentry_reverses_indent_entry(doc: dict) -> None:
     text = yamlio.dump_block(doc)
-    assert streams.unentry(rlist.indent_entry(text, 0)) == text
+    assert streams.unentry(yamltext.indent_entry(text, 0)) == text
 
 
 @pytest.mark.parametrize("text", UNCHANGED)
@@ -153,9 +154,9 @@ def _plugin(text: str, policy: str, tmp: Path | None = None) -> tuple[str, list,
 
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch) -> None:
-    from krm_fn import tekton
+    from krm_fn import process
 
-    monkeypatch.setattr(tekton, "handle_pipelinerun", fake_transform.handle_pipelinerun)
+    monkeypatch.setitem(process.HANDLERS, ("tekton.dev", "PipelineRun"), fake_transform.handle_pipelinerun)
 
 
 KUSTOMIZE_IN = """\
@@ -206,7 +207,7 @@ def test_plugin_rewrites_and_appends(fake: None) -> None:
     sts = yamlio.to_plain(yamlio.rt_load(docs[2].body))
     assert sts["kind"] == "StatefulSet"
     # never another item's ids, never a location annotation
-    assert set(sts["metadata"]["annotations"]) == {process.OWNER_ANNOTATION}
+    assert set(sts["metadata"]["annotations"]) == {keys.OWNER_ANNOTATION}
     # a second pass (kustomize output fed back) changes nothing
     again, _r, code2 = _plugin(out, POLICY)
     assert code2 == 0 and again == out

@@ -5,7 +5,7 @@ the bounded hypothesis fuzz targets in tests/test_properties.py do).
     python tests/fuzz/fuzz_frontend.py -max_total_time=300 -rss_limit_mb=2048 \
         /tmp/fuzz-corpus tests/fuzz/seeds
 
-The target is the whole KRM path on bytes: decode, `rlist.parse`, `process`, render. A crash
+The target is the whole KRM path on bytes: decode, `resourcelist.parse`, `process`, render. A crash
 is any exception escaping `run_resource_list`, an exit code other than 0 or 1, an internal
 error result, or unreadable output for input that is YAML. The `-rss_limit_mb` and libFuzzer's
 slow-input report catch alias bombs and nesting that get past the bounds.
@@ -19,7 +19,7 @@ import atheris
 with atheris.instrument_imports():
     import yaml
 
-    from krm_fn.process import run_resource_list
+    from krm_fn.krm import run_resource_list
 
 
 class _AnyTagLoader(yaml.CSafeLoader):

@@ -13,7 +13,10 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 from krm_fn import process
-from krm_fn import rlist
+from krm_fn.items import ResourceList
+from krm_fn import errors
+from krm_fn import resourcelist
+from krm_fn import items as items_mod
 
 TRICKY = [
     "web", "0755", "yes", "on", "null", "~", "", "1.5", "2024-01-01", "a: b", "x #y", "#z", "'q'",
@@ -82,18 +85,18 @@ def resource_lists(draw: Any) -> str:
     return "\n".join(lines)
 
 
-def _run(text: str, fast: bool) -> tuple[rlist.Frame, str]:
-    frame = rlist.parse(text, fast=fast)
+def _run(text: str, fast: bool) -> tuple[ResourceList, str]:
+    frame = resourcelist.parse(text, fast=fast)
     outcome = process.process(frame)
-    return frame, rlist.render(frame, outcome.item_texts, outcome.generated_texts, [r.as_dict() for r in outcome.results])
+    return frame, resourcelist.render(frame, outcome.item_texts, outcome.generated_texts, [r.as_dict() for r in outcome.results])
 
 
-def _ids(frame: rlist.Frame) -> list[tuple[str, str, str, str, dict[str, str]]]:
+def _ids(frame: ResourceList) -> list[tuple[str, str, str, str, dict[str, str]]]:
     out = []
     for it in frame.items:
         if it.complex_meta and it.node is None:
             it.load()
-            it.meta = rlist.meta_of(it.node)
+            it.meta = items_mod.meta_of(it.node)
         m = it.meta
         out.append((m.api_version, m.kind, m.namespace, m.name, dict(m.annotations)))
     return out
@@ -104,7 +107,7 @@ def _ids(frame: rlist.Frame) -> list[tuple[str, str, str, str, dict[str, str]]]:
 def test_fast_path_agrees_with_full_parse(text: str) -> None:
     try:
         full_frame, _full_out = _run(text, fast=False)
-    except rlist.InputError:
+    except errors.InputError:
         assume(False)  # comment lines inserted where YAML does not allow them
         raise
     frame, out = _run(text, fast=True)
@@ -114,7 +117,7 @@ def test_fast_path_agrees_with_full_parse(text: str) -> None:
     # `k:\n  # c\n  - {}\n  - a\n  - b` as `- a -\n  b`, a bug of re-emitting that the fast
     # path avoids by echoing the text.)
     # (When the fast path declines, the full parse's re-emission is what it is: see
-    # test_rlist.py for its cases.)
+    # test_resourcelist.py for its cases.)
     if frame.fast:
         items_in = yaml.load(text, Loader=yaml.CSafeLoader)["items"]
         assert yaml.load(out, Loader=yaml.CSafeLoader)["items"] == items_in

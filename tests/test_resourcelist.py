@@ -13,8 +13,11 @@ import pytest
 import yaml
 
 from krm_fn import process
-from krm_fn import rlist
-from krm_fn import tekton
+from krm_fn.items import ResourceList
+from krm_fn import errors
+from krm_fn import scanner
+from krm_fn import resourcelist
+from krm_fn.items import Item
 from krm_fn import yamlio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
@@ -187,28 +190,28 @@ INVALID: dict[str, str] = {
 
 @pytest.mark.parametrize("name", sorted(INVALID))
 def test_invalid_input_is_refused_both_ways(name: str) -> None:
-    with pytest.raises(rlist.InputError) as full:
-        rlist.parse(INVALID[name], fast=False)
+    with pytest.raises(errors.InputError) as full:
+        resourcelist.parse(INVALID[name], fast=False)
     try:
-        frame = rlist.parse(INVALID[name])
-    except rlist.InputError as fast:
+        frame = resourcelist.parse(INVALID[name])
+    except errors.InputError as fast:
         assert str(fast) == str(full.value) or "second YAML document" in str(fast) or "duplicate" in str(fast)
         return
     # the fast path may only meet the problem when it parses that item: an error result, or
     # the whole input refused
     try:
         outcome = process.process(frame)
-    except rlist.InputError as late:
+    except errors.InputError as late:
         assert "not valid YAML" in str(late)
         return
     assert outcome.exit_code == 1
     assert any(r.severity == "error" and "not valid YAML" in r.message for r in outcome.results)
 
 
-def _run(text: str, fast: bool) -> tuple[rlist.Frame, str, int]:
-    frame = rlist.parse(rlist.decode(text.encode()), fast=fast)
+def _run(text: str, fast: bool) -> tuple[ResourceList, str, int]:
+    frame = resourcelist.parse(resourcelist.decode(text.encode()), fast=fast)
     outcome = process.process(frame)
-    out = rlist.render(frame, outcome.item_texts, outcome.generated_texts, [r.as_dict() for r in outcome.results])
+    out = resourcelist.render(frame, outcome.item_texts, outcome.generated_texts, [r.as_dict() for r in outcome.results])
     return frame, out, outcome.exit_code
 
 
@@ -258,7 +261,7 @@ def test_crlf_input_gives_the_lf_output() -> None:
 
 
 def test_kpt_flow_items_are_identified_without_the_round_trip_loader() -> None:
-    frame = rlist.parse(KPT)
+    frame = resourcelist.parse(KPT)
     j, k = frame.items[1], frame.items[2]
     assert (j.meta.kind, j.meta.name, j.complex_meta, j.node) == ("ConfigMap", "j", False, None)
     assert (k.meta.name, k.meta.annotations["internal.config.kubernetes.io/path"]) == ("k", "k.yaml")
@@ -276,7 +279,7 @@ def test_kpt_flow_items_are_identified_without_the_round_trip_loader() -> None:
     "name", ["quoted-key", "multi-line-name", "multi-line-flow-item", "quoted-continuation-under-indented"]
 )
 def test_unsure_identity_is_read_from_libyaml_nodes(name: str) -> None:
-    frame = rlist.parse(CASES[name][0])
+    frame = resourcelist.parse(CASES[name][0])
     assert frame.fast
     item = frame.items[0]
     assert not item.complex_meta and item.node is None  # no round-trip load
@@ -285,7 +288,7 @@ def test_unsure_identity_is_read_from_libyaml_nodes(name: str) -> None:
 
 @pytest.mark.parametrize("name", ["typed-name", "tab-in-flow-and-quotes"])
 def test_values_yaml_versions_disagree_on_go_to_the_round_trip_loader(name: str) -> None:
-    frame = rlist.parse(CASES[name][0])
+    frame = resourcelist.parse(CASES[name][0])
     assert frame.fast
     assert any(it.complex_meta for it in frame.items)
 
@@ -298,9 +301,9 @@ def test_duplicate_identity_keys_last_wins_and_loading_reports_them() -> None:
 
 
 def test_head_comments_belong_to_the_next_item_only_when_they_lead_it() -> None:
-    frame = rlist.parse(CASES["head-comment-before-dash"][0])
+    frame = resourcelist.parse(CASES["head-comment-before-dash"][0])
     assert [it.text.splitlines()[0] for it in frame.items if it.text] == ["# file a.yaml", "# file b.yaml"]
-    frame = rlist.parse(CASES["comment-inside-item-at-dash-indent"][0])
+    frame = resourcelist.parse(CASES["comment-inside-item-at-dash-indent"][0])
     first = frame.items[0].text or ""
     assert "# not a head comment" in first and "name: a" in first
     assert frame.items[0].meta.name == "a"
@@ -308,23 +311,23 @@ def test_head_comments_belong_to_the_next_item_only_when_they_lead_it() -> None:
 
 def test_trailing_comments_stay_after_generated_items() -> None:
     text = KPT + "# end of items\nfunctionConfig: {}\n"
-    frame = rlist.parse(text)
+    frame = resourcelist.parse(text)
     assert frame.items_trailer == "# end of items\n"
-    out = rlist.render(frame, [it.text or "" for it in frame.items], ["kind: New\n"], [])
+    out = resourcelist.render(frame, [it.text or "" for it in frame.items], ["kind: New\n"], [])
     assert out.index("- kind: New\n") < out.index("# end of items\n") < out.index("functionConfig")
 
 
 def test_second_document_is_an_input_error() -> None:
     lines = KPT.count("\n")
-    with pytest.raises(rlist.InputError, match=f"line {lines + 1}: a second YAML document starts here"):
-        rlist.parse(KPT + "---\napiVersion: v1\nkind: List\n")
-    with pytest.raises(rlist.InputError, match="several YAML documents"):
-        rlist.parse(KPT + "---\n# only a comment\n")  # an empty second document: the full parse says so
+    with pytest.raises(errors.InputError, match=f"line {lines + 1}: a second YAML document starts here"):
+        resourcelist.parse(KPT + "---\napiVersion: v1\nkind: List\n")
+    with pytest.raises(errors.InputError, match="several YAML documents"):
+        resourcelist.parse(KPT + "---\n# only a comment\n")  # an empty second document: the full parse says so
 
 
 def test_duplicate_top_level_key_is_an_input_error() -> None:
-    with pytest.raises(rlist.InputError, match="duplicate top-level key 'kind' in the ResourceList; remove one"):
-        rlist.parse(KPT + "kind: List\n")
+    with pytest.raises(errors.InputError, match="duplicate top-level key 'kind' in the ResourceList; remove one"):
+        resourcelist.parse(KPT + "kind: List\n")
 
 
 def test_directive_does_not_leak_into_later_dumps() -> None:
@@ -349,7 +352,7 @@ def test_directive_does_not_leak_into_later_dumps() -> None:
     ],
 )
 def test_scalar_reads_one_line_values(raw: str, value: Any) -> None:
-    assert rlist._scalar(raw) == value
+    assert scanner._scalar(raw) == value
 
 
 @pytest.mark.parametrize(
@@ -358,13 +361,13 @@ def test_scalar_reads_one_line_values(raw: str, value: Any) -> None:
      "&anchor x", "*alias", "!tag x", "|", ">-", "a: b", "x\t# tab", '"\\x41"'],
 )
 def test_scalar_is_unsure_about_anything_else(raw: str) -> None:
-    assert rlist._scalar(raw) is rlist._COMPLEX
+    assert scanner._scalar(raw) is scanner._COMPLEX
 
 
 # --------------------------------------------------------------------------- rewrites
 
 
-def _fake_pipelinerun_handler(item: rlist.Item, ctx: process.Context) -> None:
+def _fake_pipelinerun_handler(item: Item, ctx: process.Context) -> None:
     """Stand-in for the real transform: one label and one new key, edited in place."""
     md = item.node["metadata"]
     md.setdefault("labels", yamlio.yamlsafe({}))["bench/touched"] = "yes"
@@ -372,7 +375,7 @@ def _fake_pipelinerun_handler(item: rlist.Item, ctx: process.Context) -> None:
 
 
 def test_generated_list_fast_path_matches_full_round_trip(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(tekton, "handle_pipelinerun", _fake_pipelinerun_handler)
+    monkeypatch.setitem(process.HANDLERS, ("tekton.dev", "PipelineRun"), _fake_pipelinerun_handler)
     text = gen.generate(120, 0.2, seed=7)
     frame, out, code = _run(text, fast=True)
     assert frame.fast and code == 0
@@ -398,7 +401,7 @@ def test_generated_list_fast_path_matches_full_round_trip(monkeypatch: pytest.Mo
 
 
 def test_rewritten_item_keeps_its_sequence_indentation(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(tekton, "handle_pipelinerun", _fake_pipelinerun_handler)
+    monkeypatch.setitem(process.HANDLERS, ("tekton.dev", "PipelineRun"), _fake_pipelinerun_handler)
     wide = PIPELINERUN.replace("    - name: source\n      volumeClaimTemplate:\n        spec:\n          accessModes",
                                "      - name: source\n        volumeClaimTemplate:\n          spec:\n            accessModes")
     _frame, out, code = _run(HEAD + "items:\n" + wide, fast=True)
@@ -430,7 +433,7 @@ def test_generated_list_with_the_real_transforms_matches_full_round_trip() -> No
 def test_untouched_item_that_is_not_yaml_is_refused() -> None:
     """The fast path never parses a ConfigMap, but a list with one that is not YAML is
     refused whole (a pre-commit hook must fail on it), with the line of the problem."""
-    from krm_fn.process import run_resource_list
+    from krm_fn.krm import run_resource_list
 
     data = (
         "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
@@ -446,7 +449,7 @@ def test_untouched_item_that_is_not_yaml_is_refused() -> None:
 
 
 def test_untouched_items_that_are_yaml_are_echoed_byte_for_byte() -> None:
-    from krm_fn.process import run_resource_list
+    from krm_fn.krm import run_resource_list
 
     data = (
         "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
@@ -462,7 +465,7 @@ def test_quoted_string_running_on_in_column_zero_is_not_split(continuation: str)
     """A double-quoted value whose continuation line starts in the dash's column (or in
     column 0 like a top-level key) looks like a new item to the line scanner; the run must
     still see one ConfigMap holding that text, not an extra object or section."""
-    from krm_fn.process import run_resource_list
+    from krm_fn.krm import run_resource_list
 
     data = (
         "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
@@ -481,7 +484,7 @@ def test_full_parse_keeps_a_scalar_extra_section_readable() -> None:
     """A top-level key the function does not know, with a plain scalar value, on the full
     parse path: written as `key: value`, with no document end marker (`...`) after it that
     would end the output's only document (found by test_fuzz_yaml_alphabet)."""
-    from krm_fn.process import run_resource_list
+    from krm_fn.krm import run_resource_list
 
     out, _, code = run_resource_list(b"apiVersion: v1\nkind: ResourceList\nakind: ResourceList\n?")
     assert code == 0

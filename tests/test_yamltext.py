@@ -1,26 +1,27 @@
-"""rlist.indent_entry: a re-emitted item keeps its head comment on its own entry, after the
+"""yamltext.indent_entry: a re-emitted item keeps its head comment on its own entry, after the
 dash (`- # comment`), as kpt sends it; before the dash, kpt (yaml.v3) would attach it to the
 previous item and so write it into another file."""
 from __future__ import annotations
 
-from krm_fn import rlist
+from krm_fn import resourcelist
+from krm_fn import yamltext
 
 
 def test_head_comment_goes_after_the_dash() -> None:
     text = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n# about a\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n"
-    frame = rlist.parse(text)
+    frame = resourcelist.parse(text)
     item = frame.items[0]
     item.load()["metadata"]["name"] = "b"
-    out = rlist.render_item(item, frame.items_indent)
+    out = item.render(frame.items_indent)[0]
     assert out.startswith("- # about a\n  apiVersion: v1\n")
     assert "name: b\n" in out
 
 
 def test_head_comment_with_indented_items() -> None:
-    assert rlist.indent_entry("# c\nkind: X\nmetadata: {}\n", 2) == "  - # c\n    kind: X\n    metadata: {}\n"
+    assert yamltext.indent_entry("# c\nkind: X\nmetadata: {}\n", 2) == "  - # c\n    kind: X\n    metadata: {}\n"
 
 
 def test_unchanged_item_keeps_its_exact_text() -> None:
     text = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n# about a\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n"
-    frame = rlist.parse(text)
-    assert rlist.render_item(frame.items[0], frame.items_indent) == "# about a\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n"
+    frame = resourcelist.parse(text)
+    assert frame.items[0].render(frame.items_indent)[0] == "# about a\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n"

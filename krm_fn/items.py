@@ -1,0 +1,301 @@
+"""The ResourceList and its items: identity (`Meta`), the exact input text, and the parsed
+`Document` once a transform needs it.
+
+An item's text is one `- ` entry of `items`, from its head comments to its last line, exactly
+as it came. `Item.load` parses it: with the light reader when the caller allows it and the
+text is in its form, else with the round-trip loader. `Item.render` gives the entry back: the
+input text when nothing changed, else what its document writes.
+"""
+from __future__ import annotations
+
+from krm_fn import guards
+from krm_fn import lite
+from krm_fn import yamltext
+from krm_fn.document import Document
+from krm_fn.document import LightDocument
+from krm_fn.document import RoundTripDocument
+from krm_fn.errors import Unsure
+from krm_fn.record import Record
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
+if TYPE_CHECKING:
+    from typing import Any
+
+
+class Meta(Record):
+    __slots__ = ("api_version", "kind", "name", "namespace", "generate_name", "annotations", "is_mapping")
+
+    def __init__(
+        self,
+        api_version: str = "",
+        kind: str = "",
+        name: str = "",
+        namespace: str = "",
+        generate_name: str = "",
+        annotations: dict[str, str] | None = None,
+        is_mapping: bool = True,
+    ) -> None:
+        self.api_version = api_version
+        self.kind = kind
+        self.name = name
+        self.namespace = namespace
+        self.generate_name = generate_name
+        self.annotations: dict[str, str] = {} if annotations is None else annotations
+        self.is_mapping = is_mapping
+
+    @property
+    def group(self) -> str:
+        return self.api_version.rpartition("/")[0] if "/" in self.api_version else ""
+
+    @property
+    def version(self) -> str:
+        return self.api_version.rpartition("/")[2]
+
+
+
+class Item(Record):
+    """One entry of `items`. `text` is the exact input text (fast path), or None when the
+    item came from a full parse (then `doc` is set from the start)."""
+
+    __slots__ = ("pos", "text", "meta", "complex_meta", "doc")
+
+    def __init__(
+        self,
+        pos: int,
+        text: str | None,
+        meta: Meta,
+        complex_meta: bool = False,
+        doc: Document | None = None,
+    ) -> None:
+        self.pos = pos
+        self.text = text
+        self.meta = meta
+        # the scanner was not sure of the identity: parse the item to learn it
+        self.complex_meta = complex_meta
+        self.doc = doc
+
+    @property
+    def node(self) -> Any:
+        """The parsed object (None until loaded)."""
+        return None if self.doc is None else self.doc.data
+
+    @property
+    def before(self) -> Any:
+        """The object as read, as plain data (None until loaded)."""
+        return None if self.doc is None else self.doc.before
+
+    @property
+    def changed(self) -> bool:
+        return self.doc is not None and self.doc.changed
+
+    def load(self, light: bool = False) -> Any:
+        """Parse this item (once): with the light reader when `light` and the text is in its
+        form, else with the round-trip loader. Returns the data."""
+        if self.doc is None:
+            assert self.text is not None
+            self.doc = (_light_document(self.text) if light else None) or _round_trip_document(self.text)
+        return self.doc.data
+
+    def load_round_trip(self) -> Any:
+        """Parse the item's text with the round-trip loader, dropping a light reading and
+        whatever was done to it."""
+        assert self.text is not None
+        self.doc = None  # a failed load leaves the item unloaded
+        self.doc = _round_trip_document(self.text)
+        return self.doc.data
+
+    def render(self, d: int) -> tuple[str, bool]:
+        """(text, faithful): the entry at dash indent `d`, the input text when unchanged.
+        faithful is False when the round-trip emitter could not keep the comments."""
+        if self.text is not None and not self.changed:
+            return self.text, True
+        assert self.doc is not None
+        return self.doc.render(d)
+
+
+def _light_document(text: str) -> LightDocument | None:
+    """The item read by the light reader; None when it is not sure of the text."""
+    if guards.may_nest_deeper_than_limit(text):
+        return None  # the round-trip path names the deepest field
+    body, c = item_body(text)
+    m, s, o = detect_indent(body, c)
+    try:
+        data, layout = lite.load_item(text, m, s, o)
+    except Unsure:
+        return None
+    guards.check_limits(data, "the object")
+    return LightDocument(data, layout)
+
+
+def _round_trip_document(text: str) -> RoundTripDocument:
+    node = parse_item_text(text)
+    guards.check_limits(node, "the object")
+    return RoundTripDocument(node, detect_indent(*item_body(text)))
+
+
+class ResourceList(Record):
+    """A ResourceList split into the parts the writer needs: the items, and every other
+    top-level section as it came (fast path) or parsed (full parse)."""
+
+    __slots__ = (
+        "api_version", "kind", "items", "function_config_text", "function_config", "results", "fast",
+        "header", "api_version_text", "kind_text", "items_indent", "order", "items_line",
+        "items_trailer", "extra", "full_root",
+    )
+
+    def __init__(
+        self,
+        api_version: str,
+        kind: str,
+        items: list[Item],
+        function_config_text: str | None,
+        function_config: Any,
+        results: list[Any],
+        fast: bool,
+        header: str = "",
+        api_version_text: str = "",
+        kind_text: str = "",
+        items_indent: int = 0,
+        order: list[str] | None = None,
+        items_line: str = "items:\n",
+        items_trailer: str = "",
+        extra: dict[str, Any] | None = None,
+        full_root: Any = None,
+    ) -> None:
+        self.api_version = api_version
+        self.kind = kind
+        self.items = items
+        self.function_config_text = function_config_text  # raw `functionConfig:` section, echoed unchanged
+        self.function_config = function_config  # parsed (round-trip) or None
+        self.results = results  # incoming results, plain data
+        self.fast = fast
+        self.header = header  # comments before the first key
+        self.api_version_text = api_version_text
+        self.kind_text = kind_text
+        self.items_indent = items_indent
+        self.order: list[str] = [] if order is None else order  # top-level keys as they came
+        self.items_line = items_line  # the `items:` line as written (with its comment)
+        self.items_trailer = items_trailer  # comment lines after the last item, kept after generated ones
+        # unknown keys: raw text (fast path) or parsed node (full parse), echoed unchanged
+        self.extra: dict[str, Any] = {} if extra is None else extra
+        self.full_root = full_root  # fallback: the whole parsed document
+
+
+
+
+def meta_of(node: Any) -> Meta:
+    meta = Meta()
+    if not isinstance(node, dict):
+        meta.is_mapping = False
+        return meta
+    meta.api_version = _str(node.get("apiVersion"))
+    meta.kind = _str(node.get("kind"))
+    md = node.get("metadata")
+    if isinstance(md, dict):
+        meta.name = _str(md.get("name"))
+        meta.namespace = _str(md.get("namespace"))
+        meta.generate_name = _str(md.get("generateName"))
+        ann = md.get("annotations")
+        if isinstance(ann, dict):
+            meta.annotations = {str(k): str(v) for k, v in ann.items() if isinstance(v, (str, int))}
+    return meta
+
+
+def _str(v: Any) -> str:
+    return v if isinstance(v, str) else ("" if v is None else str(v))
+
+
+# --------------------------------------------------------------------------- item text
+
+
+def _child_indent(body: list[str]) -> int:
+    for line in body:
+        if not yamltext.is_blank_or_comment(line):
+            return yamltext.indent_of(line)
+    return -1
+
+
+def item_body(chunk: str) -> tuple[list[str], int]:
+    """The item's lines from the dash line on, the dash turned into a space, and the indent
+    of its top-level keys."""
+    lines = yamltext.split_lines(chunk)
+    k = yamltext.dash_index(lines)
+    d = yamltext.indent_of(lines[k])
+    after = lines[k][d + 1 :].lstrip(" ")
+    if after.strip() and not after.startswith("#"):
+        c = len(lines[k]) - len(after)
+        return [" " * c + after] + lines[k + 1 :], c
+    body = lines[k + 1 :]
+    c = _child_indent(body)
+    return body, c if c >= 0 else d + 2
+
+
+def detect_indent(body: list[str], c: int) -> tuple[int, int, int]:
+    """(mapping, sequence, offset) for ruamel, read off the item's own text."""
+    mapping = 0
+    seq: tuple[int, int] | None = None
+    prev_key_indent = -1
+    for line in body:
+        if yamltext.is_blank_or_comment(line):
+            continue
+        ind = yamltext.indent_of(line)
+        stripped = line[ind:]
+        if stripped.startswith("- ") or stripped.rstrip() == "-":
+            if seq is None and prev_key_indent >= 0 and ind >= prev_key_indent:
+                off = ind - prev_key_indent
+                seq = (off + 2, off) if off else (2, 0)
+            prev_key_indent = -1
+            continue
+        if ind > c and mapping == 0 and prev_key_indent >= 0 and ind > prev_key_indent:
+            mapping = ind - prev_key_indent
+        prev_key_indent = ind if stripped.rstrip().endswith(":") else -1
+        if mapping and seq:
+            break
+    m = mapping or 2
+    s, o = seq if seq else (m, 0)
+    if o:
+        s = max(s, m + o) if s < o + 2 else s
+    return (m, s, o)
+
+
+
+def check_syntax(chunk: str) -> None:
+    """Raise YamlSyntaxError when `chunk` (an item's text) is not YAML. libyaml (YAML 1.1)
+    and the round-trip loader (YAML 1.2) differ at the edges, so what libyaml refuses is
+    refused only when the round-trip loader refuses it too: this check never rejects what
+    the rest of the function accepts."""
+    if not libyaml_reads(chunk):
+        parse_item_text(chunk)
+
+
+def libyaml_reads(text: str) -> bool:
+    """Whether libyaml parses `text` (events only, no objects built)."""
+    try:
+        from _ruamel_yaml import CParser  # ruamel.yaml.clib, a dependency
+    except ImportError:
+        return False
+    try:
+        CParser(text).raw_parse()
+        return True
+    except Exception:  # noqa: BLE001 - libyaml's errors of every kind
+        return False
+
+
+def parse_item_text(chunk: str) -> Any:
+    """Parse one item chunk alone with the round-trip loader: drop its `- ` and the sequence
+    indentation. Raises InputError (YamlSyntaxError when it is not YAML)."""
+    lines = yamltext.split_lines(chunk)
+    k = yamltext.dash_index(lines)
+    d = yamltext.indent_of(lines[k])
+    rest = lines[k][d + 1 :]
+    after = rest.lstrip(" ")
+    if after.strip() and not after.startswith("#"):
+        cut = d + 1 + len(rest) - len(after)
+    else:
+        nxt = [x for x in lines[k + 1 :] if not yamltext.is_blank_or_comment(x)]
+        cut = yamltext.indent_of(nxt[0]) if nxt else d + 2
+    out = [x.lstrip(" ") if x.strip() else "\n" for x in lines[:k]]
+    out.append(after if after.strip() else "\n")
+    for line in lines[k + 1 :]:
+        out.append(line[min(yamltext.indent_of(line), cut) :] if line.strip() else "\n")
+    return guards.load_guarded("".join(out), "the object", limits=False)

@@ -1,0 +1,74 @@
+"""KRM mode: the bytes of one ResourceList in, the text of one ResourceList out."""
+from __future__ import annotations
+
+import os
+
+from krm_fn import resourcelist
+from krm_fn import yamlio
+from krm_fn.errors import InputError
+from krm_fn.errors import YamlSyntaxError
+from krm_fn.process import Outcome
+from krm_fn.process import process_guarded
+from krm_fn.results import Result
+
+# The user's escape hatch: KRM_COSCHEDULE_LIGHT=0 takes the round-trip path for every item
+# (same bytes, slower). Read here only; everything below takes `light` as a parameter.
+LIGHT_ENV = "KRM_COSCHEDULE_LIGHT"
+
+
+def light_default() -> bool:
+    return os.environ.get(LIGHT_ENV) != "0"
+
+
+def run_resource_list(data: bytes, light: bool | None = None) -> tuple[str, Outcome | None, int]:
+    """(output text, outcome, exit code). The output is always a complete ResourceList:
+    unreadable input gives one with a single error result (outcome None)."""
+    if light is None:
+        light = light_default()
+    try:
+        text = resourcelist.decode(data)
+        rl = resourcelist.parse(text)
+    except InputError as e:
+        return error_list(str(e)), None, 1
+    try:
+        outcome = process_guarded(rl, light=light and rl.fast)
+        resourcelist.check_untouched(rl)
+        if rl.fast and _doubtful_split(outcome):
+            whole = _parse_whole_or_none(text)
+            if whole is not None and len(whole.items) != len(rl.items):
+                rl, outcome = whole, process_guarded(whole)
+    except YamlSyntaxError:
+        # an item the scanner sliced out does not parse alone. Either the input is not YAML
+        # (say where, in the input's own line numbers), or the item leans on the rest of the
+        # document (an alias to an anchor in another item): then read the input whole.
+        try:
+            rl = resourcelist.parse_whole(text)
+        except InputError as whole_error:
+            return error_list(str(whole_error)), None, 1
+        outcome = process_guarded(rl)
+    out = resourcelist.render(rl, outcome.item_texts, outcome.generated_texts, [r.as_dict() for r in outcome.results])
+    return out, outcome, outcome.exit_code
+
+
+def _parse_whole_or_none(text: str) -> resourcelist.ResourceList | None:
+    try:
+        return resourcelist.parse_whole(text)
+    except InputError:
+        return None
+
+
+def _doubtful_split(outcome: Outcome) -> bool:
+    """An item that is not a mapping or has no kind, on the fast path: either the input
+    really has one, or a quoted string ran on over a line that looked like a new item (its
+    continuation in the dash's column). Only reading the input whole tells; when it is real,
+    the whole reading reports the same error."""
+    return any(
+        r.severity == "error" and r.resource is None and (r.field_path or "").startswith("items[")
+        for r in outcome.results
+    )
+
+
+def error_list(message: str) -> str:
+    """A complete ResourceList that carries one error result (unreadable input, or a bug)."""
+    res = [Result("error", message).as_dict()]
+    return "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nresults:\n" + yamlio.dump_block(res)
