@@ -3,6 +3,7 @@ validated against schemas/coschedulepolicy.schema.json and resolved into a Polic
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 import json
 import re
 import os
@@ -312,66 +313,15 @@ def parse_version(v: str) -> tuple[int, int, int]:
 def _resolve(
     spec: dict[str, Any], src: _Source, prefix: str, cm_paths: dict[tuple[str, ...], str]
 ) -> tuple[Policy | None, list[Result]]:
-    def where(*typed: str) -> str:
-        return cm_paths.get(typed, ".".join((prefix, *typed)))
-
-    results: list[Result] = []
+    """A Policy from a validated spec: the coscheduling mode by Tekton's flag migration
+    table, then the assistant, defaults, scheduling and hardening values as given."""
     p = Policy(ref=src.ref, file_path=src.file_path, file_index=src.file_index, field_prefix=prefix)
     if "tektonVersion" in spec:
         p.tekton_version = parse_version(spec["tektonVersion"])
-    mode_given = "coschedule" in spec
-    mode = spec.get("coschedule", "workspaces")
-    disable_given = "disableAffinityAssistant" in spec
-    disable = bool(spec.get("disableAffinityAssistant", False))
-    v = p.tekton_version
-    vs = "v%d.%d.%d" % v
-    if v >= (1, 0, 0):
-        if disable_given:
-            results.append(
-                _err(
-                    src,
-                    where("disableAffinityAssistant"),
-                    f"disable-affinity-assistant is ignored from Tekton v1.0.0 on (tektonVersion "
-                    f"{vs}); only coschedule counts, so remove it (mode: {mode})",
-                    "warning",
-                )
-            )
-        p.mode = mode
-    elif v < (0, 50, 0):
-        if mode_given and mode != "workspaces":
-            return None, [
-                _err(
-                    src,
-                    where("coschedule"),
-                    f"Tekton {vs} has no coschedule flag (added in v0.50.0); use "
-                    "disableAffinityAssistant, or set tektonVersion to the version you run",
-                )
-            ]
-        p.mode = "disabled" if disable else "workspaces"
-    else:
-        if not disable and mode != "workspaces":
-            return None, [
-                _err(
-                    src,
-                    where("coschedule"),
-                    f"coschedule value {mode} is incompatible with disable-affinity-assistant "
-                    f"setting to false (Tekton {vs}, during the migration); set "
-                    "disableAffinityAssistant: true, or tektonVersion >= v1.0.0",
-                )
-            ]
-        if disable:
-            p.mode = "disabled" if mode in ("workspaces", "disabled") else mode
-        else:
-            p.mode = "workspaces"
-        if p.mode in ("pipelineruns", "isolate-pipelinerun") and v < (0, 51, 0):
-            return None, [
-                _err(
-                    src,
-                    where("coschedule"),
-                    f"affinity assistant behavior {p.mode} is not implemented in Tekton {vs} "
-                    "(added in v0.51.0); use workspaces or disabled, or upgrade Tekton",
-                )
-            ]
+    mode, results = _mode(spec, src, p.tekton_version, lambda *typed: cm_paths.get(typed, ".".join((prefix, *typed))))
+    if mode is None:
+        return None, results
+    p.mode = mode
     a = spec.get("assistant") or {}
     p.assistant_image = a.get("image", DEFAULT_NOP_IMAGE)
     p.assistant_pod_template = copy.deepcopy(a.get("podTemplate") or {})
@@ -393,3 +343,61 @@ def _resolve(
     p.hardening_allow_node_selector_keys = list(h.get("allowNodeSelectorKeys") or [])
     p.generate_name = spec.get("generateName", "error")
     return p, results
+
+
+def _mode(
+    spec: dict[str, Any], src: _Source, v: tuple[int, int, int], where: Callable[..., str]
+) -> tuple[str | None, list[Result]]:
+    """The coscheduling mode Tekton `v` runs with these flags (its migration table), or None
+    with the error for a combination Tekton refuses."""
+    mode_given = "coschedule" in spec
+    mode = spec.get("coschedule", "workspaces")
+    disable_given = "disableAffinityAssistant" in spec
+    disable = bool(spec.get("disableAffinityAssistant", False))
+    vs = "v%d.%d.%d" % v
+    if v >= (1, 0, 0):
+        if not disable_given:
+            return mode, []
+        return mode, [
+            _err(
+                src,
+                where("disableAffinityAssistant"),
+                f"disable-affinity-assistant is ignored from Tekton v1.0.0 on (tektonVersion "
+                f"{vs}); only coschedule counts, so remove it (mode: {mode})",
+                "warning",
+            )
+        ]
+    if v < (0, 50, 0):
+        if mode_given and mode != "workspaces":
+            return None, [
+                _err(
+                    src,
+                    where("coschedule"),
+                    f"Tekton {vs} has no coschedule flag (added in v0.50.0); use "
+                    "disableAffinityAssistant, or set tektonVersion to the version you run",
+                )
+            ]
+        return ("disabled" if disable else "workspaces"), []
+    if not disable and mode != "workspaces":
+        return None, [
+            _err(
+                src,
+                where("coschedule"),
+                f"coschedule value {mode} is incompatible with disable-affinity-assistant "
+                f"setting to false (Tekton {vs}, during the migration); set "
+                "disableAffinityAssistant: true, or tektonVersion >= v1.0.0",
+            )
+        ]
+    if not disable:
+        return "workspaces", []
+    resolved = "disabled" if mode in ("workspaces", "disabled") else mode
+    if resolved in ("pipelineruns", "isolate-pipelinerun") and v < (0, 51, 0):
+        return None, [
+            _err(
+                src,
+                where("coschedule"),
+                f"affinity assistant behavior {resolved} is not implemented in Tekton {vs} "
+                "(added in v0.51.0); use workspaces or disabled, or upgrade Tekton",
+            )
+        ]
+    return resolved, []

@@ -97,8 +97,47 @@ def scan(text: str) -> ResourceList:
     # (-> Unsure), and _scalar() refuses values with tabs; deeper tabs are content.
     if not text.endswith("\n"):
         text += "\n"
-    # ---- top level: column-0 lines are keys, comments, or document markers
-    sections: dict[str, list[Any]] = {}  # key -> [start, end, inline value, body start]
+    sections, order, header = _top_level(text)
+    api_version, api_version_text = _scalar_section(text, sections, "apiVersion")
+    kind, kind_text = _scalar_section(text, sections, "kind")
+    check_wrapper(kind)
+    items, items_indent, items_line, items_trailer = _items_section(text, sections)
+    fc_text = None
+    fc = None
+    if "functionConfig" in sections:
+        a, b, _v, _le = sections["functionConfig"]
+        fc_text = text[a:b]
+        fc = _load_section(fc_text, "functionConfig")
+    results = _results_section(text, sections)
+    extra = {k: text[sections[k][0] : sections[k][1]] for k in order if k not in KNOWN_SECTIONS}
+    for k, t in extra.items():
+        _load_section(t, k)  # must be valid YAML on its own; it is echoed as written
+    if "*" in text:
+        _check_aliases(text, items, [(sections[k][0], sections[k][1]) for k in order if k != "items"])
+    return ResourceList(
+        api_version=api_version or "config.kubernetes.io/v1",
+        kind=kind or "ResourceList",
+        items=items,
+        function_config_text=fc_text,
+        function_config=fc,
+        results=results,
+        fast=True,
+        header=header,
+        api_version_text=api_version_text,
+        kind_text=kind_text,
+        items_indent=items_indent,
+        order=order,
+        items_line=items_line,
+        items_trailer=items_trailer,
+        extra=extra,
+    )
+
+
+def _top_level(text: str) -> tuple[dict[str, list[Any]], list[str], str]:
+    """The top-level sections: column-0 lines are keys, comments, or document markers.
+    ({key: [start, end, inline value, body start]}, keys in order, comments before the
+    first key)."""
+    sections: dict[str, list[Any]] = {}
     order: list[str] = []
     cur: str | None = None
     doc_start: tuple[int, int] | None = None  # the `---` line before the first key
@@ -114,17 +153,9 @@ def scan(text: str) -> ResourceList:
             if line.rstrip() == "---" and cur is None and doc_start is None:
                 doc_start = (start, start + len(line) + 1)
                 continue
-            after_marker = start + len(line) + 1
-            if line.rstrip() == "..." and cur is not None and only_blank_or_comment(text, after_marker):
+            if _document_end(text, line, start, cur):
                 end = start  # document end, then only comments
                 break
-            if cur is not None and line.startswith("---") and not only_blank_or_comment(text, after_marker):
-                lineno = text.count("\n", 0, start) + 1
-                raise InputError(
-                    f"line {lineno}: a second YAML document starts here; "
-                    "the function reads exactly one ResourceList on stdin (to rewrite a "
-                    "multi-document file, use `krm-coschedule --config POLICY FILE`)"
-                )
             raise Unsure("document marker")  # the full parse tells what it is
         if c0 == "-":
             if cur is None:
@@ -151,74 +182,64 @@ def scan(text: str) -> ResourceList:
     if cur is None:
         raise Unsure("no keys")
     sections[cur][1] = min(sections[cur][1], end)
+    return sections, order, header
 
-    def scalar_of(key: str) -> tuple[str, str]:
-        if key not in sections:
-            return "", ""
-        a, b, v, le = sections[key]
-        if not only_blank_or_comment(text, le, b):
-            raise Unsure(f"{key} spans lines")
-        val = _scalar(v)
-        if val is None or val is _COMPLEX:
-            raise Unsure(f"{key} value")
-        return str(val), text[a:b]
 
-    api_version, api_version_text = scalar_of("apiVersion")
-    kind, kind_text = scalar_of("kind")
-    check_wrapper(kind)
+def _document_end(text: str, line: str, start: int, cur: str | None) -> bool:
+    """A `...` after the content with only comments after it: True. A `---` that starts a
+    second document: InputError. Anything else: False (the caller steps aside)."""
+    after_marker = start + len(line) + 1
+    if line.rstrip() == "..." and cur is not None and only_blank_or_comment(text, after_marker):
+        return True
+    if cur is not None and line.startswith("---") and not only_blank_or_comment(text, after_marker):
+        lineno = text.count("\n", 0, start) + 1
+        raise InputError(
+            f"line {lineno}: a second YAML document starts here; "
+            "the function reads exactly one ResourceList on stdin (to rewrite a "
+            "multi-document file, use `krm-coschedule --config POLICY FILE`)"
+        )
+    return False
 
-    items: list[Item] = []
-    items_indent = 0
-    items_line = "items:\n"
-    items_trailer = ""
-    if "items" in sections:
-        a, b, v, le = sections["items"]
-        items_line = text[a:le]
-        if v is not None and _strip_comment(v) not in ("", "[]", "null", "~"):
-            raise Unsure("flow items")
-        if v is not None and _strip_comment(v) and not only_blank_or_comment(text, le, b):
-            raise Unsure("items value and content")
-        items, items_indent, items_trailer = _split_items(text, le, b)
-        if not items and _strip_comment(v or ""):
-            items_line = text[a:b]  # `items: []` and what follows it, kept as written
-            items_trailer = ""
 
-    fc_text = None
-    fc = None
-    if "functionConfig" in sections:
-        a, b, _v, _le = sections["functionConfig"]
-        fc_text = text[a:b]
-        fc = _load_section(fc_text, "functionConfig")
-    results: list[Any] = []
-    if "results" in sections:
-        a, b, _v, _le = sections["results"]
-        loaded = _load_section(text[a:b], "results")
-        if isinstance(loaded, list):
-            results = [yamlio.to_plain(r) for r in loaded]
-        elif isinstance(loaded, dict):  # legacy {name, items} form
-            results = [yamlio.to_plain(r) for r in (loaded.get("items") or [])]
-    extra = {k: text[sections[k][0] : sections[k][1]] for k in order if k not in KNOWN_SECTIONS}
-    for k, t in extra.items():
-        _load_section(t, k)  # must be valid YAML on its own; it is echoed as written
-    if "*" in text:
-        _check_aliases(text, items, [(sections[k][0], sections[k][1]) for k in order if k != "items"])
-    return ResourceList(
-        api_version=api_version or "config.kubernetes.io/v1",
-        kind=kind or "ResourceList",
-        items=items,
-        function_config_text=fc_text,
-        function_config=fc,
-        results=results,
-        fast=True,
-        header=header,
-        api_version_text=api_version_text,
-        kind_text=kind_text,
-        items_indent=items_indent,
-        order=order,
-        items_line=items_line,
-        items_trailer=items_trailer,
-        extra=extra,
-    )
+def _scalar_section(text: str, sections: dict[str, list[Any]], key: str) -> tuple[str, str]:
+    """(value, text as written) of a one-line top-level scalar such as `kind`."""
+    if key not in sections:
+        return "", ""
+    a, b, v, le = sections[key]
+    if not only_blank_or_comment(text, le, b):
+        raise Unsure(f"{key} spans lines")
+    val = _scalar(v)
+    if val is None or val is _COMPLEX:
+        raise Unsure(f"{key} value")
+    return str(val), text[a:b]
+
+
+def _items_section(text: str, sections: dict[str, list[Any]]) -> tuple[list[Item], int, str, str]:
+    """(items, dash indent, the `items:` line as written, comments after the last item)."""
+    if "items" not in sections:
+        return [], 0, "items:\n", ""
+    a, b, v, le = sections["items"]
+    items_line = text[a:le]
+    if v is not None and _strip_comment(v) not in ("", "[]", "null", "~"):
+        raise Unsure("flow items")
+    if v is not None and _strip_comment(v) and not only_blank_or_comment(text, le, b):
+        raise Unsure("items value and content")
+    items, items_indent, items_trailer = _split_items(text, le, b)
+    if not items and _strip_comment(v or ""):
+        return items, items_indent, text[a:b], ""  # `items: []` and what follows it, as written
+    return items, items_indent, items_line, items_trailer
+
+
+def _results_section(text: str, sections: dict[str, list[Any]]) -> list[Any]:
+    if "results" not in sections:
+        return []
+    a, b, _v, _le = sections["results"]
+    loaded = _load_section(text[a:b], "results")
+    if isinstance(loaded, list):
+        return [yamlio.to_plain(r) for r in loaded]
+    if isinstance(loaded, dict):  # legacy {name, items} form
+        return [yamlio.to_plain(r) for r in (loaded.get("items") or [])]
+    return []
 
 
 def check_wrapper(kind: str) -> None:

@@ -15,24 +15,30 @@ import copy
 import json
 
 from krm_fn import assistant as assistant_mod
-from krm_fn import guards
 from krm_fn import names
 from krm_fn import scheduling
 from krm_fn import yamlio
 from krm_fn.context import Context
 from krm_fn.context import Plan
-from krm_fn.document import Document
 from krm_fn.errors import FieldError
 from krm_fn.items import Item
 from krm_fn.keys import OWNER_ANNOTATION
 from krm_fn.record import Record
+from krm_fn.tekton_run import Run
+from krm_fn.tekton_run import copy_affinity
+from krm_fn.tekton_run import get_list
+from krm_fn.tekton_run import get_map
+from krm_fn.tekton_run import pin
+from krm_fn.tekton_run import plain_affinity
+from krm_fn.tekton_run import set_key
+from krm_fn.tekton_run import unpin_run_level
+from krm_fn.tekton_run import unpin_task
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
     from typing import Any
 
 PER_RUN_MODES = ("pipelineruns", "isolate-pipelinerun")
-REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
 TEKTON_MULTI_PVC = "more than one PersistentVolumeClaim is bound"
 
 
@@ -80,95 +86,6 @@ class _Group(Record):
         self.tasks: list[str] = [] if tasks is None else tasks
 
 
-class _Run:
-    """Where a run keeps its pod templates, by kind and apiVersion."""
-
-    def __init__(self, item: Item, ctx: Context) -> None:
-        self.item = item
-        self.ctx = ctx
-        assert item.doc is not None
-        self.doc = item.doc  # new nodes are made by the item's own document
-        self.node = item.node
-        self.kind = item.meta.kind
-        self.version = item.meta.version
-        self.name = item.meta.name
-        self.namespace = item.meta.namespace
-        spec = self.node.get("spec")
-        if not isinstance(spec, dict):
-            raise FieldError("spec", "spec is missing or not a mapping")
-        self.spec = spec
-        if self.kind == "PipelineRun" and self.version == "v1":
-            self.tpl_parent_key: str | None = "taskRunTemplate"
-            self.tpl_path = "spec.taskRunTemplate.podTemplate"
-            self.trs_key = "podTemplate"
-        else:
-            self.tpl_parent_key = None
-            self.tpl_path = "spec.podTemplate"
-            self.trs_key = "taskPodTemplate"
-        self._created_parent = False
-
-    # ---- the run-level pod template
-    def tpl_parent(self, create: bool) -> Any:
-        if self.tpl_parent_key is None:
-            return self.spec
-        parent = _map(self.spec, self.tpl_parent_key, f"spec.{self.tpl_parent_key}")
-        if parent is None and create:
-            parent = self.doc.new_map()
-            self.doc.add_key(self.spec, self.tpl_parent_key, parent)
-            self._created_parent = True
-        return parent
-
-    def template(self, create: bool = False) -> Any:
-        parent = self.tpl_parent(create)
-        if parent is None:
-            return None
-        tpl = _map(parent, "podTemplate", self.tpl_path)
-        if tpl is None and create:
-            tpl = self.doc.new_map()
-            self.doc.add_key(parent, "podTemplate", tpl)
-        return tpl
-
-    def drop_empty_parent(self) -> None:
-        """A taskRunTemplate we created for nothing leaves again."""
-        key = self.tpl_parent_key
-        if self._created_parent and key and key in self.spec and not self.spec[key]:
-            del self.spec[key]
-
-    def service_account(self) -> str:
-        parent = self.tpl_parent(False)
-        sa = parent.get("serviceAccountName") if isinstance(parent, dict) else None
-        return sa if isinstance(sa, str) else ""
-
-    def task_run_specs(self) -> list[tuple[int, Any]]:
-        if self.kind != "PipelineRun":
-            return []
-        trs = _list(self.spec, "taskRunSpecs", "spec.taskRunSpecs") or []
-        return [(i, t) for i, t in enumerate(trs) if isinstance(t, dict)]
-
-    def trs_templates(self) -> list[tuple[str, Any]]:
-        out = []
-        for i, t in self.task_run_specs():
-            tpl = _map(t, self.trs_key, f"spec.taskRunSpecs[{i}].{self.trs_key}")
-            if tpl is not None:
-                out.append((f"spec.taskRunSpecs[{i}].{self.trs_key}", tpl))
-        return out
-
-    # ---- names
-    def own_assistants(self) -> frozenset[str]:
-        """Every assistant name this run can have under any mode (to recognise our work)."""
-        if self.kind == "TaskRun":
-            return frozenset({names.taskrun_assistant_name(self.name)})
-        out = {names.assistant_name("", self.name)}
-        for b in _list(self.spec, "workspaces", "spec.workspaces") or []:
-            if isinstance(b, dict) and isinstance(b.get("name"), str):
-                out.add(names.assistant_name(b["name"], self.name))
-        return frozenset(out)
-
-    @property
-    def owner(self) -> str:
-        return f"{self.kind}/{self.name}"
-
-
 # --------------------------------------------------------------------------- entry points
 
 
@@ -184,7 +101,7 @@ def handle_taskrun(item: Item, ctx: Context) -> None:
 
 def _handle(item: Item, ctx: Context) -> None:
     try:
-        run = _Run(item, ctx)
+        run = Run(item, ctx)
         if not _valid(run):
             return
         _apply_defaults(run)
@@ -198,7 +115,7 @@ def _handle(item: Item, ctx: Context) -> None:
 # --------------------------------------------------------------------------- render-time checks
 
 
-def _valid(run: _Run) -> bool:
+def _valid(run: Run) -> bool:
     """What Tekton or the API server would refuse later, caught at render time."""
     ok = True
     if len(run.name) > 63:
@@ -232,7 +149,7 @@ def _valid(run: _Run) -> bool:
     return ok
 
 
-def _check_task_run_specs(run: _Run) -> bool:
+def _check_task_run_specs(run: Run) -> bool:
     """Tekton fails a run whose taskRunSpecs name a task the Pipeline does not have:
     "pipelineRun's taskrunSpecs defined wrong taskName: %q, does not exist in Pipeline"."""
     trs = run.spec.get("taskRunSpecs")
@@ -261,7 +178,7 @@ def _check_task_run_specs(run: _Run) -> bool:
     return ok
 
 
-def _known_pipeline(run: _Run) -> dict[str, Any] | None:
+def _known_pipeline(run: Run) -> dict[str, Any] | None:
     """The pipeline spec when it is embedded or in the input; None otherwise (no result)."""
     embedded = run.spec.get("pipelineSpec")
     if isinstance(embedded, dict):
@@ -278,7 +195,7 @@ def _known_pipeline(run: _Run) -> dict[str, Any] | None:
 # --------------------------------------------------------------------------- defaults, policy
 
 
-def _apply_defaults(run: _Run) -> None:
+def _apply_defaults(run: Run) -> None:
     """Tekton's default-pod-template: a field the run's template leaves unset is taken whole."""
     default = run.ctx.policy.default_pod_template
     if not default:
@@ -292,7 +209,7 @@ def _apply_defaults(run: _Run) -> None:
                 run.doc.add_key(tpl, key, run.doc.safe(copy.deepcopy(value)))
 
 
-def _apply_scheduling(run: _Run) -> None:
+def _apply_scheduling(run: Run) -> None:
     parent = run.tpl_parent(create=True)
     scheduling.constrain_pod_template(run.item, run.ctx, parent, "podTemplate", run.tpl_path)
     for i, trs in run.task_run_specs():
@@ -304,7 +221,7 @@ def _apply_scheduling(run: _Run) -> None:
 # --------------------------------------------------------------------------- coscheduling
 
 
-def _coschedule(run: _Run) -> None:
+def _coschedule(run: Run) -> None:
     mode = run.ctx.policy.mode
     if run.kind == "PipelineRun" and not run.name:
         # no name: nothing of ours can be in it yet, and no assistant name can be computed
@@ -336,7 +253,7 @@ def _coschedule(run: _Run) -> None:
         _per_workspace(run, bindings, own)
 
 
-def _no_name(run: _Run) -> None:
+def _no_name(run: Run) -> None:
     gn = run.item.meta.generate_name
     mode = run.ctx.policy.mode
     if run.ctx.policy.generate_name == "skip":
@@ -356,7 +273,7 @@ def _no_name(run: _Run) -> None:
     )
 
 
-def _taskrun(run: _Run, bindings: list[_Binding], own: frozenset[str], mode: str) -> None:
+def _taskrun(run: Run, bindings: list[_Binding], own: frozenset[str], mode: str) -> None:
     distinct = {b.key for b in bindings}
     if len(distinct) <= 1:
         _unrender(run, bindings, own)
@@ -375,30 +292,30 @@ def _taskrun(run: _Run, bindings: list[_Binding], own: frozenset[str], mode: str
     _per_run(run, bindings, own, names.taskrun_assistant_name(run.name), ["*"])
 
 
-def _per_run(run: _Run, bindings: list[_Binding], own: frozenset[str], aa: str, tasks: list[str]) -> None:
+def _per_run(run: Run, bindings: list[_Binding], own: frozenset[str], aa: str, tasks: list[str]) -> None:
     group = _Group(aa, bindings, tasks)
     templates, claims = _assistant_volumes(run, group)
     # pin every TaskRun pod: the run-level template, and each taskRunSpecs template that
     # sets its own affinity (Tekton lets it replace the run-level field)
-    _pin(run.doc, run.template(create=True), aa, own, f"{run.tpl_path}.affinity")
+    pin(run.doc, run.template(create=True), aa, own, f"{run.tpl_path}.affinity")
     # a task affinity that only repeats the run-level one (a copy workspaces mode made) adds
     # nothing here: drop it, so a mode switch ends where a direct render does
     for i, _t in reversed(run.task_run_specs()):
-        _unpin_task(run, i, own, same_as=_plain_affinity(run.template(), own))
+        unpin_task(run, i, own, same_as=plain_affinity(run.template(), own))
     for path, tpl in run.trs_templates():
         if tpl.get("affinity") is not None:
-            _pin(run.doc, tpl, aa, own, f"{path}.affinity")
+            pin(run.doc, tpl, aa, own, f"{path}.affinity")
         _check_placement(run, path, tpl, aa, _task_of(run, path))
     _emit_assistant(run, group, templates, claims, isolate=run.ctx.policy.mode == "isolate-pipelinerun")
     _record_plan(run, [(group, templates, claims)])
 
 
-def _per_workspace(run: _Run, bindings: list[_Binding], own: frozenset[str]) -> None:
+def _per_workspace(run: Run, bindings: list[_Binding], own: frozenset[str]) -> None:
     # the run-level template pins nothing in this mode: only the tasks that use a claim
-    _unpin_run_level(run, own)
+    unpin_run_level(run, own)
     if not bindings:
         for i, _t in reversed(run.task_run_specs()):
-            _unpin_task(run, i, own)
+            unpin_task(run, i, own)
         return
     groups: dict[str, _Group] = {}
     for b in bindings:
@@ -445,7 +362,7 @@ def _per_workspace(run: _Run, bindings: list[_Binding], own: frozenset[str]) -> 
     _record_plan(run, plan)
 
 
-def _pin_tasks(run: _Run, pinned: dict[str, str], own: frozenset[str]) -> None:
+def _pin_tasks(run: Run, pinned: dict[str, str], own: frozenset[str]) -> None:
     """workspaces mode: one taskRunSpecs entry per pinned task. Its pod template's affinity
     replaces the run-level one (Tekton merges field by field), so it starts as a copy."""
     run_tpl = run.template()
@@ -455,7 +372,7 @@ def _pin_tasks(run: _Run, pinned: dict[str, str], own: frozenset[str]) -> None:
     for i, trs in run.task_run_specs():
         task = trs.get("pipelineTaskName")
         path = f"spec.taskRunSpecs[{i}].{run.trs_key}"
-        tpl = _map(trs, run.trs_key, path)
+        tpl = get_map(trs, run.trs_key, path)
         aa = pinned.get(task) if isinstance(task, str) and task not in seen else None
         if isinstance(task, str):
             seen.add(task)
@@ -466,26 +383,26 @@ def _pin_tasks(run: _Run, pinned: dict[str, str], own: frozenset[str]) -> None:
             tpl = run.doc.new_map()
             run.doc.add_key(trs, run.trs_key, tpl)
         if tpl.get("affinity") is None:
-            _set(run.doc, tpl, "affinity", _copy_affinity(run.doc, run_aff, own))
-        _pin(run.doc, tpl, aa, own, f"{path}.affinity")
+            set_key(run.doc, tpl, "affinity", copy_affinity(run.doc, run_aff, own))
+        pin(run.doc, tpl, aa, own, f"{path}.affinity")
         _check_placement(run, path, tpl, aa, task)
     for i in reversed(unpinned):
-        _unpin_task(run, i, own)
+        unpin_task(run, i, own)
     missing = [t for t in pinned if t not in seen]
     if not missing:
         return
-    trs_list = _list(run.spec, "taskRunSpecs", "spec.taskRunSpecs")
+    trs_list = get_list(run.spec, "taskRunSpecs", "spec.taskRunSpecs")
     if trs_list is None:
         trs_list = run.doc.safe([])
         run.doc.add_key(run.spec, "taskRunSpecs", trs_list)
     for task in missing:
         entry = run.doc.safe({"pipelineTaskName": task, run.trs_key: {}})
-        entry[run.trs_key]["affinity"] = _copy_affinity(run.doc, run_aff, own)
-        _pin(run.doc, entry[run.trs_key], pinned[task], own, "")
+        entry[run.trs_key]["affinity"] = copy_affinity(run.doc, run_aff, own)
+        pin(run.doc, entry[run.trs_key], pinned[task], own, "")
         run.doc.append(trs_list, entry)
 
 
-def _check_placement(run: _Run, path: str, tpl: Any, aa: str, task: Any = None) -> None:
+def _check_placement(run: Run, path: str, tpl: Any, aa: str, task: Any = None) -> None:
     """A task template that selects nodes the assistant may not be on deadlocks: its pods
     must share the assistant's node (Tekton places the assistant by the run-level template
     only and ignores taskRunSpecs)."""
@@ -512,33 +429,19 @@ def _check_placement(run: _Run, path: str, tpl: Any, aa: str, task: Any = None) 
     )
 
 
-def _task_of(run: _Run, path: str) -> Any:
+def _task_of(run: Run, path: str) -> Any:
     for i, trs in run.task_run_specs():
         if path.startswith(f"spec.taskRunSpecs[{i}]."):
             return trs.get("pipelineTaskName")
     return None
 
 
-def _copy_affinity(doc: Document, aff: Any, own: frozenset[str]) -> Any:
-    """A deep copy of the run-level affinity without our pinning terms, for a task template."""
-    plain = yamlio.to_plain(aff) if isinstance(aff, dict) else {}
-    cleaned = assistant_mod.prune_empty(_strip_pins(plain, own))
-    return doc.safe(cleaned)
-
-
-def _strip_pins(aff: dict[str, Any], own: frozenset[str]) -> dict[str, Any]:
-    pa = aff.get("podAffinity")
-    if isinstance(pa, dict) and isinstance(pa.get(REQUIRED), list):
-        pa[REQUIRED] = [t for t in pa[REQUIRED] if names.pinned_assistant(t) not in own]
-    return aff
-
-
-def _unrender(run: _Run, bindings: list[_Binding], own: frozenset[str]) -> None:
+def _unrender(run: Run, bindings: list[_Binding], own: frozenset[str]) -> None:
     """The run is not coscheduled (disabled, or a TaskRun with one claim): undo an earlier
     render, so a mode change leaves no binding to a claim nobody creates."""
-    _unpin_run_level(run, own)
+    unpin_run_level(run, own)
     for i, _t in reversed(run.task_run_specs()):
-        _unpin_task(run, i, own)
+        unpin_task(run, i, own)
     fixed_keys = {"tekton.dev/pipelineRun", "tekton.dev/taskRun", names.LABEL_INSTANCE, names.LABEL_COMPONENT}
     for b in bindings:
         if b.kind != "ours" or b.template is None:
@@ -562,9 +465,9 @@ def _unrender(run: _Run, bindings: list[_Binding], own: frozenset[str]) -> None:
 # --------------------------------------------------------------------------- workspaces
 
 
-def _bindings(run: _Run, own: frozenset[str]) -> list[_Binding] | None:
+def _bindings(run: Run, own: frozenset[str]) -> list[_Binding] | None:
     """The PVC-backed workspace bindings, with our own earlier claims recognised."""
-    ws = _list(run.spec, "workspaces", "spec.workspaces") or []
+    ws = get_list(run.spec, "workspaces", "spec.workspaces") or []
     out: list[_Binding] = []
     ok = True
     for i, b in enumerate(ws):
@@ -578,7 +481,7 @@ def _bindings(run: _Run, own: frozenset[str]) -> list[_Binding] | None:
                 raise FieldError(f"{path}.volumeClaimTemplate", "volumeClaimTemplate is not a mapping")
             out.append(_Binding(i, str(name), b, "vct", template=yamlio.to_plain(vct)))
             continue
-        pvc = _map(b, "persistentVolumeClaim", f"{path}.persistentVolumeClaim")
+        pvc = get_map(b, "persistentVolumeClaim", f"{path}.persistentVolumeClaim")
         if pvc is None:
             continue
         claim = pvc.get("claimName")
@@ -599,7 +502,7 @@ def _bindings(run: _Run, own: frozenset[str]) -> list[_Binding] | None:
 _MISSING = object()
 
 
-def _our_claim(run: _Run, claim: str, own: frozenset[str]) -> object:
+def _our_claim(run: Run, claim: str, own: frozenset[str]) -> object:
     """(assistant, template) when `claim` is `<template>-<assistant>-0` of one of this run's
     generated StatefulSets; None for a user claim; _MISSING after reporting an error."""
     for aa in sorted(own):
@@ -632,7 +535,7 @@ def _claim_templates(sts: Any, owner: str) -> list[dict[str, Any]]:
     return [t for t in yamlio.to_plain(vcts) if isinstance(t, dict)] if isinstance(vcts, list) else []
 
 
-def _assistant_volumes(run: _Run, group: _Group) -> tuple[list[dict[str, Any]], list[str]]:
+def _assistant_volumes(run: Run, group: _Group) -> tuple[list[dict[str, Any]], list[str]]:
     """Claim templates (kept from the existing StatefulSet, then new ones) and user claims;
     rewrites each template binding to the claim the StatefulSet creates."""
     aa = group.assistant
@@ -687,7 +590,7 @@ def _template_from_vct(vct: dict[str, Any], binding: str, run_name: str, fixed: 
     return {"metadata": out_md, "spec": copy.deepcopy(vct.get("spec") or {})}
 
 
-def _pipeline_spec(run: _Run) -> tuple[dict[str, Any], str] | None:
+def _pipeline_spec(run: Run) -> tuple[dict[str, Any], str] | None:
     """(plain pipeline spec, field path prefix for results), or None after an error."""
     embedded = run.spec.get("pipelineSpec")
     if isinstance(embedded, dict):
@@ -736,7 +639,7 @@ def _task_workspaces(task: dict[str, Any]) -> list[str]:
     return out
 
 
-def _multi_claim_error(run: _Run, bindings: list[_Binding]) -> None:
+def _multi_claim_error(run: Run, bindings: list[_Binding]) -> None:
     claims = sorted({b.claim if b.kind == "pvc" else f"volumeClaimTemplate of {b.name}" for b in bindings})
     run.ctx.error(
         run.item,
@@ -747,7 +650,7 @@ def _multi_claim_error(run: _Run, bindings: list[_Binding]) -> None:
     )
 
 
-def _task_multi_claim(run: _Run, task: str, path: str, used: list[tuple[str, _Group]]) -> None:
+def _task_multi_claim(run: Run, task: str, path: str, used: list[tuple[str, _Group]]) -> None:
     detail = ", ".join(f"{ws} ({_describe(g)})" for ws, g in used)
     run.ctx.error(
         run.item,
@@ -767,7 +670,7 @@ def _describe(g: _Group) -> str:
 # --------------------------------------------------------------------------- output
 
 
-def _emit_assistant(run: _Run, g: _Group, templates: list[dict[str, Any]], claims: list[str], isolate: bool) -> None:
+def _emit_assistant(run: Run, g: _Group, templates: list[dict[str, Any]], claims: list[str], isolate: bool) -> None:
     labels = (run.node.get("metadata") or {}).get("labels")
     run_labels = {str(k): str(v) for k, v in labels.items()} if isinstance(labels, dict) else {}
     tpl = run.template()
@@ -787,7 +690,7 @@ def _emit_assistant(run: _Run, g: _Group, templates: list[dict[str, Any]], claim
     run.ctx.generate(run.item, assistant_mod.statefulset(spec, run.ctx.policy))
 
 
-def _record_plan(run: _Run, groups: list[tuple[_Group, list[dict[str, Any]], list[str]]]) -> None:
+def _record_plan(run: Run, groups: list[tuple[_Group, list[dict[str, Any]], list[str]]]) -> None:
     assistants = []
     for g, templates, claims in groups:
         bound: dict[str, list[str]] = {}
@@ -813,116 +716,3 @@ def _record_plan(run: _Run, groups: list[tuple[_Group, list[dict[str, Any]], lis
     run.ctx.plans.append(Plan(run.ctx.ref(run.item), run.ctx.policy.mode, assistants))
 
 
-# --------------------------------------------------------------------------- tree edits
-
-
-def _pin(doc: Document, tpl: Any, aa: str, own: frozenset[str], path: str) -> None:
-    """Append the required podAffinity term for `aa` (once), dropping our terms for other
-    assistants of this run (left over from another mode), never touching user terms."""
-    _unpin(tpl, {aa}, own)
-    term = doc.safe(names.pin_term(aa))
-    aff = _map(tpl, "affinity", path)
-    if aff is None:
-        _set(doc, tpl, "affinity", doc.safe({"podAffinity": {REQUIRED: [term]}}))
-        return
-    pa = _map(aff, "podAffinity", f"{path}.podAffinity")
-    if pa is None:
-        _set(doc, aff, "podAffinity", doc.safe({REQUIRED: [term]}))
-        return
-    req = _list(pa, REQUIRED, f"{path}.podAffinity.{REQUIRED}")
-    if req is None:
-        _set(doc, pa, REQUIRED, doc.safe([term]))
-    elif not any(names.pinned_assistant(yamlio.to_plain(t)) == aa for t in req):
-        doc.append(req, term)
-
-
-def _unpin(tpl: Any, keep: set[str], own: frozenset[str]) -> bool:
-    """Remove our pinning terms for this run's assistants not in `keep`; containers that
-    only held them go too. True when something was removed."""
-    aff = tpl.get("affinity")
-    if not isinstance(aff, dict):
-        return False
-    pa = aff.get("podAffinity")
-    if not isinstance(pa, dict):
-        return False
-    req = pa.get(REQUIRED)
-    if not isinstance(req, list):
-        return False
-    drop = [
-        i for i, t in enumerate(req) if (a := names.pinned_assistant(yamlio.to_plain(t))) is not None and a in own and a not in keep
-    ]
-    if not drop:
-        return False
-    for i in reversed(drop):
-        del req[i]
-    if not req:
-        del pa[REQUIRED]
-    if not pa:
-        del aff["podAffinity"]
-    if not aff:
-        del tpl["affinity"]
-    return True
-
-
-def _unpin_run_level(run: _Run, own: frozenset[str]) -> None:
-    """Unpin the run-level template; a template that held only our term goes too."""
-    tpl = run.template()
-    if tpl is not None and _unpin(tpl, set(), own) and not tpl:
-        del run.tpl_parent(False)["podTemplate"]
-        if run.tpl_parent_key and not run.spec[run.tpl_parent_key]:
-            del run.spec[run.tpl_parent_key]
-
-
-def _plain_affinity(tpl: Any, own: frozenset[str]) -> Any:
-    """A template's affinity as plain data without our pinning terms (None when unset)."""
-    aff = tpl.get("affinity") if isinstance(tpl, dict) else None
-    if not isinstance(aff, dict):
-        return None
-    return assistant_mod.prune_empty(_strip_pins(yamlio.to_plain(aff), own))
-
-
-def _unpin_task(run: _Run, index: int, own: frozenset[str], same_as: Any = None) -> None:
-    """Unpin one taskRunSpecs template; an entry that held only our term goes too. With
-    `same_as`, an affinity equal to it (the run-level one) goes as well."""
-    trs = run.spec["taskRunSpecs"]
-    entry = trs[index]
-    tpl = entry.get(run.trs_key)
-    if not isinstance(tpl, dict):
-        return
-    changed = _unpin(tpl, set(), own)
-    if same_as is not None and "affinity" in tpl and _plain_affinity(tpl, own) == same_as:
-        del tpl["affinity"]
-        changed = True
-    if not changed or tpl:
-        return
-    del entry[run.trs_key]
-    if set(entry) <= {"pipelineTaskName"}:
-        del trs[index]
-        if not trs:
-            del run.spec["taskRunSpecs"]
-
-
-def _set(doc: Document, m: Any, key: str, value: Any) -> None:
-    """m[key] = value; a new key goes last, keeping a trailing comment last."""
-    if key in m:
-        m[key] = value
-    else:
-        doc.add_key(m, key, value)
-
-
-def _map(parent: Any, key: str, path: str) -> Any:
-    v = parent.get(key)
-    if v is None:
-        return None
-    if not isinstance(v, dict):
-        raise FieldError(path, f"{path} is a {guards.type_name(v)}, not a mapping")
-    return v
-
-
-def _list(parent: Any, key: str, path: str) -> Any:
-    v = parent.get(key)
-    if v is None:
-        return None
-    if not isinstance(v, list):
-        raise FieldError(path, f"{path} is a {guards.type_name(v)}, not a list")
-    return v
