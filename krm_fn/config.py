@@ -3,14 +3,14 @@ validated against schemas/coschedulepolicy.schema.json and resolved into a Polic
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
 import json
-import re
 import os
+import re
+from collections.abc import Callable
 
 from krm_fn import guards
-from krm_fn.errors import InputError
 from krm_fn import yamlio
+from krm_fn.errors import InputError
 from krm_fn.record import Record
 from krm_fn.results import ResourceRef
 from krm_fn.results import Result
@@ -354,7 +354,7 @@ def _mode(
     mode = spec.get("coschedule", "workspaces")
     disable_given = "disableAffinityAssistant" in spec
     disable = bool(spec.get("disableAffinityAssistant", False))
-    vs = "v%d.%d.%d" % v
+    vs = "v{}.{}.{}".format(*v)
     if v >= (1, 0, 0):
         if not disable_given:
             return mode, []

@@ -74,7 +74,7 @@ def table(plans: Sequence[Plan]) -> str:
     widths = [max(len(r[i]) for r in rows) for i in range(len(_HEADER))]
     out = []
     for r in rows:
-        out.append("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() + "\n")
+        out.append("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() + "\n")
     return "".join(out)
 
 

@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import re
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
-if TYPE_CHECKING:
-    from typing import Any
-
 from krm_fn import yamlio
 from krm_fn import yamltext
 from krm_fn.errors import Unsure
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class SQ(str):
@@ -697,7 +697,7 @@ def _same(a: Any, b: Any) -> bool:
     if isinstance(a, dict):
         return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
     if isinstance(a, list):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
     return bool(a == b)
 
 

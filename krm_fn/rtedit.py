@@ -63,8 +63,8 @@ def put_tail_comment(node: Any, text: str | None) -> None:
     if where is None:
         return
     container, key = where
-    from ruamel.yaml.tokens import CommentToken
     from ruamel.yaml.error import CommentMark
+    from ruamel.yaml.tokens import CommentToken
 
     entry, pos = _slot(container, key)
     if entry is None:

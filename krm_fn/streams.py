@@ -235,7 +235,7 @@ def apply(streams: list[Stream], outcome: Outcome) -> dict[int, str]:
 
     Call only for an outcome without errors. Untouched documents keep their exact bytes.
     Raises InputError when a generated object names a stream that is not in `streams`."""
-    by_pos = dict(zip(outcome.positions, outcome.item_texts))
+    by_pos = dict(zip(outcome.positions, outcome.item_texts, strict=True))
     by_name = {s.name: i for i, s in enumerate(streams)}
     extra: dict[int, list[str]] = {i: [] for i in range(len(streams))}
     for text in outcome.generated_texts:

@@ -164,7 +164,8 @@ def yamlsafe(value: Any) -> Any:
     """Deep-convert plain data for insertion into a round-trip tree: maps and lists become
     ruamel's commented types (block style), and strings a YAML 1.1 reader would re-type are
     double-quoted (kubernetes#34146, go-yaml#489)."""
-    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+    from ruamel.yaml.comments import CommentedMap
+    from ruamel.yaml.comments import CommentedSeq
     from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
     if isinstance(value, dict):

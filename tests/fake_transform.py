@@ -16,11 +16,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from krm_fn.items import Item
 from krm_fn import yamlio
-from krm_fn.keys import OWNER_ANNOTATION
 from krm_fn.context import Context
 from krm_fn.context import Plan
+from krm_fn.items import Item
+from krm_fn.keys import OWNER_ANNOTATION
 
 ERROR_ANNOTATION = "fake.krm-coschedule.dev/error"
 

@@ -50,13 +50,13 @@ def _schema_dir() -> Any:
     return d
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _definitions() -> Registry:
     defs = json.loads(_schema_dir().joinpath("_definitions.json").read_text())
     return Resource.from_contents(defs) @ Registry()  # type: ignore[no-any-return]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _k8s_validator(api_version: str, kind: str) -> jsonschema.protocols.Validator:
     # kubernetes-validate's file naming: apps/v1 -> apps-v1, rbac.authorization.k8s.io/v1 -> rbac-v1
     api = re.sub(r"^([^./]*)(?:\.[^/]*)?/", r"\1-", api_version)
@@ -157,7 +157,7 @@ def _close(schema: Any) -> Any:
     return schema
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _crd_validator(kind: str, version: str) -> jsonschema.protocols.Validator:
     d = crds_dir()
     if d is None:
@@ -205,9 +205,7 @@ def string_errors(obj: Any, path: str = "") -> list[str]:
                     for kk, vv in v.items():
                         need_str(kk, f"{p} key")
                         need_str(vv, f"{p}.{kk}")
-                elif parent_key == "env" and k == "value":
-                    need_str(v, p)
-                elif parent_key == "tolerations" and k in ("key", "value", "operator", "effect"):
+                elif parent_key == "env" and k == "value" or parent_key == "tolerations" and k in ("key", "value", "operator", "effect"):
                     need_str(v, p)
                 else:
                     walk(v, p, str(k))

@@ -23,16 +23,16 @@ from typing import Any
 
 import pytest
 import yaml
-
 from conftest import require_tool  # type: ignore[import-not-found]
+
+from krm_fn import cli
+from krm_fn import errors
+from krm_fn import guards
 from krm_fn import keys
+from krm_fn import process
 from krm_fn.context import Context
 from krm_fn.items import Item
 from krm_fn.items import ResourceList
-from krm_fn import errors
-from krm_fn import guards
-from krm_fn import cli
-from krm_fn import process
 
 H = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n"
 
@@ -520,8 +520,8 @@ def test_function_config_alias_to_an_item(monkeypatch: pytest.MonkeyPatch) -> No
 def test_fallback_keeps_empty_collections_with_comments_readable(monkeypatch: pytest.MonkeyPatch) -> None:
     # the fallback re-emits in block style; an empty `{}` after a comment used to land on a
     # line of its own, which no reader could parse
-    data = ("apiVersion: v1\nkind: List\nitems: [\n  {apiVersion: v1, kind: ConfigMap, metadata: {name: a}}]\n"
-            "x: y\n").encode()
+    data = (b"apiVersion: v1\nkind: List\nitems: [\n  {apiVersion: v1, kind: ConfigMap, metadata: {name: a}}]\n"
+            b"x: y\n")
     code, out, _ = run_cli(monkeypatch, data)
     assert code == 0
     data = b":odd: key\napiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n  data: {} # note\n  binaryData: [] # n\n"

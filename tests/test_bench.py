@@ -10,7 +10,6 @@ import yaml
 
 from krm_fn import resourcelist
 
-
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 import gen  # noqa: E402
 import run  # noqa: E402

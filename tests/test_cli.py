@@ -6,9 +6,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT
 from conftest import VENV_BIN
+
 from krm_fn import kustomize
 from krm_fn.cli import USAGE
 from krm_fn.cli import main

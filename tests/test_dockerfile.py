@@ -10,7 +10,6 @@ from importlib import metadata
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT
 from conftest import VENV_BIN
 from conftest import require_tool

@@ -11,9 +11,8 @@ import os
 import subprocess
 from pathlib import Path
 
-import pytest
-
 import fake_transform
+import pytest
 from conftest import ROOT
 from conftest import VENV_BIN
 from conftest import require_tool
@@ -22,9 +21,9 @@ from e2e_util import check_generated_beside_runs
 from e2e_util import copy_package
 from e2e_util import documents
 from e2e_util import normalized
-from e2e_util import stdin_objects
 from e2e_util import package_diff
 from e2e_util import snapshot
+from e2e_util import stdin_objects
 
 pytestmark = pytest.mark.e2e
 

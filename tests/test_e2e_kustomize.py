@@ -7,9 +7,8 @@ import os
 import subprocess
 from pathlib import Path
 
-import pytest
-
 import fake_transform
+import pytest
 from conftest import ROOT
 from conftest import VENV_BIN
 from conftest import require_tool
@@ -18,6 +17,7 @@ from e2e_util import copy_package
 from e2e_util import documents
 from e2e_util import normalized
 from e2e_util import stdin_objects
+
 from krm_fn import kustomize
 
 pytestmark = pytest.mark.e2e

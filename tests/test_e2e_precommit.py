@@ -9,9 +9,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
-
 import fake_transform
+import pytest
 from conftest import ROOT
 from conftest import require_tool
 from e2e_util import check_expected
@@ -19,6 +18,7 @@ from e2e_util import documents
 from e2e_util import normalized
 from e2e_util import snapshot
 from e2e_util import stdin_objects
+
 from krm_fn import yamlio
 
 pytestmark = pytest.mark.e2e

@@ -4,9 +4,9 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import fake_transform
 import pytest
 
-import fake_transform
 from krm_fn import explain
 from krm_fn import process
 from krm_fn.cli import main

@@ -4,9 +4,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import fake_transform
 import pytest
 
-import fake_transform
 from krm_fn import files
 from krm_fn import streams
 from krm_fn import yamlio

@@ -142,3 +142,87 @@ def test_read_only_file_keeps_its_mode_when_rewritten(tmp_path: Path, monkeypatc
     assert main(["--config", "policy.yaml", "a.yaml"]) == 1
     assert "StatefulSet" in a.read_text()
     assert (a.stat().st_mode & 0o777) == 0o444
+
+
+# --------------------------------------------------------------------------- faults from outside
+
+_FAULTY_REPLACE = """
+import os, sys
+real = os.replace
+calls = []
+def replace(src, dst, *a, **k):
+    calls.append(dst)
+    if len(calls) == {fail_at}:
+        raise RuntimeError("simulated fault in os.replace")
+    return real(src, dst, *a, **k)
+os.replace = replace
+from krm_fn.cli import main
+raise SystemExit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("fail_at", [1, 2, 3])
+def test_unexpected_exception_while_writing_leaves_every_file_intact(tmp_path: Path, fail_at: int) -> None:
+    """An exception the package does not expect, raised from outside it while files are
+    renamed into place (the first, second or third of three): one clear line, exit 1, no
+    traceback, and every file as it was, with no temp file left behind."""
+    (tmp_path / "policy.yaml").write_text(POLICY)
+    names = []
+    for i in range(3):
+        (tmp_path / f"run{i}.yaml").write_text(_manifest(i, 2))
+        names.append(f"run{i}.yaml")
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    proc = subprocess.run(
+        [sys.executable, "-c", _FAULTY_REPLACE.format(fail_at=fail_at), "--config", "policy.yaml", *names],
+        cwd=tmp_path, capture_output=True, text=True,
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert "Traceback" not in proc.stderr + proc.stdout
+    lines = [x for x in proc.stderr.splitlines() if "simulated fault" in x]
+    assert lines == ["krm-coschedule: internal error (RuntimeError: simulated fault in os.replace); "
+                     "this is a bug in krm-coschedule: please report it with the input that caused it"]
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
+@pytest.mark.parametrize("args", [["explain", "--config", "policy.yaml", "run0.yaml"], ["policy.yaml"]])
+def test_unexpected_exception_in_other_modes_is_one_line(tmp_path: Path, args: list[str]) -> None:
+    """explain and the kustomize plugin: a bug is one line and exit 1, never a traceback."""
+    (tmp_path / "policy.yaml").write_text(POLICY)
+    (tmp_path / "run0.yaml").write_text(_manifest(0, 1))
+    code = (
+        "import sys\nfrom krm_fn import process\n"
+        "def boom(*a, **k):\n    raise ValueError('simulated bug')\n"
+        "process.process = boom\n"
+        "from krm_fn.cli import main\nraise SystemExit(main(sys.argv[1:]))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, *args], cwd=tmp_path, capture_output=True, text=True,
+        input=_manifest(0, 1),
+    )
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr + proc.stdout
+    assert proc.stderr.strip().splitlines() == [
+        "krm-coschedule: internal error (ValueError: simulated bug); this is a bug in "
+        "krm-coschedule: please report it with the input that caused it"
+    ]
+
+
+def test_file_changed_by_another_process_is_not_overwritten(tmp_path: Path) -> None:
+    """A file edited on disk between reading and writing is refused, not overwritten."""
+    (tmp_path / "policy.yaml").write_text(POLICY)
+    run = tmp_path / "run0.yaml"
+    run.write_text(_manifest(0, 1))
+    code = (
+        "import sys\nfrom pathlib import Path\nfrom krm_fn import files\n"
+        "real = files.process_mod.process\n"
+        "def edit_then_process(*a, **k):\n"
+        "    Path('run0.yaml').write_text(Path('run0.yaml').read_text() + '# edited meanwhile\\n')\n"
+        "    return real(*a, **k)\n"
+        "files.process_mod.process = edit_then_process\n"
+        "from krm_fn.cli import main\nraise SystemExit(main(sys.argv[1:]))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code, "--config", "policy.yaml", "run0.yaml"], cwd=tmp_path, capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert "run0.yaml: changed on disk while krm-coschedule ran; not rewritten (run it again)" in proc.stderr
+    assert run.read_text().endswith("# edited meanwhile\n")
+    assert "affinity-assistant" not in run.read_text()

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from golden import run_case  # type: ignore[import-not-found]
+
 from krm_fn.krm import run_resource_list
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"

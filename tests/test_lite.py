@@ -13,21 +13,21 @@ from typing import Any
 
 import pytest
 import yaml
+from golden import build_resource_list  # type: ignore[import-not-found]
 from hypothesis import HealthCheck
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
+from test_tekton_properties import MODES  # type: ignore[import-not-found]
+from test_tekton_properties import pipelineruns  # type: ignore[import-not-found]
 
-from golden import build_resource_list  # type: ignore[import-not-found]
-from krm_fn import resourcelist
 from krm_fn import errors
 from krm_fn import items as items_mod
 from krm_fn import lite
-from krm_fn.document import LightDocument
+from krm_fn import resourcelist
 from krm_fn import yamlio
+from krm_fn.document import LightDocument
 from krm_fn.krm import run_resource_list
-from test_tekton_properties import MODES  # type: ignore[import-not-found]
-from test_tekton_properties import pipelineruns  # type: ignore[import-not-found]
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = sorted(p for p in (ROOT / "fixtures").iterdir() if (p / "input.yaml").exists())

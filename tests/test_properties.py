@@ -17,17 +17,17 @@ import subprocess
 import sys
 from typing import Any
 
+import schemacheck  # type: ignore[import-not-found]
 import yaml
 from hypothesis import HealthCheck
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-import schemacheck  # type: ignore[import-not-found]
-from krm_fn import keys
-from krm_fn import resourcelist
 from krm_fn import errors
+from krm_fn import keys
 from krm_fn import process
+from krm_fn import resourcelist
 from krm_fn import yamlio
 from krm_fn.krm import run_resource_list
 
@@ -345,7 +345,7 @@ def check_run(text: str, objs: list[dict[str, Any]]) -> str:
     # property 3: untouched items leave byte for byte (all of them on error)
     frame = resourcelist.parse(text)
     pos = 0
-    for it, obj in zip(frame.items, objs):
+    for it, obj in zip(frame.items, objs, strict=True):
         if it.text is None or (code == 0 and owned(obj)):
             continue
         k = out.find(it.text, pos)

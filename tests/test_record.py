@@ -6,12 +6,12 @@ import pytest
 
 from krm_fn.config import Policy
 from krm_fn.hardening import Finding
+from krm_fn.items import Item
+from krm_fn.items import Meta
+from krm_fn.items import ResourceList
 from krm_fn.process import Outcome
 from krm_fn.results import ResourceRef
 from krm_fn.results import Result
-from krm_fn.items import Item
-from krm_fn.items import ResourceList
-from krm_fn.items import Meta
 
 
 def test_equality_is_field_wise_and_same_class_only() -> None:

@@ -12,13 +12,13 @@ from typing import Any
 import pytest
 import yaml
 
-from krm_fn import process
-from krm_fn.items import ResourceList
 from krm_fn import errors
-from krm_fn import scanner
+from krm_fn import process
 from krm_fn import resourcelist
-from krm_fn.items import Item
+from krm_fn import scanner
 from krm_fn import yamlio
+from krm_fn.items import Item
+from krm_fn.items import ResourceList
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 import gen  # noqa: E402
@@ -436,10 +436,10 @@ def test_untouched_item_that_is_not_yaml_is_refused() -> None:
     from krm_fn.krm import run_resource_list
 
     data = (
-        "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
-        "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: x\n  data:\n    a: [x\n"
-        "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: y\n"
-    ).encode()
+        b"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
+        b"- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: x\n  data:\n    a: [x\n"
+        b"- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: y\n"
+    )
     out, outcome, code = run_resource_list(data)
     assert code == 1 and outcome is None
     doc = yaml.safe_load(out)
@@ -452,10 +452,10 @@ def test_untouched_items_that_are_yaml_are_echoed_byte_for_byte() -> None:
     from krm_fn.krm import run_resource_list
 
     data = (
-        "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
-        "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: x   # odd spacing kept\n  data:\n    a: [x,   y]\n"
-        "    b: |\n      text\n"
-    ).encode()
+        b"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
+        b"- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: x   # odd spacing kept\n  data:\n    a: [x,   y]\n"
+        b"    b: |\n      text\n"
+    )
     out, _, code = run_resource_list(data)
     assert code == 0 and out.startswith(data.decode())
 

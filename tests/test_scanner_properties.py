@@ -12,11 +12,11 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from krm_fn import process
-from krm_fn.items import ResourceList
 from krm_fn import errors
-from krm_fn import resourcelist
 from krm_fn import items as items_mod
+from krm_fn import process
+from krm_fn import resourcelist
+from krm_fn.items import ResourceList
 
 TRICKY = [
     "web", "0755", "yes", "on", "null", "~", "", "1.5", "2024-01-01", "a: b", "x #y", "#z", "'q'",

@@ -7,13 +7,13 @@ from typing import Any
 
 import pytest
 
-from krm_fn.document import RoundTripDocument
-from krm_fn.items import Item
 from krm_fn import items as items_mod
 from krm_fn import scheduling
 from krm_fn import yamlio
 from krm_fn.config import Policy
 from krm_fn.context import Context
+from krm_fn.document import RoundTripDocument
+from krm_fn.items import Item
 from krm_fn.results import ResourceRef
 
 PR = """\

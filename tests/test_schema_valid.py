@@ -11,7 +11,6 @@ from typing import Any
 
 import kubernetes_validate
 import pytest
-
 import schemacheck as sc  # type: ignore[import-not-found]
 from golden import build_resource_list  # type: ignore[import-not-found]
 from golden import run_case  # type: ignore[import-not-found]

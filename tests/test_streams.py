@@ -3,17 +3,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import fake_transform
 import pytest
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-import fake_transform
-from krm_fn import keys
 from krm_fn import errors
-from krm_fn import yamltext
+from krm_fn import keys
 from krm_fn import streams
 from krm_fn import yamlio
+from krm_fn import yamltext
 from krm_fn.kustomize import run_plugin
 
 RUN = """\

@@ -10,8 +10,8 @@ import yaml
 
 from krm_fn import names
 from krm_fn import scheduling
-from krm_fn.process import Outcome
 from krm_fn.krm import run_resource_list
+from krm_fn.process import Outcome
 
 HEADER = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
 
