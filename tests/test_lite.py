@@ -6,6 +6,7 @@ come in the layouts the reader takes (several indentation styles, quoted strings
 and blank lines anywhere) so that both the splicing writer and its fallback are exercised."""
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -101,6 +102,23 @@ def test_one_pipelinerun_never_imports_the_round_trip_loader() -> None:
     out, _, _ = run_resource_list(data)
     assert p.stdout.decode() == out
     assert "affinity-assistant-" in out
+
+
+def test_light_env_var_is_the_users_escape_hatch() -> None:
+    """KRM_COSCHEDULE_LIGHT=0 (read in krm.light_default, nowhere else) puts every target
+    through the round-trip loader: the same bytes, with ruamel loaded."""
+    data = gen.generate(1, 1.0, 1).encode()
+    code = (
+        "import sys\n"
+        "from krm_fn.krm import run_resource_list\n"
+        "out, _, code = run_resource_list(sys.stdin.buffer.read())\n"
+        "sys.stdout.write(out)\n"
+        "sys.stderr.write(str('ruamel.yaml' in sys.modules))\n"
+    )
+    env = {**os.environ, "KRM_COSCHEDULE_LIGHT": "0"}
+    p = subprocess.run([sys.executable, "-c", code], input=data, capture_output=True, check=True, env=env)
+    assert p.stderr == b"True"
+    assert p.stdout.decode() == run_resource_list(data, light=True)[0]
 
 
 # --------------------------------------------------------------------------- random runs
