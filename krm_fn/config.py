@@ -11,6 +11,10 @@ from collections.abc import Callable
 from krm_fn import guards
 from krm_fn import yamlio
 from krm_fn.errors import InputError
+from krm_fn.keys import INDEX_KEY
+from krm_fn.keys import LEGACY_INDEX_KEY
+from krm_fn.keys import LEGACY_PATH_KEY
+from krm_fn.keys import PATH_KEY
 from krm_fn.record import Record
 from krm_fn.results import ResourceRef
 from krm_fn.results import Result
@@ -180,8 +184,8 @@ def _source(plain: dict[str, Any]) -> _Source:
     md: dict[str, Any] = md_raw if isinstance(md_raw, dict) else {}
     ann_raw = md.get("annotations")
     ann: dict[str, Any] = ann_raw if isinstance(ann_raw, dict) else {}
-    path = ann.get("internal.config.kubernetes.io/path") or ann.get("config.kubernetes.io/path")
-    idx = ann.get("internal.config.kubernetes.io/index") or ann.get("config.kubernetes.io/index")
+    path = ann.get(PATH_KEY) or ann.get(LEGACY_PATH_KEY)
+    idx = ann.get(INDEX_KEY) or ann.get(LEGACY_INDEX_KEY)
     ref = ResourceRef(
         str(plain.get("apiVersion") or ""),
         str(plain.get("kind") or ""),

@@ -137,15 +137,7 @@ def _check_item(item: Item, ctx: Context) -> None:
         return
     scanned_kind = item.meta.kind
     if item.complex_meta and item.doc is None:
-        try:
-            item.load()
-        except YamlSyntaxError:
-            raise
-        except InputError as e:
-            ctx.error(None, f"items[{item.pos}]", f"items[{item.pos}]: {e}")
-            return
-        except Exception as e:  # noqa: BLE001 - parser errors
-            ctx.error(None, f"items[{item.pos}]", f"items[{item.pos}] is not valid YAML: {short(e)}")
+        if not _load(item, ctx, light=False, named=False):
             return
         item.meta = meta_of(item.node)
         if not item.meta.is_mapping:
@@ -265,15 +257,7 @@ def _dispatch(item: Item, ctx: Context) -> None:
             + (_SHIPWRIGHT_V1ALPHA1 if key[0] == "shipwright.io" and m.version == "v1alpha1" else ""),
         )
         return
-    try:
-        item.load(ctx.light)
-    except YamlSyntaxError:
-        raise
-    except InputError as e:
-        ctx.error(item, None, str(e))
-        return
-    except Exception as e:  # noqa: BLE001
-        ctx.error(item, None, f"cannot be parsed: {short(e)}")
+    if not _load(item, ctx, ctx.light, named=True):
         return
     light = isinstance(item.doc, LightDocument)
     mark = ctx.mark()
@@ -288,6 +272,29 @@ def _dispatch(item: Item, ctx: Context) -> None:
         ctx.rollback(mark)
         item.load_round_trip()
         _transform(handler, item, ctx)
+
+
+def _load(item: Item, ctx: Context, light: bool, named: bool) -> bool:
+    """Parse the item; False with an error result when it cannot be read (named by its
+    identity, or by its place in the list when the identity is what was unreadable).
+    YamlSyntaxError escapes: the caller reads the whole input instead (krm.py)."""
+    where = f"items[{item.pos}]"
+    try:
+        item.load(light)
+        return True
+    except YamlSyntaxError:
+        raise
+    except InputError as e:
+        if named:
+            ctx.error(item, None, str(e))
+        else:
+            ctx.error(None, where, f"{where}: {e}")
+    except Exception as e:  # noqa: BLE001 - a parser failing in a way it does not report
+        if named:
+            ctx.error(item, None, f"cannot be parsed: {short(e)}")
+        else:
+            ctx.error(None, where, f"{where} is not valid YAML: {short(e)}")
+    return False
 
 
 def _transform(handler: Handler, item: Item, ctx: Context) -> None:

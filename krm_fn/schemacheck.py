@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from krm_fn.errors import Unsure
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
     from typing import Any
@@ -20,15 +22,11 @@ _KNOWN = frozenset(
 ) | _IGNORED
 
 
-class _Unknown(Exception):
-    """A keyword or value this checker does not model: let jsonschema decide."""
-
-
 def conforms(schema: Any, instance: Any) -> bool | None:
     """True: valid; False: invalid; None: cannot tell (an unknown keyword or value type)."""
     try:
         return _check(schema, instance)
-    except _Unknown:
+    except Unsure:  # a keyword or value this checker does not model: jsonschema decides
         return None
 
 
@@ -50,7 +48,7 @@ def _is_type(instance: Any, name: str) -> bool:
         return isinstance(instance, int) or (isinstance(instance, float) and instance.is_integer())
     if name == "number":
         return isinstance(instance, (int, float)) and not isinstance(instance, bool)
-    raise _Unknown(name)
+    raise Unsure(name)
 
 
 def _json_equal(a: Any, b: Any) -> bool:
@@ -67,7 +65,7 @@ def _json_equal(a: Any, b: Any) -> bool:
         return a.keys() == b.keys() and all(_json_equal(a[k], b[k]) for k in a)
     if a is None or b is None:
         return a is None and b is None
-    raise _Unknown(type(a).__name__)
+    raise Unsure(type(a).__name__)
 
 
 def _check(schema: Any, instance: Any) -> bool:
@@ -76,12 +74,12 @@ def _check(schema: Any, instance: Any) -> bool:
     if schema is False:
         return False
     if not isinstance(schema, dict):
-        raise _Unknown("schema")
+        raise Unsure("schema")
     for key in schema:
         if key not in _KNOWN:
-            raise _Unknown(key)
+            raise Unsure(key)
     if not isinstance(instance, (dict, list, str, bool, int, float)) and instance is not None:
-        raise _Unknown(type(instance).__name__)
+        raise Unsure(type(instance).__name__)
     ok = True
     t = schema.get("type")
     if t is not None:
@@ -111,7 +109,7 @@ def _check(schema: Any, instance: Any) -> bool:
         extra = schema.get("additionalProperties", True)
         for k, v in instance.items():
             if not isinstance(k, str):
-                raise _Unknown("key")
+                raise Unsure("key")
             if k in props:
                 ok = _check(props[k], v) and ok
             else:

@@ -16,6 +16,7 @@ from krm_fn import scanner
 from krm_fn import yamlio
 from krm_fn.document import RoundTripDocument
 from krm_fn.errors import InputError
+from krm_fn.errors import short
 from krm_fn.items import Item
 from krm_fn.items import ResourceList
 from krm_fn.keys import INDEX_KEY
@@ -200,7 +201,7 @@ def _document_item(body: str, where: str) -> Item:
         except InputError as e:
             raise InputError(f"{where}: {e}") from None
         except Exception as e:  # noqa: BLE001 - parser errors of every kind
-            raise InputError(f"{where} is not valid YAML: {' '.join(str(e).split())[:300]}") from None
+            raise InputError(f"{where} is not valid YAML: {short(e, 300)}") from None
         item.meta = items_mod.meta_of(item.node)
         item.complex_meta = False
     return item
@@ -336,5 +337,5 @@ def read_config(text: str, name: str) -> Any:
     except InputError as e:
         raise InputError(f"{name}: {e}") from None
     except Exception as e:  # noqa: BLE001 - parser errors of every kind
-        raise InputError(f"{name} is not valid YAML: {' '.join(str(e).split())[:300]}") from None
+        raise InputError(f"{name} is not valid YAML: {short(e, 300)}") from None
     return node
