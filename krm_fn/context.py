@@ -153,6 +153,12 @@ class Context:
             )
         )
 
+    def error_at(self, item: Item, field_path: str, message: str) -> None:
+        """An error about an item that has no usable identity: named by its place in the list
+        (`field_path` starts with items[N]), and by its file when it has one."""
+        path, idx = file_of(item)
+        self._append("error", None, path, idx, field_path, message)
+
     def error(self, item: Item | None, field_path: str | None, message: str, **kw: Any) -> None:
         self.add("error", item, field_path, message, **kw)
 

@@ -132,11 +132,17 @@ def run(names: list[str], function_config: Any, light: bool = False) -> FilesOut
     errors: list[Result] = list(read_errors)
     live = [f for f in files if f.stream is not None]
     # a file with an error is all or nothing on its own: run again with its objects kept
-    # for lookups only, until no new file fails
+    # for lookups only, until no new file fails. Every pass starts from the files' text: a
+    # pass edits the objects it reads, and a run edited by the last pass would look rendered
+    first = True
     while True:
         for f in live:
+            assert f.stream is not None
+            if not first:
+                streams.make_items(f.stream)
             if f.failed:
                 _mark_context_only(f.stream)
+        first = False
         outcome = process_mod.process(
             streams.resource_list_of([f.stream for f in live if f.stream is not None], function_config),
             light=light,
@@ -146,18 +152,37 @@ def run(names: list[str], function_config: Any, light: bool = False) -> FilesOut
             return FilesOutcome(files, sorted_results(errors + _others(outcome.results)), [], True)
         if not new_failures:
             break
+    problems: dict[int, str] = {}
     try:
-        texts = streams.apply([f.stream for f in live if f.stream is not None], outcome)
+        texts = streams.apply([f.stream for f in live if f.stream is not None], outcome, problems)
     except InputError as e:
         errors.append(Result("error", str(e)))
         return FilesOutcome(files, sorted_results(errors), [], True)
     for i, f in enumerate(live):
         assert f.stream is not None
-        if not f.failed and texts[i] != f.stream.raw:
-            f.new_text = texts[i]
+        if f.failed or texts[i] == f.stream.raw and i not in problems:
+            continue
+        problem = problems.get(i) or _refuse_json(f)
+        if problem is not None:
+            f.failed = True
+            errors.append(_file_error(f.name, problem))
+            continue
+        f.new_text = texts[i]
     failed_names = {f.name for f in files if f.failed}
     kept = [r for r in outcome.results if r.severity != "error" and r.file_path not in failed_names]
     return FilesOutcome(files, sorted_results(errors + kept), outcome.plans)
+
+
+def _refuse_json(f: FileState) -> str | None:
+    """A JSON file is not rewritten: the new text would be YAML (and more documents)."""
+    assert f.stream is not None
+    body = f.stream.raw.lstrip("\ufeff \t\r\n")
+    if f.name.endswith(".json") or body.startswith(("{", "[")):
+        return (
+            f"{f.name}: is JSON, and the function writes YAML (the run would change and gain "
+            "generated documents); it is left unchanged: convert it to YAML to have it rendered"
+        )
+    return None
 
 
 def _fail_files(results: list[Result], by_name: dict[str, FileState], errors: list[Result]) -> tuple[bool, bool]:

@@ -140,7 +140,7 @@ class ResourceList(Record):
     __slots__ = (
         "api_version", "kind", "items", "function_config_text", "function_config", "results", "fast",
         "header", "api_version_text", "kind_text", "items_indent", "order", "items_line",
-        "items_trailer", "extra", "full_root",
+        "items_trailer", "extra", "full_root", "own_paths",
     )
 
     def __init__(
@@ -161,6 +161,7 @@ class ResourceList(Record):
         items_trailer: str = "",
         extra: dict[str, Any] | None = None,
         full_root: Any = None,
+        own_paths: bool = False,
     ) -> None:
         self.api_version = api_version
         self.kind = kind
@@ -179,6 +180,9 @@ class ResourceList(Record):
         # unknown keys: raw text (fast path) or parsed node (full parse), echoed unchanged
         self.extra: dict[str, Any] = {} if extra is None else extra
         self.full_root = full_root  # fallback: the whole parsed document
+        # the path annotations are the files this run was given (files mode), not kpt's
+        # package paths: a generated object goes into its run's file however it is spelled
+        self.own_paths = own_paths
 
 
 

@@ -71,7 +71,10 @@ _SHIPWRIGHT_V1ALPHA1 = (
 
 
 class Outcome(Record):
-    __slots__ = ("item_texts", "generated_texts", "results", "plans", "positions")
+    """What process() decided: every item's output text (the ResourceList writer's), and the
+    generated objects as data (the stream writer's: it places them by their path)."""
+
+    __slots__ = ("item_texts", "generated_texts", "results", "plans", "positions", "generated", "regenerated")
 
     def __init__(
         self,
@@ -80,6 +83,8 @@ class Outcome(Record):
         results: list[Result],
         plans: list[Plan],
         positions: list[int] | None = None,
+        generated: list[dict[str, Any]] | None = None,
+        regenerated: dict[int, dict[str, Any]] | None = None,
     ) -> None:
         self.item_texts = item_texts
         self.generated_texts = generated_texts
@@ -87,6 +92,9 @@ class Outcome(Record):
         self.plans = plans
         # rl.items position of each entry of item_texts (a stale generated item has none)
         self.positions: list[int] = [] if positions is None else positions
+        # the objects of generated_texts, and the earlier generated items replaced (by position)
+        self.generated: list[dict[str, Any]] = [] if generated is None else generated
+        self.regenerated: dict[int, dict[str, Any]] = {} if regenerated is None else regenerated
 
     @property
     def exit_code(self) -> int:
@@ -126,7 +134,7 @@ def process(rl: ResourceList, policy_override: Any = None, light: bool = False) 
 
 
 def _not_an_object(item: Item, ctx: Context) -> None:
-    ctx.error(None, f"items[{item.pos}]", f"items[{item.pos}] is not a mapping; every item must be a Kubernetes object")
+    ctx.error_at(item, f"items[{item.pos}]", f"items[{item.pos}] is not a mapping; every item must be a Kubernetes object")
 
 
 def _check_item(item: Item, ctx: Context) -> None:
@@ -144,7 +152,7 @@ def _check_item(item: Item, ctx: Context) -> None:
             _not_an_object(item, ctx)
             return
     if not scanned_kind and not item.meta.kind:
-        ctx.error(None, f"items[{item.pos}].kind", f"items[{item.pos}] has no kind; every item must be a Kubernetes object with apiVersion and kind")
+        ctx.error_at(item, f"items[{item.pos}].kind", f"items[{item.pos}] has no kind; every item must be a Kubernetes object with apiVersion and kind")
         return
     if item.doc is not None:
         _check_identity_types(item, ctx)
@@ -159,8 +167,8 @@ def _check_identity_types(item: Item, ctx: Context) -> None:
     for key in ("apiVersion", "kind"):
         v = node.get(key)
         if isinstance(v, (dict, list)):
-            ctx.error(
-                None,
+            ctx.error_at(
+                item,
                 f"items[{item.pos}].{key}",
                 f"items[{item.pos}]: {key} is a {guards.type_name(v)}; it must be a string "
                 "such as `apiVersion: tekton.dev/v1`, `kind: PipelineRun`",
@@ -225,7 +233,7 @@ def _check_object(item: Item, ctx: Context) -> bool:
             ctx.error(item, path or None, msg)
         else:  # nothing to name it by but its place in the list
             where = f"items[{item.pos}]" + (f".{path}" if path else "")
-            ctx.error(None, where, f"items[{item.pos}] ({item.meta.kind}): {msg}")
+            ctx.error_at(item, where, f"items[{item.pos}] ({item.meta.kind}): {msg}")
     return not problems
 
 
@@ -288,12 +296,12 @@ def _load(item: Item, ctx: Context, light: bool, named: bool) -> bool:
         if named:
             ctx.error(item, None, str(e))
         else:
-            ctx.error(None, where, f"{where}: {e}")
+            ctx.error_at(item, where, f"{where}: {e}")
     except Exception as e:  # noqa: BLE001 - a parser failing in a way it does not report
         if named:
             ctx.error(item, None, f"cannot be parsed: {short(e)}")
         else:
-            ctx.error(None, where, f"{where} is not valid YAML: {short(e)}")
+            ctx.error_at(item, where, f"{where} is not valid YAML: {short(e)}")
     return False
 
 
@@ -377,7 +385,9 @@ def _unchanged(rl: ResourceList, results: list[Result], plans: list[Plan]) -> Ou
 
 def _emit(rl: ResourceList, ctx: Context) -> Outcome:
     d = rl.items_indent if rl.fast else 0
-    replaced, appended = _generated_texts(rl, ctx, d)
+    regenerated, generated = _generated_objects(rl, ctx)
+    replaced = {pos: yamltext.indent_entry(yamlio.dump_block(obj), d) for pos, obj in regenerated.items()}
+    appended = [yamlio.dump_block(obj) for obj in generated]
     texts: list[str] = []
     positions: list[int] = []
     for it in rl.items:
@@ -405,12 +415,12 @@ def _emit(rl: ResourceList, ctx: Context) -> Outcome:
             f"{len(replaced)} regenerated (coschedule mode {ctx.policy.mode})",
         )
     )
-    return Outcome(texts, appended, sorted_results(ctx.results), ctx.plans, positions)
+    return Outcome(texts, appended, sorted_results(ctx.results), ctx.plans, positions, generated, regenerated)
 
 
-def _generated_texts(rl: ResourceList, ctx: Context, d: int) -> tuple[dict[int, str], list[str]]:
-    """The text of every generated object: ({position of the earlier copy it replaces: entry
-    text}, [new objects' document texts]). An earlier copy equal to it stays as it is."""
+def _generated_objects(rl: ResourceList, ctx: Context) -> tuple[dict[int, dict[str, Any]], list[dict[str, Any]]]:
+    """Every generated object, placed: ({position of the earlier copy it replaces: object},
+    [new objects, with their file]). An earlier copy equal to it stays as it is."""
     by_key: dict[tuple[str, str, str, str], Item] = {}
     next_index: dict[str, int] = {}
     for it in rl.items:
@@ -419,8 +429,8 @@ def _generated_texts(rl: ResourceList, ctx: Context, d: int) -> tuple[dict[int, 
         path, idx = file_of(it)
         if path is not None:
             next_index[path] = max(next_index.get(path, 0), (idx or 0) + 1)
-    replaced: dict[int, str] = {}
-    appended: list[str] = []
+    replaced: dict[int, dict[str, Any]] = {}
+    appended: list[dict[str, Any]] = []
     seen: set[tuple[str, str, str, str]] = set()
     unsafe_warned: set[int] = set()
     for g in ctx.generated:
@@ -432,10 +442,10 @@ def _generated_texts(rl: ResourceList, ctx: Context, d: int) -> tuple[dict[int, 
         if existing is not None:
             if _same_as_existing(g.obj, ann, existing, ctx.light):
                 continue
-            replaced[existing.pos] = yamltext.indent_entry(yamlio.dump_block(g.obj), d)
+            replaced[existing.pos] = g.obj
             continue
-        _locate(g.obj, ann, g.owner, ctx, next_index, unsafe_warned)
-        appended.append(yamlio.dump_block(g.obj))
+        _locate(g.obj, ann, g.owner, ctx, next_index, None if rl.own_paths else unsafe_warned)
+        appended.append(g.obj)
         ctx.info(
             g.owner,
             None,
@@ -461,11 +471,13 @@ def _same_as_existing(obj: dict[str, Any], ann: dict[str, str], existing: Item, 
 
 
 def _locate(
-    obj: dict[str, Any], ann: dict[str, str], owner: Item, ctx: Context, next_index: dict[str, int], warned: set[int]
+    obj: dict[str, Any], ann: dict[str, str], owner: Item, ctx: Context, next_index: dict[str, int], warned: set[int] | None
 ) -> None:
-    """A new generated object goes into its run's file, after the file's last item."""
+    """A new generated object goes into its run's file, after the file's last item. Under
+    kpt (`warned` is a set) a path outside the package is not followed; the files this run
+    was given (None) are followed however they are spelled."""
     opath, _ = file_of(owner)
-    if opath is not None and not _safe_path(opath):
+    if opath is not None and warned is not None and not _safe_path(opath):
         if id(owner) not in warned:
             warned.add(id(owner))
             key = next(k for k in PATH_ANNOTATIONS if k in owner.meta.annotations)

@@ -22,7 +22,6 @@ from krm_fn.items import ResourceList
 from krm_fn.keys import INDEX_KEY
 from krm_fn.keys import LEGACY_PATH_KEY
 from krm_fn.keys import LOCATION_KEYS
-from krm_fn.keys import OWNER_ANNOTATION
 from krm_fn.keys import PATH_KEY
 from krm_fn.process import Outcome
 from krm_fn.record import Record
@@ -228,19 +227,23 @@ def resource_list_of(streams: list[Stream], function_config: Any) -> ResourceLis
         function_config=function_config,
         results=[],
         fast=True,
+        own_paths=True,
     )
 
 
-def apply(streams: list[Stream], outcome: Outcome) -> dict[int, str]:
+def apply(streams: list[Stream], outcome: Outcome, problems: dict[int, str] | None = None) -> dict[int, str]:
     """The new text of every stream (by list index) once `outcome` is applied.
 
-    Call only for an outcome without errors. Untouched documents keep their exact bytes.
+    Call only for an outcome without errors. Untouched documents keep their exact bytes; a
+    changed or generated document always starts on a line of its own after a bare `---`.
+    A stream whose new text would not read back as the documents it should hold keeps its
+    text: its reason goes into `problems` (by index), or raises InputError when that is None.
     Raises InputError when a generated object names a stream that is not in `streams`."""
     by_pos = dict(zip(outcome.positions, outcome.item_texts, strict=True))
     by_name = {s.name: i for i, s in enumerate(streams)}
     extra: dict[int, list[str]] = {i: [] for i in range(len(streams))}
-    for text in outcome.generated_texts:
-        path, doc_text = _relocate(text, {})
+    for obj in outcome.generated:
+        path, doc_text = _placed(obj, {})
         if path is None:
             target = len(streams) - 1  # no file: the end of the (last) stream
         elif path in by_name:
@@ -253,74 +256,126 @@ def apply(streams: list[Stream], outcome: Outcome) -> dict[int, str]:
         extra[target].append(doc_text)
     out: dict[int, str] = {}
     for i, s in enumerate(streams):
-        parts: list[str] = [s.bom]
-        for doc in s.docs:
-            new = _doc_output(doc, by_pos)
-            if new is None:  # removed (a generated object its run no longer needs)
-                if doc.number == 0:
-                    parts.append(doc.sep)
-                continue
-            parts.append(doc.sep)
-            parts.append(doc.body if new is _SAME else _newlines(str(new), s.newline))
-        parts.append(s.tail)
-        text = "".join(parts)
-        for doc_text in extra[i]:
-            text = _append_doc(text, _newlines(doc_text, s.newline), s.newline)
-        out[i] = text
+        try:
+            out[i] = _stream_text(s, by_pos, outcome.regenerated, extra[i])
+        except InputError as e:
+            if problems is None:
+                raise
+            problems[i] = str(e)
+            out[i] = s.raw
     return out
 
 
+def _stream_text(s: Stream, by_pos: dict[int, str], regenerated: dict[int, dict[str, Any]], appended: list[str]) -> str:
+    parts: list[str] = [s.bom]
+    written: list[str] = []  # every document's new text, in order (for the check)
+    for doc in s.docs:
+        new = _doc_output(doc, by_pos, regenerated)
+        if new is None:  # removed (a generated object its run no longer needs)
+            if doc.number == 0:
+                parts.append(doc.sep)
+            continue
+        if new is _SAME:
+            parts.append(doc.sep)
+            parts.append(doc.body)
+            written.append(doc.body)
+            continue
+        parts.append(_own_line_marker(doc.sep, s.newline))
+        parts.append(_newlines(str(new), s.newline))
+        written.append(_newlines(str(new), s.newline))
+    parts.append(s.tail)
+    text = "".join(parts)
+    if appended:
+        if text and not text.endswith("\n"):
+            text += s.newline
+        open_marker = _ends_with_bare_marker(text)
+        for doc_text in appended:
+            if text.strip("\ufeff \r\n") and not open_marker:
+                text += "---" + s.newline
+            text += _newlines(doc_text, s.newline)
+            written.append(_newlines(doc_text, s.newline))
+            open_marker = False
+    if text != s.raw:
+        _check(s, text, written)
+    return text
+
+
+def _check(s: Stream, text: str, written: list[str]) -> None:
+    """The new text must read back as the documents it was made of: the same documents in
+    the same order for our splitter, and YAML to libyaml. InputError names the file."""
+    from krm_fn.items import libyaml_reads
+
+    again = [d.body.rstrip("\r\n") for d in split(text, s.name).docs]
+    same_docs = again == [w.rstrip("\r\n") for w in written]
+    # libyaml (YAML 1.1) may refuse what the round-trip loader reads: judge only files it read
+    if not same_docs or (not libyaml_reads(text.lstrip("\ufeff")) and libyaml_reads(s.raw.lstrip("\ufeff"))):
+        raise InputError(
+            f"{s.name or 'the output stream'}: the rewritten text would not read back as its "
+            f"{len(written)} document(s) (its document markers, directives or end markers are "
+            "in a form the function cannot keep); it is left unchanged: separate the documents "
+            "with plain `---` lines and run again"
+        )
+
+
+def _own_line_marker(sep: str, newline: str) -> str:
+    """A changed document's separator: a marker that carried content (`--- !!map`, `--- &a`,
+    `--- {...}`; split() left `--- ` at the end of the separator) becomes a bare `---` line,
+    so the new text never starts on the marker line."""
+    if sep.endswith("--- "):
+        return sep[:-1] + newline
+    return sep
+
+
+def _ends_with_bare_marker(text: str) -> bool:
+    """Whether the last line with content is a bare `---` (a document is open, still empty)."""
+    end = len(text.rstrip("\r\n \ufeff"))
+    start = text.rfind("\n", 0, end) + 1
+    return _BARE_MARKER_RE.match(text, start, end) is not None
+
+
+_BARE_MARKER_RE = re.compile(r"---[ \t]*(?:#.*)?$")
 _SAME = object()
 
 
-def _doc_output(doc: Doc, by_pos: dict[int, str]) -> Any:
+def _doc_output(doc: Doc, by_pos: dict[int, str], regenerated: dict[int, dict[str, Any]]) -> Any:
     """_SAME, the new document text, or None when the item was dropped."""
     item = doc.item
     if item is None:
         return _SAME
     if item.pos not in by_pos:
         return None
+    if item.pos in regenerated:
+        # a regenerated object of ours: the location its document had in its file, not the
+        # in-memory one of this run
+        return _placed(regenerated[item.pos], doc.location)[1]
     text = by_pos[item.pos]
     if item.text is not None:
         if text == item.text:
             return _SAME
     elif not item.changed and text == item.render(0)[0]:
         return _SAME
-    new = unentry(text)
-    if OWNER_ANNOTATION in item.meta.annotations:
-        # a regenerated object: it may carry the in-memory location of its stream
-        _path, new = _relocate(new, doc.location)
-    return new
+    return unentry(text)
 
 
-def _relocate(doc_text: str, keep: dict[str, str]) -> tuple[str | None, str]:
-    """Read (and drop) the location annotations of one of our generated objects; put back
-    the ones the document had in its file (`keep`). Returns (path, document text)."""
-    data = yamlio.to_plain(yamlio.rt_load(doc_text))
-    md = data.get("metadata") if isinstance(data, dict) else None
+def _placed(obj: dict[str, Any], keep: dict[str, str]) -> tuple[str | None, str]:
+    """(the file a generated object names, its document text): the in-memory location
+    annotations dropped, the ones its document had in its file (`keep`) put back."""
+    md = obj.get("metadata")
     ann = md.get("annotations") if isinstance(md, dict) else None
     if not isinstance(md, dict) or not isinstance(ann, dict):
-        return None, doc_text
+        return None, yamlio.dump_block(obj)
     path = ann.get(PATH_KEY) or ann.get(LEGACY_PATH_KEY)
-    for k in LOCATION_KEYS:
-        ann.pop(k, None)
-    ann.update(keep)
-    if not ann:
-        del md["annotations"]
-    return (str(path) if path is not None else None), yamlio.dump_block(data)
+    kept = {k: v for k, v in ann.items() if k not in LOCATION_KEYS}
+    kept.update(keep)
+    new_md = {k: v for k, v in md.items() if k != "annotations"}
+    if kept:
+        new_md = {**md, "annotations": kept}
+    placed = {k: (new_md if k == "metadata" else v) for k, v in obj.items()}
+    return (str(path) if path is not None else None), yamlio.dump_block(placed)
 
 
 def _newlines(text: str, newline: str) -> str:
     return text.replace("\n", newline) if newline != "\n" else text
-
-
-def _append_doc(text: str, doc_text: str, newline: str) -> str:
-    if text and not text.endswith("\n"):
-        text += newline
-    last = text.rstrip("\r\n").rsplit("\n", 1)[-1] if text.strip() else ""
-    if text.strip("\ufeff \r\n") and not last.startswith("---"):
-        text += "---" + newline
-    return text + doc_text
 
 
 def read_config(text: str, name: str) -> Any:

@@ -1,0 +1,160 @@
+"""Files mode on hostile and unusual files: every file it writes must read back as the
+intended documents, generated objects go into their own run's file whatever the spelling of
+the path, and one file's error never fails another file (issue: files it writes into users'
+repositories are never damaged)."""
+from __future__ import annotations
+
+import io
+import json
+import os
+from contextlib import redirect_stderr
+from contextlib import redirect_stdout
+from pathlib import Path
+
+import pytest
+import yaml
+
+from krm_fn.cli import main
+
+PIPELINE = """\
+apiVersion: tekton.dev/v1
+kind: Pipeline
+metadata:
+  name: p
+spec:
+  workspaces:
+  - name: src
+  tasks:
+  - name: build
+    workspaces:
+    - name: src
+      workspace: src
+    taskRef:
+      name: t
+"""
+
+
+def run_doc(name: str) -> str:
+    return f"""\
+apiVersion: tekton.dev/v1
+kind: PipelineRun
+metadata:
+  name: {name}
+spec:
+  pipelineRef:
+    name: p
+  workspaces:
+  - name: src
+    volumeClaimTemplate:
+      spec:
+        accessModes: [ReadWriteOnce]
+        resources:
+          requests:
+            storage: 1Gi
+"""
+
+
+def cli(cwd: Path, *args: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    old = os.getcwd()
+    os.chdir(cwd)
+    try:
+        with redirect_stdout(out), redirect_stderr(err):
+            code = main(list(args))
+    finally:
+        os.chdir(old)
+    return code, out.getvalue(), err.getvalue()
+
+
+def kinds(path: Path) -> list[str]:
+    """The kinds of the documents a YAML reader finds in the file (it must read)."""
+    return [d["kind"] for d in yaml.safe_load_all(path.read_text()) if d is not None]
+
+
+def test_generated_objects_go_into_their_runs_file_however_the_path_is_spelled(tmp_path: Path) -> None:
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "pipeline.yaml").write_text(PIPELINE)
+    (pkg / "a.yaml").write_text(run_doc("a"))
+    (tmp_path / "ci.yml").write_text("on: push\njobs: {}\n")  # named last, holds no object
+    code, _, err = cli(pkg, str(pkg / "a.yaml"), "../pkg/pipeline.yaml", "../ci.yml")
+    assert code == 1, err  # files changed
+    assert kinds(pkg / "a.yaml") == ["PipelineRun", "StatefulSet"]
+    assert (tmp_path / "ci.yml").read_text() == "on: push\njobs: {}\n"
+    assert "absolute" not in err and "outside the package" not in err
+    # and the second run is at rest
+    code, _, err = cli(pkg, str(pkg / "a.yaml"), "../pkg/pipeline.yaml", "../ci.yml")
+    assert code == 0, err
+
+
+@pytest.mark.parametrize(
+    "head, tail",
+    [
+        ("--- !!map\n", ""),
+        ("--- &run\n", ""),
+        ("%YAML 1.2\n---\n", "...\n"),
+        ("# leading comment\n---\n", "---\n"),
+        ("", "...\n# the end\n"),
+    ],
+    ids=["tag-on-marker", "anchor-on-marker", "directive-and-end-marker", "trailing-marker", "end-marker-comment"],
+)
+def test_markers_and_directives_read_back(tmp_path: Path, head: str, tail: str) -> None:
+    (tmp_path / "pipeline.yaml").write_text(PIPELINE)
+    (tmp_path / "run.yaml").write_text(head + run_doc("r") + tail)
+    code, _, err = cli(tmp_path, "pipeline.yaml", "run.yaml")
+    assert code == 1, err
+    assert kinds(tmp_path / "run.yaml") == ["PipelineRun", "StatefulSet"]
+    code, _, err = cli(tmp_path, "--check", "pipeline.yaml", "run.yaml")
+    assert code == 0, err
+
+
+def test_flow_document_on_the_marker_line(tmp_path: Path) -> None:
+    doc = yaml.safe_load(run_doc("flow"))
+    (tmp_path / "pipeline.yaml").write_text(PIPELINE)
+    (tmp_path / "run.yaml").write_text("--- " + json.dumps(doc) + "\n")
+    code, _, err = cli(tmp_path, "pipeline.yaml", "run.yaml")
+    assert code == 1, err
+    assert kinds(tmp_path / "run.yaml") == ["PipelineRun", "StatefulSet"]
+
+
+def test_json_file_is_refused_not_turned_into_yaml(tmp_path: Path) -> None:
+    (tmp_path / "pipeline.yaml").write_text(PIPELINE)
+    text = json.dumps(yaml.safe_load(run_doc("js")), indent=2) + "\n"
+    (tmp_path / "run.json").write_text(text)
+    code, _, err = cli(tmp_path, "pipeline.yaml", "run.json")
+    assert code == 1
+    assert "run.json: is JSON" in err and "convert it to YAML" in err
+    assert (tmp_path / "run.json").read_text() == text
+
+
+def test_one_files_error_does_not_fail_another_file(tmp_path: Path) -> None:
+    """A valid run renders as it does alone when another file fails (before: the second pass
+    saw the run as edited by the first and called its claim orphaned)."""
+    (tmp_path / "pipeline.yaml").write_text(PIPELINE)
+    (tmp_path / "a.yaml").write_text(run_doc("a"))
+    (tmp_path / "b.yaml").write_text(run_doc("b").replace("  name: b\n", "  generateName: b-\n"))
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    (alone / "pipeline.yaml").write_text(PIPELINE)
+    (alone / "a.yaml").write_text(run_doc("a"))
+    cli(alone, "pipeline.yaml", "a.yaml")
+    code, _, err = cli(tmp_path, "pipeline.yaml", "a.yaml", "b.yaml")
+    assert code == 1
+    assert "b.yaml" in err and "generateName" in err
+    assert "a.yaml: [error]" not in err
+    assert (tmp_path / "a.yaml").read_text() == (alone / "a.yaml").read_text()
+    assert "1 file(s) rewritten, 1 failed, 1 unchanged" in err
+
+
+def test_an_object_without_identity_fails_only_its_file(tmp_path: Path) -> None:
+    """An item error that has no object to name (empty metadata, not a mapping) still names
+    its file, so only that file fails."""
+    (tmp_path / "pipeline.yaml").write_text(PIPELINE)
+    (tmp_path / "a.yaml").write_text(run_doc("a"))
+    (tmp_path / "m.yaml").write_text("apiVersion: tekton.dev/v1\nkind: PipelineRun\nmetadata:\nspec: {}\n")
+    code, _, err = cli(tmp_path, "pipeline.yaml", "a.yaml", "m.yaml")
+    assert code == 1
+    assert "m.yaml: [error] items[" in err
+    assert kinds(tmp_path / "a.yaml") == ["PipelineRun", "StatefulSet"]
+    assert (tmp_path / "m.yaml").read_text().startswith("apiVersion: tekton.dev/v1\nkind: PipelineRun\nmetadata:\n")
+    assert "1 file(s) rewritten, 1 failed, 1 unchanged" in err
