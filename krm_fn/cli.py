@@ -5,6 +5,7 @@ import sys
 from collections.abc import Callable
 from collections.abc import Sequence
 
+from krm_fn.errors import KrmError
 from krm_fn.results import Result
 from krm_fn.results import summary_line
 
@@ -48,13 +49,11 @@ a file changed); 2 for bad arguments.
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] in ("-h", "--help", "help"):
-        sys.stdout.write(USAGE)
-        return 0
+        return _guarded(lambda: _print(USAGE))
     if args and args[0] == "--version":
         from krm_fn import __version__
 
-        sys.stdout.write(f"krm-coschedule {__version__}\n")
-        return 0
+        return _guarded(lambda: _print(f"krm-coschedule {__version__}\n"))
     if not args:
         return _guarded(_krm, krm=True)
     if args[0] == "explain":
@@ -66,22 +65,161 @@ def main(argv: Sequence[str] | None = None) -> int:
     return _guarded(lambda: _files(args))
 
 
+# --------------------------------------------------------------------------- standard streams
+#
+# Output is UTF-8 whatever the locale (the objects are UTF-8; a POSIX locale would make
+# Python refuse them). Text for people (stderr, explain) has its control characters escaped,
+# so no object name can drive a terminal. A closed, full or broken stdout is one line on
+# stderr and exit 1; stderr itself failing never changes the outcome.
+
+MAX_INPUT_BYTES = 256 * 1024 * 1024  # stdin and each FILE: larger input is refused, not read
+
+_CONTROL = None  # compiled on first use: most runs print nothing that needs it
+
+
+def printable(text: str) -> str:
+    """`text` with every control character but newline and tab written as an escape."""
+    global _CONTROL
+    if _CONTROL is None:
+        import re
+
+        _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
+
+
 class _Answer:
     """Whether KRM mode has started its answer on stdout (then no second list is written)."""
 
     started = False
 
 
+class _Stream:
+    """sys.stdout or sys.stderr, looked up at each write (tests replace them), written as
+    UTF-8 bytes when it has a binary buffer."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def write(self, text: str) -> None:
+        stream = getattr(sys, self.name)
+        if stream is None:
+            raise _closed(self.name)
+        buf = getattr(stream, "buffer", None)
+        try:
+            if buf is None:
+                stream.write(text)
+            else:
+                stream.flush()  # anything written through the text layer (argparse) goes first
+                _write_all(buf, text.encode("utf-8"))
+        except OSError as e:
+            raise _output_failed(e) from None
+
+    def flush(self) -> None:
+        stream = getattr(sys, self.name)
+        if stream is None:
+            return
+        try:
+            stream.flush()
+        except OSError as e:
+            raise _output_failed(e) from None
+
+
+class _People(_Stream):
+    """stderr: control characters escaped; a failure to write it is ignored (the exit code
+    and, in KRM mode, the results still say everything)."""
+
+    def write(self, text: str) -> None:
+        if getattr(sys, self.name) is None:
+            return
+        try:
+            super().write(printable(text))
+        except (OSError, ValueError, AttributeError, KrmError):
+            pass
+
+    def flush(self) -> None:
+        try:
+            super().flush()
+        except (OSError, ValueError, AttributeError, KrmError):
+            pass
+
+
+_OUT = _Stream("stdout")
+_ERR = _People("stderr")
+
+
+def _write_all(buf: Any, data: bytes) -> None:
+    """buf.write until every byte is written: with PYTHONUNBUFFERED the buffer is the raw
+    file, whose write may take only part (a pipe whose reader left) without an error."""
+    view = memoryview(data)
+    while view:
+        n = buf.write(view)
+        if n is None or n <= 0:
+            raise BrokenPipeError(32, "the output was not taken")
+        view = view[n:]
+
+
+def _closed(name: str) -> Exception:
+    from krm_fn.errors import KrmError
+
+    return KrmError(f"{name} is closed: nothing to {'write the output to' if name == 'stdout' else 'read'}")
+
+
+def _print(text: str) -> int:
+    _OUT.write(text)
+    _OUT.flush()
+    return 0
+
+
+def _read_stdin() -> bytes:
+    """All of stdin, bounded by MAX_INPUT_BYTES."""
+    from krm_fn.errors import InputError
+
+    stream = sys.stdin
+    if stream is None:
+        raise _closed("stdin")
+    src = getattr(stream, "buffer", stream)
+    try:
+        data = src.read(MAX_INPUT_BYTES + 1)
+    except OSError as e:
+        raise InputError(f"cannot read stdin: {e.strerror or e}") from None
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    if len(data) > MAX_INPUT_BYTES:
+        raise InputError(
+            f"stdin holds more than {MAX_INPUT_BYTES // (1024 * 1024)} MiB; the function reads at most "
+            "that much: split the input (kpt fn render runs it per package)"
+        )
+    return bytes(data)
+
+
+def _output_failed(e: OSError) -> Exception:
+    """The error for stdout failing, after pointing stdout at /dev/null so that Python's own
+    flush at exit does not fail again with a traceback."""
+    import errno
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+    from krm_fn.errors import KrmError
+
+    if isinstance(e, BrokenPipeError) or e.errno == errno.EPIPE:
+        return KrmError("the reader of stdout closed it before the output was complete (broken pipe)")
+    return KrmError(f"cannot write the output to stdout: {e.strerror or e}")
+
+
 def _guarded(mode: Callable[[], int], krm: bool = False) -> int:
     """The one failure path of every mode (pre-commit's error_handler): a KrmError is one
-    line and exit 1; an interrupt exit 130; anything else is a bug: one line that says so
-    and where to report it, exit 1. KRM mode still answers with a complete ResourceList
-    carrying the error, so kpt shows it as a result."""
+    line and exit 1; an interrupt exit 130; stdout failing one line and exit 1; anything
+    else is a bug: one line that says so and where to report it, exit 1. KRM mode still
+    answers with a complete ResourceList carrying the error, so kpt shows it as a result."""
     _Answer.started = False
     try:
         return mode()
     except KeyboardInterrupt:
-        sys.stderr.write("krm-coschedule: interrupted; nothing was written\n")
+        _ERR.write("krm-coschedule: interrupted; nothing was written\n")
         return 130
     except Exception as e:  # noqa: BLE001 - the top of every mode: no traceback reaches the user
         from krm_fn.errors import KrmError
@@ -91,8 +229,12 @@ def _guarded(mode: Callable[[], int], krm: bool = False) -> int:
         if krm and not _Answer.started:
             from krm_fn.krm import error_list
 
-            sys.stdout.write(error_list(msg))
-        sys.stderr.write(f"krm-coschedule: {msg}\n")
+            try:
+                _OUT.write(error_list(msg))
+                _OUT.flush()
+            except (OSError, ValueError, KrmError):
+                pass
+        _ERR.write(f"krm-coschedule: {msg}\n")
         return 1
 
 
@@ -100,18 +242,18 @@ def _krm() -> int:
     from krm_fn.krm import light_default
     from krm_fn.krm import run_resource_list
 
-    data = sys.stdin.buffer.read()
+    data = _read_stdin()
     out, outcome, code = run_resource_list(data, light_default())
     _Answer.started = True
-    sys.stdout.write(out)
-    sys.stdout.flush()
+    _OUT.write(out)
+    _OUT.flush()
     if outcome is None:
-        sys.stderr.write("krm-coschedule: input rejected (see results)\n")
+        _ERR.write("krm-coschedule: input rejected (see results)\n")
     else:
         for r in outcome.results:
             if r.severity in ("error", "warning"):
-                sys.stderr.write(r.one_line() + "\n")
-        sys.stderr.write(f"krm-coschedule: {summary_line(outcome.results)}\n")
+                _ERR.write(r.one_line() + "\n")
+        _ERR.write(f"krm-coschedule: {summary_line(outcome.results)}\n")
     return code
 
 
@@ -164,8 +306,8 @@ def _annotate_config(fc: Any, path: str) -> None:
 
 
 def _plugin(config_path: str) -> int:
-    if sys.stdin.isatty():
-        sys.stderr.write(
+    if sys.stdin is not None and sys.stdin.isatty():
+        _ERR.write(
             "krm-coschedule: with one argument the function runs as a kustomize plugin and reads "
             "a YAML stream on stdin; to rewrite a file use `krm-coschedule --config POLICY FILE`\n"
         )
@@ -174,15 +316,15 @@ def _plugin(config_path: str) -> int:
     from krm_fn.krm import light_default
     from krm_fn.kustomize import run_plugin
 
-    out, results, code = run_plugin(config_path, sys.stdin.buffer.read(), light_default())
-    sys.stdout.write(out)
-    sys.stdout.flush()
+    out, results, code = run_plugin(config_path, _read_stdin(), light_default())
+    _OUT.write(out)
+    _OUT.flush()
     for r in results:
         if r.severity in ("error", "warning"):
-            sys.stderr.write(result_line(r) + "\n")
-    sys.stderr.write(f"krm-coschedule: {summary_line(results)}\n")
+            _ERR.write(result_line(r) + "\n")
+    _ERR.write(f"krm-coschedule: {summary_line(results)}\n")
     if code:
-        sys.stderr.write("krm-coschedule: nothing was changed (errors above)\n")
+        _ERR.write("krm-coschedule: nothing was changed (errors above)\n")
     return code
 
 
@@ -199,7 +341,7 @@ def _files(argv: list[str]) -> int:
     from krm_fn.krm import light_default
 
     outcome = files.run(list(ns.paths), fc, light_default())
-    return files.commit(outcome, write=not (ns.check or ns.diff), diff=ns.diff, out=sys.stdout, err=sys.stderr)
+    return files.commit(outcome, write=not (ns.check or ns.diff), diff=ns.diff, out=_OUT, err=_ERR)
 
 
 def _explain(argv: list[str]) -> int:
@@ -223,16 +365,17 @@ def _explain(argv: list[str]) -> int:
         from krm_fn import process as process_mod
         from krm_fn import resourcelist
 
-        rl = resourcelist.parse(resourcelist.decode(sys.stdin.buffer.read()))
+        rl = resourcelist.parse(resourcelist.decode(_read_stdin()))
         outcome = process_mod.process(rl, fc)
         plans, results, failed = outcome.plans, outcome.results, outcome.exit_code != 0
     if failed:
         for r in results:
             if r.severity == "error":
-                sys.stderr.write(result_line(r) + "\n")
-        sys.stderr.write("krm-coschedule: no plan (errors above)\n")
+                _ERR.write(result_line(r) + "\n")
+        _ERR.write("krm-coschedule: no plan (errors above)\n")
         return 1
-    sys.stdout.write(explain.render(plans, ns.format))
+    _OUT.write(printable(explain.render(plans, ns.format)))
+    _OUT.flush()
     return 0
 
 
@@ -252,8 +395,8 @@ def _install_plugin(argv: list[str]) -> int:
     except OSError as e:
         raise KrmError(f"cannot install the plugin under {home}: {e}") from None
     for w in written:
-        sys.stdout.write(f"installed {w}\n")
-    sys.stdout.write(
+        _OUT.write(printable(f"installed {w}\n"))
+    _OUT.write(
         f"run: KUSTOMIZE_PLUGIN_HOME={shlex.quote(str(home.absolute()))} "
         "kubectl kustomize --enable-alpha-plugins DIR\n"
     )

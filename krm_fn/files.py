@@ -27,7 +27,12 @@ from krm_fn.results import summary_line
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
     from typing import Any
-    from typing import TextIO
+    from typing import Protocol
+
+    class Writer(Protocol):
+        def write(self, text: str, /) -> object: ...
+
+        def flush(self) -> object: ...
 
 
 class FileState(Record):
@@ -95,11 +100,14 @@ def read_files(names: list[str]) -> tuple[list[FileState], list[Result]]:
         f = FileState(path, name)
         files.append(f)
         try:
-            f.stat = path.stat()
-            data = path.read_bytes()
+            data = _read(f)
         except OSError as e:
             f.failed = True
             results.append(_file_error(name, f"{name}: cannot be read: {e.strerror or e}"))
+            continue
+        except InputError as e:
+            f.failed = True
+            results.append(_file_error(name, f"{name}: {e}"))
             continue
         try:
             text = _decode(data)
@@ -112,6 +120,31 @@ def read_files(names: list[str]) -> tuple[list[FileState], list[Result]]:
             continue
         f.stream = stream
     return files, results
+
+
+MAX_FILE_BYTES = 256 * 1024 * 1024  # a larger FILE is refused, not read
+
+
+def _read(f: FileState) -> bytes:
+    """The file's bytes: a regular file only (a FIFO would block, a device never end), and
+    at most MAX_FILE_BYTES. Raises OSError or InputError."""
+    f.stat = os.stat(f.path)
+    mode = f.stat.st_mode
+    if stat.S_ISDIR(mode):
+        raise InputError("is a directory; pass the YAML files in it")
+    if not stat.S_ISREG(mode):
+        what = "a FIFO" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file"
+        raise InputError(f"is {what}, not a regular file; pass YAML files")
+    if f.stat.st_size > MAX_FILE_BYTES:
+        raise InputError(
+            f"is {f.stat.st_size // (1024 * 1024)} MiB; the function reads files of at most "
+            f"{MAX_FILE_BYTES // (1024 * 1024)} MiB: split it"
+        )
+    with f.path.open("rb") as fh:
+        data = fh.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise InputError(f"grew past {MAX_FILE_BYTES // (1024 * 1024)} MiB while it was read: split it")
+    return data
 
 
 def _decode(data: bytes) -> str:
@@ -217,7 +250,7 @@ def _mark_context_only(stream: streams.Stream | None) -> None:
 # --------------------------------------------------------------------------- write and report
 
 
-def commit(outcome: FilesOutcome, write: bool, diff: bool, out: TextIO, err: TextIO) -> int:
+def commit(outcome: FilesOutcome, write: bool, diff: bool, out: Writer, err: Writer) -> int:
     """Write the changed files (or print their diffs), say what happened on `err`, and give
     the exit code: 1 when a file changed (pre-commit's convention) or anything failed."""
     for r in outcome.results:

@@ -57,7 +57,7 @@ class Item(Record):
     """One entry of `items`. `text` is the exact input text (fast path), or None when the
     item came from a full parse (then `doc` is set from the start)."""
 
-    __slots__ = ("pos", "text", "meta", "complex_meta", "doc")
+    __slots__ = ("pos", "text", "meta", "complex_meta", "doc", "unreadable")
 
     def __init__(
         self,
@@ -73,6 +73,7 @@ class Item(Record):
         # the scanner was not sure of the identity: parse the item to learn it
         self.complex_meta = complex_meta
         self.doc = doc
+        self.unreadable = False  # loading it failed, and an error result says why
 
     @property
     def node(self) -> Any:
@@ -268,6 +269,7 @@ def check_syntax(chunk: str) -> None:
     and the round-trip loader (YAML 1.2) differ at the edges, so what libyaml refuses is
     refused only when the round-trip loader refuses it too: this check never rejects what
     the rest of the function accepts."""
+    guards.check_flow_depth(chunk, "the object")
     if not libyaml_reads(chunk):
         parse_item_text(chunk)
 

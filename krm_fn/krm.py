@@ -9,6 +9,7 @@ from krm_fn.errors import InputError
 from krm_fn.errors import YamlSyntaxError
 from krm_fn.process import Outcome
 from krm_fn.process import process_guarded
+from krm_fn.process import unchanged
 from krm_fn.results import Result
 
 # The user's escape hatch: KRM_COSCHEDULE_LIGHT=0 takes the round-trip path for every item
@@ -32,7 +33,12 @@ def run_resource_list(data: bytes, light: bool | None = None) -> tuple[str, Outc
         return error_list(str(e)), None, 1
     try:
         outcome = process_guarded(rl, light=light and rl.fast)
-        resourcelist.check_untouched(rl)
+        try:
+            resourcelist.check_untouched(rl)
+        except YamlSyntaxError:
+            raise
+        except InputError as e:
+            outcome = unchanged(rl, [*outcome.results, Result("error", str(e))])
         if rl.fast and _doubtful_split(outcome):
             whole = _parse_whole_or_none(text)
             if whole is not None and len(whole.items) != len(rl.items):

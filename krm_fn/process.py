@@ -293,11 +293,13 @@ def _load(item: Item, ctx: Context, light: bool, named: bool) -> bool:
     except YamlSyntaxError:
         raise
     except InputError as e:
+        item.unreadable = True
         if named:
             ctx.error(item, None, str(e))
         else:
             ctx.error_at(item, where, f"{where}: {e}")
     except Exception as e:  # noqa: BLE001 - a parser failing in a way it does not report
+        item.unreadable = True
         if named:
             ctx.error(item, None, f"cannot be parsed: {short(e)}")
         else:
@@ -516,6 +518,12 @@ def _safe_path(path: str) -> bool:
 
 def _label_kind(item: Item) -> str:
     return "pipelineRun" if item.meta.kind == "PipelineRun" else "taskRun"
+
+
+def unchanged(rl: ResourceList, results: list[Result]) -> Outcome:
+    """An outcome that leaves every item as it came, with these results (an error found
+    after process(), such as an untouched item too deep to check)."""
+    return _unchanged(rl, results, [])
 
 
 def process_guarded(rl: ResourceList, light: bool = False) -> Outcome:

@@ -93,9 +93,17 @@ def parse(text: str, *, fast: bool = True) -> ResourceList:
 def check_untouched(rl: ResourceList) -> None:
     """Syntax-check the items no transform parsed, which the fast path would otherwise echo
     unread: one libyaml pass over their text (about 0.25 s for 6.7 MB, no objects built).
-    Raises YamlSyntaxError (see check_syntax)."""
-    texts = [it.text for it in rl.items if it.doc is None and it.text is not None]
-    if not rl.fast or not texts or libyaml_reads("".join(texts)):
+    Raises YamlSyntaxError (see check_syntax), or InputError for flow nesting too deep to
+    parse safely."""
+    unread = [it for it in rl.items if it.doc is None and it.text is not None and not it.unreadable]
+    if not rl.fast or not unread:
+        return
+    for it in unread:
+        assert it.text is not None
+        name = " ".join(x for x in (it.meta.kind, it.meta.name) if x)
+        guards.check_flow_depth(it.text, f"items[{it.pos}]" + (f" ({name})" if name else ""))
+    texts = [it.text for it in unread if it.text is not None]
+    if libyaml_reads("".join(texts)):
         return
     for t in texts:  # some item is not YAML for libyaml: which one?
         check_syntax(t)

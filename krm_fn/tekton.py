@@ -15,8 +15,10 @@ import copy
 import json
 
 from krm_fn import assistant as assistant_mod
+from krm_fn import guards
 from krm_fn import names
 from krm_fn import scheduling
+from krm_fn import validation
 from krm_fn import yamlio
 from krm_fn.context import Context
 from krm_fn.context import Plan
@@ -128,6 +130,7 @@ def _valid(run: Run) -> bool:
             "a label value); shorten it",
         )
         ok = False
+    ok = _valid_names(run) and ok
     ws = run.spec.get("workspaces")
     if isinstance(ws, list) and run.ctx.policy.mode != "disabled":
         for i, b in enumerate(ws):
@@ -146,6 +149,39 @@ def _valid(run: Run) -> bool:
                 ok = False
     if run.kind == "PipelineRun":
         ok = _check_task_run_specs(run) and ok
+    return ok
+
+
+def _valid_names(run: Run) -> bool:
+    """The name, namespace and labels the API server checks (they go into the labels and
+    names of the assistant, its claims and the TaskRun pods): a name that is not a DNS
+    subdomain, or a label that is not a label, would be refused there, after the generated
+    objects were applied."""
+    ok = True
+    md = run.node.get("metadata") or {}
+    checks: list[tuple[str, str, list[str]]] = []
+    if run.name and len(run.name) <= 63:
+        checks.append(("metadata.name", run.name, validation.dns1123_subdomain_errors(run.name)))
+    if run.namespace:
+        checks.append(("metadata.namespace", run.namespace, validation.dns1123_label_errors(run.namespace)))
+    labels = md.get("labels") if isinstance(md, dict) else None
+    for k, v in (labels or {}).items() if isinstance(labels, dict) else ():
+        key_errs = validation.qualified_name_errors(str(k))
+        if key_errs:
+            checks.append((f"metadata.labels[{k}]", str(k), ["the key: " + e for e in key_errs]))
+        elif not isinstance(v, str):
+            checks.append((f"metadata.labels[{k}]", str(v), [f"must be a string, not a {guards.type_name(v)}: quote it"]))
+        else:
+            checks.append((f"metadata.labels[{k}]", v, validation.label_value_errors(v)))
+    for path, value, errs in checks:
+        if errs:
+            run.ctx.error(
+                run.item,
+                path,
+                f"{json.dumps(value)} is not valid here: {validation.join(errs)}; the API server would "
+                "refuse the run (and the objects generated for it carry it): fix the manifest",
+            )
+            ok = False
     return ok
 
 

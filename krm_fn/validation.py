@@ -71,6 +71,23 @@ def dns1123_subdomain_errors(value: str) -> list[str]:
     return errs
 
 
+_DNS1123_LABEL_MSG = (
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
+    "and must start and end with an alphanumeric character"
+)
+DNS1123_LABEL_MAX_LENGTH = 63
+
+
+def dns1123_label_errors(value: str) -> list[str]:
+    """IsDNS1123Label (namespace names)."""
+    errs = []
+    if _blen(value) > DNS1123_LABEL_MAX_LENGTH:
+        errs.append(max_len_error(DNS1123_LABEL_MAX_LENGTH))
+    if not re.fullmatch(_DNS1123_LABEL_FMT, value):
+        errs.append(regex_error(_DNS1123_LABEL_MSG, _DNS1123_LABEL_FMT, "my-name", "123-abc"))
+    return errs
+
+
 def qualified_name_errors(value: str) -> list[str]:
     """IsQualifiedName: `[prefix/]name`, the syntax of label keys, toleration keys and (in
     Shipwright) scheduler names. Errors in apimachinery's order: prefix, name length, name

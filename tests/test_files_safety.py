@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -118,19 +119,19 @@ def test_unreadable_file_is_reported_and_the_others_are_processed(
 ) -> None:
     a, b = _write(tmp_path)
     before_a = a.read_bytes()
-    real_read = Path.read_bytes
+    real_open = Path.open
 
-    def read_bytes(self: Path) -> bytes:
+    def open_(self: Path, *args: Any, **kwargs: Any) -> Any:
         if self.name == "a.yaml":
             raise PermissionError(13, "Permission denied", str(self))
-        return real_read(self)
+        return real_open(self, *args, **kwargs)
 
-    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    monkeypatch.setattr(Path, "open", open_)
     monkeypatch.chdir(tmp_path)
     assert main(["--config", "policy.yaml", "a.yaml", "b.yaml"]) == 1
     err = capsys.readouterr().err
     assert "a.yaml" in err and "Permission denied" in err
-    monkeypatch.setattr(Path, "read_bytes", real_read)
+    monkeypatch.setattr(Path, "open", real_open)
     assert a.read_bytes() == before_a
     assert "StatefulSet" in b.read_text()
 

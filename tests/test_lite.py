@@ -364,12 +364,12 @@ def test_quoted_flow_scalars_are_read_light_and_written_the_same() -> None:
         gen.generate(1, 1.0, 1)
         .replace("accessModes: [ReadWriteOnce]", "accessModes: [\"ReadWriteOnce\", 'ReadOnlyMany']")
         .replace("runAfter: [clone]", 'runAfter: ["clone"]')
-        .replace("    namespace: team-0\n", "    namespace: team-0\n    labels: {team: \"a: b\", tier: 'x y', n: '1'}\n", 1)
+        .replace("  spec:\n    params:\n", "  spec:\n    x-meta: {team: \"a: b\", tier: 'x y', n: '1'}\n    params:\n", 1)
     )
-    assert 'runAfter: ["clone"]' in data and "labels: {team:" in data
+    assert 'runAfter: ["clone"]' in data and "x-meta: {team:" in data
     light, full = both(data.encode())
     assert light == full and light[1] == 0
     rl = resourcelist.parse(data)
     rl.items[0].load(light=True)
     assert isinstance(rl.items[0].doc, LightDocument)
-    assert rl.items[0].node["metadata"]["labels"] == {"team": "a: b", "tier": "x y", "n": "1"}
+    assert rl.items[0].node["spec"]["x-meta"] == {"team": "a: b", "tier": "x y", "n": "1"}
