@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 
 from krm_fn import process as process_mod
+from krm_fn import resourcelist
 from krm_fn import streams
 from krm_fn.context import Plan
 from krm_fn.errors import InputError
@@ -151,11 +152,13 @@ def _decode(data: bytes) -> str:
     if b"\x00" in data:
         raise InputError("contains NUL bytes (a binary file?)")
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise InputError(
             f"is not UTF-8 text (byte 0x{data[e.start]:02x} at offset {e.start})"
         ) from None
+    resourcelist.check_printable(text, "")
+    return text
 
 
 def run(names: list[str], function_config: Any, light: bool = False) -> FilesOutcome:
@@ -310,7 +313,7 @@ def write_files(files: list[FileState]) -> list[tuple[FileState, str]]:
             reason = _refusal(f)
             if reason is None:
                 try:
-                    os.replace(tmp, f.path)
+                    _put(tmp, f)
                     done.append(f)
                     continue
                 except OSError as e:
@@ -363,12 +366,27 @@ def _stage(path: Path, text: str) -> str:
     return tmp
 
 
+def _put(tmp: str, f: FileState) -> None:
+    """Move the staged text into place: a rename, or for a file with several hard links a
+    write in place (a rename would give this name a file of its own and leave the other
+    links with the old text)."""
+    if f.stat is None or f.stat.st_nlink <= 1:
+        os.replace(tmp, f.path)
+        return
+    with open(tmp, "rb") as src, f.path.open("r+b") as dst:
+        data = src.read()
+        dst.write(data)
+        dst.truncate(len(data))
+        dst.flush()
+        os.fsync(dst.fileno())
+
+
 def _restore(f: FileState) -> None:
     """Put a written file's original bytes back (after a failure elsewhere)."""
     if f.stream is None:
         return
     try:
-        os.replace(_stage(f.path, f.stream.raw), f.path)
+        _put(_stage(f.path, f.stream.raw), f)
     except OSError:
         pass
 
@@ -392,7 +410,23 @@ def unified_diff(f: FileState) -> str:
         difflib.unified_diff(
             f.stream.raw.splitlines(keepends=True),
             f.new_text.splitlines(keepends=True),
-            fromfile=f"a/{f.name}",
-            tofile=f"b/{f.name}",
+            fromfile=_diff_name("a/", f.name),
+            tofile=_diff_name("b/", f.name),
         )
     )
+
+
+def _diff_name(side: str, name: str) -> str:
+    """A diff header's file name; quoted as git quotes it when it holds a control character,
+    a quote or a backslash, so no file name can forge a header line or drive a terminal."""
+    if not any(c < " " or c in '"\\\x7f' or "\x80" <= c <= "\x9f" for c in name):
+        return side + name
+    out = []
+    for c in side + name:
+        if c in '"\\':
+            out.append("\\" + c)
+        elif c < " " or c == "\x7f" or "\x80" <= c <= "\x9f":
+            out.append({"\n": "\\n", "\t": "\\t", "\r": "\\r"}.get(c, f"\\{ord(c):03o}"))
+        else:
+            out.append(c)
+    return '"' + "".join(out) + '"'

@@ -132,8 +132,10 @@ def _describe(e: Exception, dup: tuple[str, str, int, int] | None) -> str:
     if name == "DuplicateKeyError":
         if dup is not None:
             path, key, first, second = dup
+            top = "." not in path and "[" not in path
+            hint = " (a missing `---` between two documents?)" if top else ""
             return (
-                f"duplicate key {key!r} at {path} (lines {first} and {second}); a key may "
+                f"duplicate key {key!r} at {path} (lines {first} and {second}){hint}; a key may "
                 "appear only once in a mapping: keep one of them"
             )
         return f"{problem} ({at}); a key may appear only once in a mapping: keep one of them"

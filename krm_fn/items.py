@@ -23,7 +23,9 @@ if TYPE_CHECKING:
 
 
 class Meta(Record):
-    __slots__ = ("api_version", "kind", "name", "namespace", "generate_name", "annotations", "is_mapping")
+    __slots__ = (
+        "api_version", "kind", "name", "namespace", "generate_name", "annotations", "is_mapping", "duplicates",
+    )
 
     def __init__(
         self,
@@ -34,6 +36,7 @@ class Meta(Record):
         generate_name: str = "",
         annotations: dict[str, str] | None = None,
         is_mapping: bool = True,
+        duplicates: tuple[str, ...] = (),
     ) -> None:
         self.api_version = api_version
         self.kind = kind
@@ -42,6 +45,9 @@ class Meta(Record):
         self.generate_name = generate_name
         self.annotations: dict[str, str] = {} if annotations is None else annotations
         self.is_mapping = is_mapping
+        # identity keys the object has twice (apiVersion, kind, metadata.name...): readers
+        # disagree on which one counts (kpt keeps the first, others the last)
+        self.duplicates = duplicates
 
     @property
     def group(self) -> str:

@@ -113,6 +113,9 @@ def process(rl: ResourceList, policy_override: Any = None, light: bool = False) 
     policy, cfg_results = config_mod.load(fc)
     if policy is None:
         return _unchanged(rl, cfg_results, [])
+    if any(isinstance(r, dict) and r.get("severity") == "error" for r in rl.results):
+        # an earlier function of the pipeline failed: its error stands, and all or nothing
+        return _unchanged(rl, [Result("error", "krm-coschedule: the input already carries an error result from an earlier function; nothing was changed: fix that first")], [])
     ctx = Context(policy, rl.items, light)
     ctx.results.extend(cfg_results)
     scheduling.validate_policy(ctx)  # the policy's own scheduling values, checked once per run
@@ -151,6 +154,19 @@ def _check_item(item: Item, ctx: Context) -> None:
         if not item.meta.is_mapping:
             _not_an_object(item, ctx)
             return
+    if item.meta.duplicates and item.doc is None:
+        # the round-trip loader names the duplicate key and both lines
+        if not _load(item, ctx, light=False, named=bool(item.meta.name or item.meta.generate_name)):
+            return
+        twice = ", ".join(item.meta.duplicates)
+        ctx.error_at(
+            item,
+            f"items[{item.pos}].{item.meta.duplicates[0]}",
+            f"items[{item.pos}] ({item.meta.kind} {item.meta.name}) has {twice} twice; YAML readers "
+            "disagree on which one counts (kpt keeps the first), so the object is ambiguous. A "
+            "missing `---` between two documents? Separate them, or keep one of the keys",
+        )
+        return
     if not scanned_kind and not item.meta.kind:
         ctx.error_at(item, f"items[{item.pos}].kind", f"items[{item.pos}] has no kind; every item must be a Kubernetes object with apiVersion and kind")
         return

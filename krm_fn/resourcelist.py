@@ -52,6 +52,14 @@ def decode(data: bytes) -> str:
             f"input is not UTF-8 text (byte 0x{data[e.start]:02x} at offset {e.start}); "
             "re-encode the file as UTF-8"
         ) from None
+    check_printable(text)
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
+    return text
+
+
+def check_printable(text: str, what: str = "input ") -> None:
+    """InputError for a character YAML allows nowhere (outside c-printable)."""
     bad = _NON_PRINTABLE.search(text)
     if bad is not None:
         # YAML allows these nowhere (c-printable): refusing here means no item that holds one
@@ -59,13 +67,10 @@ def decode(data: bytes) -> str:
         line = text.count("\n", 0, bad.start()) + 1
         col = bad.start() - (text.rfind("\n", 0, bad.start()) + 1) + 1
         raise InputError(
-            f"input contains the control character U+{ord(bad.group()):04X} at line {line}, "
+            f"{what}contains the control character U+{ord(bad.group()):04X} at line {line}, "
             f"column {col}; YAML does not allow it anywhere: remove it (or write it as an escape "
             "in a double-quoted string)"
         )
-    if "\r" in text:
-        text = text.replace("\r\n", "\n")
-    return text
 
 
 # everything outside YAML 1.2's c-printable set (tab, LF, CR and NEL are allowed)

@@ -527,8 +527,8 @@ def _composed_identity(item: Item, chunk: str) -> None:
     passes through as `- {"apiVersion": ...}`, quoted keys, multi-line values, duplicate
     keys...), read from libyaml's node graph: C speed, exact strings, and each scalar's
     style, so that a plain `yes`, `0o17` or `null`, which YAML 1.1 and 1.2 read differently,
-    sends the item to the round-trip loader (`complex_meta`). Duplicate keys: the last one
-    wins here; loading the item (as a target) reports them."""
+    sends the item to the round-trip loader (`complex_meta`). Duplicate identity keys are
+    noted in meta.duplicates (the item is refused: readers disagree on which one counts)."""
     item.complex_meta = True
     item.meta = Meta()
     if "\t" in chunk:
@@ -545,13 +545,15 @@ def _composed_identity(item: Item, chunk: str) -> None:
         return
     node = root.value[0]
     meta = Meta()
+    dups: list[str] = []
     try:
-        top = _mapping(yaml, node)
+        top = _mapping(yaml, node, dups, "", ("apiVersion", "kind", "metadata"))
         if top is None:
             return
         meta.api_version = _plain_str(yaml, top.get("apiVersion"))
         meta.kind = _plain_str(yaml, top.get("kind"))
-        md = _mapping(yaml, top.get("metadata"))
+        md = _mapping(yaml, top.get("metadata"), dups, "metadata.", ("name", "namespace", "generateName", "annotations"))
+        meta.duplicates = tuple(dups)
         if md is not None:
             meta.name = _plain_str(yaml, md.get("name"))
             meta.namespace = _plain_str(yaml, md.get("namespace"))
@@ -566,8 +568,11 @@ def _composed_identity(item: Item, chunk: str) -> None:
     item.complex_meta = False
 
 
-def _mapping(yaml: Any, node: Any) -> dict[str, Any] | None:
-    """A mapping node's entries by key (last wins); None if absent or not a mapping."""
+def _mapping(
+    yaml: Any, node: Any, dups: list[str] | None = None, prefix: str = "", watched: tuple[str, ...] = ()
+) -> dict[str, Any] | None:
+    """A mapping node's entries by key (last wins); None if absent or not a mapping. A
+    `watched` key met twice is added to `dups` (with `prefix`)."""
     if node is None or not isinstance(node, yaml.MappingNode):
         if node is not None and not isinstance(node, yaml.ScalarNode):
             raise Unsure("a sequence where a mapping goes")
@@ -579,6 +584,8 @@ def _mapping(yaml: Any, node: Any) -> dict[str, Any] | None:
         key = _plain_str(yaml, k)
         if key == "<<" or k.tag == "tag:yaml.org,2002:merge":
             raise Unsure("merge key")
+        if key in out and key in watched and dups is not None:
+            dups.append(prefix + key)
         out[key] = v
     return out
 

@@ -158,3 +158,64 @@ def test_an_object_without_identity_fails_only_its_file(tmp_path: Path) -> None:
     assert kinds(tmp_path / "a.yaml") == ["PipelineRun", "StatefulSet"]
     assert (tmp_path / "m.yaml").read_text().startswith("apiVersion: tekton.dev/v1\nkind: PipelineRun\nmetadata:\n")
     assert "1 file(s) rewritten, 1 failed, 1 unchanged" in err
+
+
+def test_a_missing_document_marker_is_an_error_not_a_skipped_run(tmp_path: Path) -> None:
+    """A ConfigMap glued onto a PipelineRun (no `---`): kpt keeps the first kind, others the
+    last; the object is refused, naming the keys it has twice."""
+    glued = run_doc("r") + "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  a: b\n"
+    (tmp_path / "pipeline.yaml").write_text(PIPELINE)
+    (tmp_path / "run.yaml").write_text(glued)
+    code, _, err = cli(tmp_path, "pipeline.yaml", "run.yaml")
+    assert code == 1
+    assert "run.yaml: [error]" in err and "duplicate key 'apiVersion' at apiVersion (lines 1 and 16)" in err
+    assert "a missing `---` between two documents?" in err
+    assert (tmp_path / "run.yaml").read_text() == glued
+
+
+def test_diff_headers_quote_odd_file_names(tmp_path: Path) -> None:
+    name = "run\n+++ evil.yaml"
+    (tmp_path / "pipeline.yaml").write_text(PIPELINE)
+    (tmp_path / name).write_text(run_doc("r"))
+    code, out, _ = cli(tmp_path, "--diff", "pipeline.yaml", name)
+    assert code == 1
+    headers = [x for x in out.splitlines() if x.startswith(("---", "+++"))]
+    assert headers == ['--- "a/run\\n+++ evil.yaml"', '+++ "b/run\\n+++ evil.yaml"']
+
+
+def test_control_characters_in_a_file_are_refused(tmp_path: Path) -> None:
+    (tmp_path / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  a: \x1b[2J\n")
+    code, _, err = cli(tmp_path, "--check", "cm.yaml")
+    assert code == 1
+    assert "cm.yaml: contains the control character U+001B at line 6" in err
+    assert "\x1b" not in err
+
+
+def test_hard_links_and_owner_are_kept(tmp_path: Path) -> None:
+    (tmp_path / "pipeline.yaml").write_text(PIPELINE)
+    run = tmp_path / "run.yaml"
+    run.write_text(run_doc("r"))
+    os.link(run, tmp_path / "link.yaml")
+    if os.geteuid() == 0:
+        os.chown(run, 4321, 4321)
+    before = run.stat()
+    code, _, err = cli(tmp_path, "pipeline.yaml", "run.yaml")
+    assert code == 1, err
+    after = run.stat()
+    assert (after.st_ino, after.st_nlink) == (before.st_ino, 2)
+    assert (after.st_uid, after.st_gid) == (before.st_uid, before.st_gid)
+    assert kinds(tmp_path / "link.yaml") == ["PipelineRun", "StatefulSet"]
+
+
+def test_owner_is_kept_when_the_file_is_replaced(tmp_path: Path) -> None:
+    """Root rewriting another user's file keeps it theirs (CI runs as root)."""
+    (tmp_path / "pipeline.yaml").write_text(PIPELINE)
+    run = tmp_path / "run.yaml"
+    run.write_text(run_doc("r"))
+    if os.geteuid() == 0:
+        os.chown(run, 4321, 4322)
+    owner = (run.stat().st_uid, run.stat().st_gid)
+    code, _, err = cli(tmp_path, "pipeline.yaml", "run.yaml")
+    assert code == 1, err
+    assert (run.stat().st_uid, run.stat().st_gid) == owner
+    assert kinds(run) == ["PipelineRun", "StatefulSet"]

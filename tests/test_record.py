@@ -29,7 +29,7 @@ def test_repr_names_every_field() -> None:
     )
     assert repr(Meta(kind="Pod")) == (
         "Meta(api_version='', kind='Pod', name='', namespace='', generate_name='', annotations={}, "
-        "is_mapping=True)"
+        "is_mapping=True, duplicates=())"
     )
 
 
