@@ -77,6 +77,12 @@ def may_nest_deeper_than_limit(text: str) -> bool:
     return deepest + flow + 2 > MAX_DEPTH
 
 
+def may_hold_aliases(text: str) -> bool:
+    """False when `text` surely holds no YAML alias (no `*` at all): then no alias bomb can
+    hide in it, and a loader without the expansion bound is safe."""
+    return "*" in text
+
+
 def check_flow_depth(text: str, what: str) -> None:
     """Refuse flow nesting deeper than MAX_DEPTH before a C parser reads `text`: libyaml's
     time grows with the square of the flow depth (100,000 levels: 36 s) and a C composer

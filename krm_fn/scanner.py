@@ -29,6 +29,7 @@ from krm_fn.items import Item
 from krm_fn.items import Meta
 from krm_fn.items import ResourceList
 from krm_fn.items import detect_indent
+from krm_fn.items import libyaml_reads
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -252,6 +253,10 @@ def check_wrapper(kind: str) -> None:
 
 
 def _load_section(section_text: str, key: str) -> Any:
+    """A top-level section's value. The functionConfig is read as the transforms read it
+    (light reader, else the round-trip loader); incoming results, which the function only
+    copies, by the C safe loader (a long results section took seconds on the round-trip
+    loader); other sections are only checked (echoed as written)."""
     if key == "functionConfig":
         lines = yamltext.split_lines(section_text, keepends=False)
         m, s, o = detect_indent([x + "\n" for x in lines], 0)
@@ -260,6 +265,16 @@ def _load_section(section_text: str, key: str) -> Any:
             return root.get(key)
         except Unsure:
             pass
+    elif libyaml_reads(section_text):
+        guards.check_flow_depth(section_text, key)
+        if key not in ("results",):
+            return None
+        try:
+            root = yamlio.verify_load(section_text)
+        except Exception:  # noqa: BLE001 - the bounded loader below says what is wrong
+            root = None
+        if isinstance(root, dict) and not guards.may_hold_aliases(section_text):
+            return root.get(key)
     root = guards.load_guarded(section_text, key)
     return root.get(key) if isinstance(root, dict) else None
 

@@ -45,6 +45,7 @@ class Run:
             self.tpl_path = "spec.podTemplate"
             self.trs_key = "taskPodTemplate"
         self._created_parent = False
+        self._own: frozenset[str] | None = None
 
     # ---- the run-level pod template
     def tpl_parent(self, create: bool) -> Any:
@@ -94,7 +95,13 @@ class Run:
 
     # ---- names
     def own_assistants(self) -> frozenset[str]:
-        """Every assistant name this run can have under any mode (to recognise our work)."""
+        """Every assistant name this run can have under any mode (to recognise our work).
+        Computed once per run: it is asked once per binding and per pinning term."""
+        if self._own is None:
+            self._own = self._compute_own_assistants()
+        return self._own
+
+    def _compute_own_assistants(self) -> frozenset[str]:
         if self.kind == "TaskRun":
             return frozenset({names.taskrun_assistant_name(self.name)})
         out = {names.assistant_name("", self.name)}
