@@ -152,9 +152,10 @@ def pin(doc: Document, tpl: Any, aa: str, own: frozenset[str], path: str) -> Non
         doc.append(req, term)
 
 
-def unpin(tpl: Any, keep: set[str], own: frozenset[str]) -> bool:
+def unpin(tpl: Any, keep: set[str], own: frozenset[str], keep_affinity: bool = False) -> bool:
     """Remove our pinning terms for this run's assistants not in `keep`; containers that
-    only held them go too. True when something was removed."""
+    only held them go too (but an `affinity` itself with `keep_affinity`). True when
+    something was removed."""
     aff = tpl.get("affinity")
     if not isinstance(aff, dict):
         return False
@@ -175,7 +176,7 @@ def unpin(tpl: Any, keep: set[str], own: frozenset[str]) -> bool:
         del pa[REQUIRED]
     if not pa:
         del aff["podAffinity"]
-    if not aff:
+    if not aff and not keep_affinity:
         del tpl["affinity"]
     return True
 
@@ -205,7 +206,11 @@ def unpin_task(run: Run, index: int, own: frozenset[str], same_as: Any = None) -
     tpl = entry.get(run.trs_key)
     if not isinstance(tpl, dict):
         return
-    changed = unpin(tpl, set(), own)
+    # a task's `affinity: {}` under a run-level affinity clears it for that task (Tekton takes
+    # the task's field whole): the user's, and it stays when our term leaves it empty again
+    run_tpl = run.template()
+    clears = bool(plain_affinity(run_tpl, own)) if isinstance(run_tpl, dict) else False
+    changed = unpin(tpl, set(), own, keep_affinity=clears)
     if same_as is not None and "affinity" in tpl and plain_affinity(tpl, own) == same_as:
         del tpl["affinity"]
         changed = True

@@ -669,3 +669,60 @@ def test_the_same_run_twice_is_an_error_not_a_lost_assistant() -> None:
     assert errors[0]["message"].startswith("PipelineRun ci/x: the input has this PipelineRun twice (also items[0])")
     assert errors[0]["field"] == {"path": "metadata.name"}
     assert out.startswith(data.decode().split("functionConfig:")[0])  # all or nothing
+
+
+CLEARS_AFFINITY = """\
+- apiVersion: tekton.dev/v1
+  kind: PipelineRun
+  metadata:
+    name: trs
+  spec:
+    pipelineSpec:
+      workspaces:
+      - name: src
+      tasks:
+      - name: build
+        workspaces:
+        - name: src
+          workspace: src
+        taskRef:
+          name: t
+      - name: lint
+        taskRef:
+          name: l
+    taskRunTemplate:
+      podTemplate:
+        affinity:
+          nodeAffinity:
+            requiredDuringSchedulingIgnoredDuringExecution:
+              nodeSelectorTerms:
+              - matchExpressions:
+                - key: pool
+                  operator: In
+                  values: [ci]
+    taskRunSpecs:
+    - pipelineTaskName: lint
+      podTemplate:
+        affinity: {}
+    workspaces:
+    - name: src
+      volumeClaimTemplate:
+        spec:
+          accessModes: [ReadWriteOnce]
+"""
+
+
+@pytest.mark.parametrize("mode", ["workspaces", "pipelineruns", "isolate-pipelinerun", "disabled"])
+def test_a_task_affinity_that_clears_the_run_level_one_survives_rendering_again(mode: str) -> None:
+    """`affinity: {}` in a task's template clears the run-level affinity for that task; our
+    term added to it must not make the next render take the user's entry for ours."""
+    out, _, code = render(CLEARS_AFFINITY, _config(mode))
+    assert code == 0
+    again = out.split("\nresults:\n")[0] + "\n"
+    assert "functionConfig:" in again
+    out2, _, code2 = run_resource_list(again.encode())
+    assert code2 == 0
+    assert out2.split("\nresults:\n")[0] == out.split("\nresults:\n")[0], "rendering again changed the output"
+    lint = [t for t in items_of(out)[0]["spec"]["taskRunSpecs"] if t["pipelineTaskName"] == "lint"]
+    assert len(lint) == 1
+    assert "nodeAffinity" not in lint[0]["podTemplate"]["affinity"]  # the user's clearing is kept
