@@ -43,7 +43,7 @@ def load_guarded(text: str, what: str, limits: bool = True) -> Any:
     if may_nest_deeper_than_limit(text):
         _scan_events(text, what)  # raises when it does
     try:
-        root = yamlio.rt_load(text)
+        root = _rt_load(text)
     except RecursionError:
         raise InputError(f"{what} nests deeper than {MAX_DEPTH} levels; flatten it") from None
     except Exception as e:  # noqa: BLE001 - parser errors of every kind
@@ -58,6 +58,51 @@ def load_guarded(text: str, what: str, limits: bool = True) -> Any:
     if _SURROGATE_ESCAPE.search(text):
         _join_surrogates(root, what)
     return root
+
+
+def _rt_load(text: str) -> Any:
+    """The round-trip loader, which refuses a tab where YAML allows it as separation
+    (`kind:<TAB>PipelineRun`, read by libyaml and kpt): then the same text with those tabs
+    written as spaces, the only change, is read instead."""
+    try:
+        return yamlio.rt_load(text)
+    except Exception as e:  # noqa: BLE001 - the caller words every failure
+        if "\t" not in text or "'\\t'" not in str(e):
+            raise
+        spaced = _separating_tabs_as_spaces(text)
+        if spaced is None:
+            raise
+        return yamlio.rt_load(spaced)
+
+
+def _separating_tabs_as_spaces(text: str) -> str | None:
+    """`text` with each tab that separates two tokens on one line (after `:`, `-`, `,`...)
+    written as a space; scalars, comments and indentation untouched. None when libyaml
+    cannot scan it either (then it is not YAML) or no such tab exists."""
+    import yaml
+
+    try:
+        tokens = list(yaml.scan(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))
+    except yaml.YAMLError:
+        return None
+    out: list[str] = []
+    pos = 0
+    changed = False
+    for tok in tokens:
+        start = tok.start_mark.index
+        if start > pos:
+            gap = text[pos:start]
+            cut = min((i for i in (gap.find("#"), gap.find("\n")) if i >= 0), default=len(gap))
+            if "\t" in gap[:cut]:
+                gap = gap[:cut].replace("\t", " ") + gap[cut:]
+                changed = True
+            out.append(gap)
+            pos = start
+        end = max(tok.end_mark.index, pos)
+        out.append(text[pos:end])
+        pos = end
+    out.append(text[pos:])
+    return "".join(out) if changed else None
 
 
 def may_nest_deeper_than_limit(text: str) -> bool:

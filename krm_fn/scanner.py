@@ -546,8 +546,6 @@ def _composed_identity(item: Item, chunk: str) -> None:
     noted in meta.duplicates (the item is refused: readers disagree on which one counts)."""
     item.complex_meta = True
     item.meta = Meta()
-    if "\t" in chunk:
-        return  # libyaml takes tabs where ruamel refuses them: let the round-trip loader judge
     if guards.may_nest_deeper_than_limit(chunk):
         return  # the C composer recurses per level: the bounded loader names the depth
     import yaml  # PyYAML; only lists with such items pay for it
