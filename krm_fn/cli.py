@@ -60,7 +60,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _guarded(lambda: _explain(args[1:]))
     if args[0] == "install-kustomize-plugin":
         return _guarded(lambda: _install_plugin(args[1:]))
-    if len(args) == 1 and not args[0].startswith("-"):
+    if len(args) == 1 and not args[0].startswith("-") and not _is_dir(args[0]):
         return _guarded(lambda: _plugin(args[0]))
     return _guarded(lambda: _files(args))
 
@@ -85,6 +85,13 @@ def printable(text: str) -> str:
 
         _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
     return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
+
+
+def _is_dir(path: str) -> bool:
+    """A package directory as the only argument means files mode, not a plugin config."""
+    import os
+
+    return os.path.isdir(path)
 
 
 class _Answer:
@@ -290,19 +297,10 @@ def _load_config(path: str | None) -> Any:
     except InputError as e:
         raise InputError(f"--config {e}") from None
     if fc is not None:
-        _annotate_config(fc, path)
+        from krm_fn.files import annotate_config
+
+        annotate_config(fc, path)
     return fc
-
-
-def _annotate_config(fc: Any, path: str) -> None:
-    """In memory: results about the policy name its file."""
-    from krm_fn.keys import PATH_KEY
-
-    md = fc.get("metadata") if isinstance(fc, dict) else None
-    if isinstance(md, dict):
-        ann = md.get("annotations")
-        if ann is None or isinstance(ann, dict):
-            md["annotations"] = {**(ann or {}), PATH_KEY: path}
 
 
 def _plugin(config_path: str) -> int:

@@ -14,12 +14,15 @@ import stat
 import tempfile
 from pathlib import Path
 
+from krm_fn import config as config_mod
+from krm_fn import packages
 from krm_fn import process as process_mod
 from krm_fn import resourcelist
 from krm_fn import streams
 from krm_fn.context import Plan
 from krm_fn.errors import InputError
 from krm_fn.keys import LOCAL_CONFIG
+from krm_fn.keys import PATH_KEY
 from krm_fn.record import Record
 from krm_fn.results import Result
 from krm_fn.results import sorted_results
@@ -162,27 +165,74 @@ def _decode(data: bytes) -> str:
 
 
 def run(names: list[str], function_config: Any, light: bool = False) -> FilesOutcome:
-    """Process the files together; decide every file's new text. Writes nothing."""
-    files, read_errors = read_files(names)
-    by_name = {f.name: f for f in files}
+    """Render the files package by package (krm_fn.packages): each package's other YAML
+    files are read as context, and its policy is `function_config` (--config) when given,
+    else its own. Decides every file's new text; writes nothing."""
+    names = _unique(packages.expand(names))
+    outcome = FilesOutcome([], [], [])
+    for pkg in packages.group(names):
+        part = _run_package(pkg, function_config, light)
+        outcome.files.extend(part.files)
+        outcome.results.extend(part.results)
+        outcome.plans.extend(part.plans)
+        outcome.global_error = outcome.global_error or part.global_error
+    by_name = {f.name: i for i, f in enumerate(outcome.files)}
+    order = {n: i for i, n in enumerate(names)}
+    outcome.files.sort(key=lambda f: order.get(f.name, by_name[f.name]))
+    outcome.results = sorted_results(outcome.results)
+    return outcome
+
+
+def _unique(names: list[str]) -> list[str]:
+    """The same file twice (pre-commit never does this; users might) counts once."""
+    seen: set[str] = set()
+    out = []
+    for n in names:
+        key = os.path.realpath(n)
+        if key not in seen:
+            seen.add(key)
+            out.append(n)
+    return out
+
+
+def _run_package(pkg: packages.Package, override: Any, light: bool) -> FilesOutcome:
+    files, read_errors = read_files(pkg.given)
+    context, _unreadable = read_files(pkg.context)  # what cannot be read is simply not context
     errors: list[Result] = list(read_errors)
+    if override is not None:
+        policy: Any = override
+    else:
+        policy, problem = _package_policy(pkg, files + context)
+        if problem is not None:
+            for f in files:
+                if not f.failed:
+                    f.failed = True
+                    errors.append(_file_error(f.name, f"{f.name}: {problem}"))
+            return FilesOutcome(files, errors, [])
+    by_name = {f.name: f for f in files}
     live = [f for f in files if f.stream is not None]
+    extra = [f for f in context if f.stream is not None]
     # a file with an error is all or nothing on its own: run again with its objects kept
     # for lookups only, until no new file fails. Every pass starts from the files' text: a
-    # pass edits the objects it reads, and a run edited by the last pass would look rendered
+    # pass edits the objects it reads, and a run edited by the last pass would look rendered.
+    # A context file whose objects cannot be read leaves the context.
     first = True
     while True:
-        for f in live:
+        for f in live + extra:
             assert f.stream is not None
             if not first:
                 streams.make_items(f.stream)
-            if f.failed:
+            if f.failed or f in extra:
                 _mark_context_only(f.stream)
         first = False
         outcome = process_mod.process(
-            streams.resource_list_of([f.stream for f in live if f.stream is not None], function_config),
+            streams.resource_list_of([f.stream for f in live + extra if f.stream is not None], policy),
             light=light,
         )
+        dropped = _drop_broken_context(outcome.results, extra)
+        if dropped:
+            extra = [f for f in extra if f not in dropped]
+            continue
         new_failures, global_error = _fail_files(outcome.results, by_name, errors)
         if global_error:
             return FilesOutcome(files, sorted_results(errors + _others(outcome.results)), [], True)
@@ -190,7 +240,7 @@ def run(names: list[str], function_config: Any, light: bool = False) -> FilesOut
             break
     problems: dict[int, str] = {}
     try:
-        texts = streams.apply([f.stream for f in live if f.stream is not None], outcome, problems)
+        texts = streams.apply([f.stream for f in live + extra if f.stream is not None], outcome, problems)
     except InputError as e:
         errors.append(Result("error", str(e)))
         return FilesOutcome(files, sorted_results(errors), [], True)
@@ -205,8 +255,69 @@ def run(names: list[str], function_config: Any, light: bool = False) -> FilesOut
             continue
         f.new_text = texts[i]
     failed_names = {f.name for f in files if f.failed}
-    kept = [r for r in outcome.results if r.severity != "error" and r.file_path not in failed_names]
+    context_names = {f.name for f in extra}
+    kept = [
+        r for r in outcome.results
+        if r.severity != "error" and r.file_path not in failed_names and r.file_path not in context_names
+    ]
     return FilesOutcome(files, sorted_results(errors + kept), outcome.plans)
+
+
+def _drop_broken_context(results: list[Result], extra: list[FileState]) -> list[FileState]:
+    """Context files an error names (an object that cannot be read): left out of the context."""
+    names = {r.file_path for r in results if r.severity == "error"}
+    return [f for f in extra if f.name in names]
+
+
+def _package_policy(pkg: packages.Package, files: list[FileState]) -> tuple[Any, str | None]:
+    """The package's own policy: its Kptfile's config for this function, or a
+    CoschedulePolicy document among its files; (None, None) for none (the defaults), or
+    (None, reason) when there are two or one cannot be read."""
+    try:
+        node, source = packages.kptfile_config(pkg)
+    except ValueError as e:
+        return None, str(e)
+    found: dict[str, Any] = {}
+    if source is not None:
+        if node is not None:
+            found[os.path.realpath(source) + "#configMap"] = (source, node)
+        else:
+            found[os.path.realpath(source)] = (source, None)
+    for f in files:
+        if f.stream is None:
+            continue
+        for doc in f.stream.docs:
+            if doc.item is not None and doc.item.meta.kind == config_mod.POLICY_KIND:
+                found.setdefault(os.path.realpath(f.name), (f.name, None))
+    if len(found) > 1:
+        where = ", ".join(sorted(src for src, _ in found.values()))
+        return None, (
+            f"the package {pkg.root} has two policies for krm-coschedule ({where}); keep one (or "
+            "name it with --config)"
+        )
+    if not found:
+        return None, None
+    path, node = next(iter(found.values()))
+    if node is not None:
+        return node, None
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+        fc = streams.read_config(text, path)
+    except (OSError, UnicodeError) as e:
+        return None, f"cannot read the package's policy {path}: {e}"
+    except InputError as e:
+        return None, f"the package's policy {e}"
+    annotate_config(fc, path)
+    return fc, None
+
+
+def annotate_config(fc: Any, path: str) -> None:
+    """In memory: results about the policy name its file."""
+    md = fc.get("metadata") if isinstance(fc, dict) else None
+    if isinstance(md, dict):
+        ann = md.get("annotations")
+        if ann is None or isinstance(ann, dict):
+            md["annotations"] = {**(ann or {}), PATH_KEY: path}
 
 
 def _refuse_json(f: FileState) -> str | None:

@@ -192,12 +192,16 @@ def _check_identity_types(item: Item, ctx: Context) -> None:
 
 
 def _check_duplicates(rl: ResourceList, ctx: Context) -> None:
-    """Two runs (or builds) of one kind with one namespace and name: the objects generated
-    for them would have the same names too, so one run would silently lose its assistant."""
+    """Two runs of one kind with one namespace and name: the objects generated for them would
+    have the same names too, so one run would silently lose its assistant. Only where
+    something is generated: Tekton runs, unless coscheduling is disabled (two Builds of one
+    name in two environments' files are no collision)."""
+    if ctx.policy.mode == "disabled":
+        return
     first: dict[tuple[str, str, str, str], Item] = {}
     for item in rl.items:
         m = item.meta
-        if (m.group, m.kind) not in KNOWN_KINDS or not m.name or _skipped(item):
+        if m.group != "tekton.dev" or (m.group, m.kind) not in KNOWN_KINDS or not m.name or _skipped(item):
             continue
         key = (m.group, m.kind, m.namespace, m.name)
         other = first.setdefault(key, item)

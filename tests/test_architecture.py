@@ -18,7 +18,7 @@ LAYERS = [
     ["context"],
     ["assistant", "tekton_run", "scheduling", "tekton", "shipwright"],
     ["process"],
-    ["streams", "krm", "files", "kustomize", "explain"],
+    ["streams", "packages", "krm", "files", "kustomize", "explain"],
     ["cli", "__main__"],
 ]
 LAYER_OF = {m: i for i, layer in enumerate(LAYERS) for m in layer}

@@ -123,3 +123,109 @@ def test_check_hook_reports_and_changes_nothing(repo: Path, tmp_path: Path) -> N
     assert "+kind: StatefulSet" in p.stdout  # the diff is shown
     assert "would rewrite manifests/pipelinerun.yaml" in p.stdout + p.stderr
     assert snapshot(repo) == before
+
+
+def _hook_repo(tmp_path: Path) -> tuple[Path, str]:
+    """This repository as it is now (uncommitted work included), committed in a clone, as
+    pre-commit's `repo:` + `rev:` need."""
+    hook = tmp_path / "hook-repo"
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(hook)], check=True, capture_output=True)
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT, check=True, capture_output=True
+    ).stdout.decode().split("\0")
+    for rel in filter(None, listed):
+        src = ROOT / rel
+        if src.is_file() and not src.is_symlink():
+            (hook / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, hook / rel)
+    _git(hook, "add", "-A")
+    _git(hook, "commit", "-qm", "work tree", "--allow-empty")
+    rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=hook, check=True, capture_output=True, text=True).stdout.strip()
+    return hook, rev
+
+
+PIPELINE = """\
+apiVersion: tekton.dev/v1
+kind: Pipeline
+metadata:
+  name: p
+spec:
+  workspaces:
+  - name: src
+  tasks:
+  - name: build
+    workspaces:
+    - name: src
+      workspace: src
+    taskRef:
+      name: t
+"""
+
+
+def _run_doc(name: str) -> str:
+    return (
+        f"apiVersion: tekton.dev/v1\nkind: PipelineRun\nmetadata:\n  name: {name}\nspec:\n  pipelineRef:\n    name: p\n"
+        "  workspaces:\n  - name: src\n    volumeClaimTemplate:\n      spec:\n        accessModes: [ReadWriteOnce]\n"
+    )
+
+
+def _git_out(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["git", "-c", "user.name=test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false", *args],
+        cwd=repo, capture_output=True, text=True, check=False,
+    )
+
+
+def test_real_git_commit_through_the_installed_hook(tmp_path: Path) -> None:
+    """As users run it: `pre-commit install`, stage only a new PipelineRun whose Pipeline is
+    in another file of its package, `git commit` fails with "files were modified", `git add`,
+    `git commit` passes. One hook entry serves two packages, each with its own policy (a
+    Kptfile configPath in dev/, a CoschedulePolicy file in prod/)."""
+    require_tool("git")
+    exe = require_tool("pre-commit")
+    hook, rev = _hook_repo(tmp_path)
+    user = tmp_path / "user"
+    for env in ("dev", "prod"):
+        (user / env).mkdir(parents=True)
+        (user / env / "pipeline.yaml").write_text(PIPELINE)
+    (user / "dev" / "Kptfile").write_text(
+        "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: dev\n  annotations:\n"
+        '    config.kubernetes.io/local-config: "true"\npipeline:\n  mutators:\n  - exec: krm-coschedule\n'
+        "    configPath: policy.yaml\n"
+    )
+    for env, mode in (("dev", "pipelineruns"), ("prod", "disabled")):
+        name = "policy.yaml" if env == "dev" else "coschedule-policy.yaml"
+        (user / env / name).write_text(
+            "apiVersion: fn.kpt.dev/v1alpha1\nkind: CoschedulePolicy\nmetadata:\n  name: p\n  annotations:\n"
+            f'    config.kubernetes.io/local-config: "true"\nspec:\n  coschedule: {mode}\n'
+        )
+    (user / ".pre-commit-config.yaml").write_text(
+        f"repos:\n- repo: {hook}\n  rev: {rev}\n  hooks:\n  - id: krm-coschedule\n"
+    )
+    _git(user, "init", "-q")
+    _git(user, "add", "-A")
+    _git(user, "commit", "-qm", "init")
+    env = dict(os.environ)
+    env["PRE_COMMIT_HOME"] = str(tmp_path / "pre-commit-home")
+    subprocess.run([exe, "install"], cwd=user, check=True, capture_output=True, env=env)
+    (user / "dev" / "run.yaml").write_text(_run_doc("r"))
+    (user / "prod" / "run.yaml").write_text(_run_doc("r"))
+    _git(user, "add", "dev/run.yaml", "prod/run.yaml")
+    first = subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "add runs"],
+        cwd=user, capture_output=True, text=True, env=env,
+    )
+    out = first.stdout + first.stderr
+    assert first.returncode == 1, out
+    assert "files were modified by this hook" in out, out
+    assert "Traceback" not in out
+    dev_run = (user / "dev" / "run.yaml").read_text()
+    assert "kind: StatefulSet" in dev_run and "affinity-assistant-" in dev_run
+    assert (user / "prod" / "run.yaml").read_text() == _run_doc("r")  # prod: coschedule disabled
+    _git(user, "add", "dev/run.yaml")
+    second = subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "add runs"],
+        cwd=user, capture_output=True, text=True, env=env,
+    )
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert _git_out(user, "status", "--porcelain").stdout == ""

@@ -93,10 +93,21 @@ def test_rewrites_in_place_then_nothing_to_do(fake: None, repo: Path, capsys: py
     assert (repo / "run.yaml").read_text() == text
 
 
-def test_pipeline_in_another_file_is_needed(fake: None, repo: Path) -> None:
-    # the fake transform, like workspaces mode, needs the referenced Pipeline
+def test_pipeline_in_another_file_of_the_package_is_context(fake: None, repo: Path) -> None:
+    """Only the run is named (pre-commit passes only the staged file): the Pipeline in the
+    package's other file is read as context, and only the run's file is written."""
+    pipeline = (repo / "pipeline.yaml").read_text()
     assert _cli("run.yaml") == 1
-    assert (repo / "run.yaml").read_text() == RUN
+    assert "kind: StatefulSet" in (repo / "run.yaml").read_text()
+    assert (repo / "pipeline.yaml").read_text() == pipeline
+
+
+def test_pipeline_in_another_package_is_not_context(fake: None, repo: Path) -> None:
+    # the fake transform, like workspaces mode, needs the referenced Pipeline
+    (repo / "other").mkdir()
+    (repo / "run.yaml").rename(repo / "other" / "run.yaml")
+    assert _cli("other/run.yaml") == 1
+    assert (repo / "other" / "run.yaml").read_text() == RUN
 
 
 def test_check_and_diff_change_nothing(fake: None, repo: Path, capsys: pytest.CaptureFixture[str]) -> None:

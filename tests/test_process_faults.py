@@ -128,11 +128,10 @@ def test_files_that_are_not_regular_files_are_refused(tmp_path: Path) -> None:
     os.mkfifo(fifo)
     good = tmp_path / "cm.yaml"
     good.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n")
-    p = run(["--check", str(fifo), "/dev/zero", str(tmp_path), str(good)], timeout=60)
+    p = run(["--check", str(fifo), "/dev/zero", str(good)], timeout=60)
     assert p.returncode == 1
     no_traceback(p)
     err = p.stderr.decode()
     assert f"{fifo}: is a FIFO, not a regular file" in err
     assert "/dev/zero: is a device, not a regular file" in err
-    assert f"{tmp_path}: is a directory" in err
-    assert "3 failed, 1 unchanged" in err
+    assert "2 failed, 1 unchanged" in err

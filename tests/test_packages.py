@@ -1,0 +1,161 @@
+"""Packages, not file lists (krm_fn/packages.py): every FILE belongs to a package (up to the
+nearest Kptfile, else its directory); the package's other YAML files are context; its policy
+comes from its Kptfile or a CoschedulePolicy file in it; collisions are per package."""
+from __future__ import annotations
+
+import io
+import os
+from contextlib import redirect_stderr
+from contextlib import redirect_stdout
+from pathlib import Path
+
+import yaml
+
+from krm_fn.cli import main
+
+PIPELINE = """\
+apiVersion: tekton.dev/v1
+kind: Pipeline
+metadata:
+  name: p
+spec:
+  workspaces:
+  - name: src
+  tasks:
+  - name: build
+    workspaces:
+    - name: src
+      workspace: src
+    taskRef:
+      name: t
+  - name: lint
+    taskRef:
+      name: l
+"""
+
+
+def run_doc(name: str) -> str:
+    return (
+        f"apiVersion: tekton.dev/v1\nkind: PipelineRun\nmetadata:\n  name: {name}\nspec:\n  pipelineRef:\n    name: p\n"
+        "  workspaces:\n  - name: src\n    volumeClaimTemplate:\n      spec:\n        accessModes: [ReadWriteOnce]\n"
+    )
+
+
+def policy(mode: str, local: bool = True) -> str:
+    ann = '  annotations:\n    config.kubernetes.io/local-config: "true"\n' if local else ""
+    return f"apiVersion: fn.kpt.dev/v1alpha1\nkind: CoschedulePolicy\nmetadata:\n  name: p\n{ann}spec:\n  coschedule: {mode}\n"
+
+
+KPTFILE = """\
+apiVersion: kpt.dev/v1
+kind: Kptfile
+metadata:
+  name: pkg
+  annotations:
+    config.kubernetes.io/local-config: "true"
+pipeline:
+  mutators:
+  - exec: krm-coschedule
+{config}
+"""
+
+
+def cli(cwd: Path, *args: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    old = os.getcwd()
+    os.chdir(cwd)
+    try:
+        with redirect_stdout(out), redirect_stderr(err):
+            code = main(list(args))
+    finally:
+        os.chdir(old)
+    return code, out.getvalue(), err.getvalue()
+
+
+def kinds(path: Path) -> list[str]:
+    return [d["kind"] for d in yaml.safe_load_all(path.read_text()) if d]
+
+
+def package(d: Path, mode: str | None = None, kptfile: str | None = None) -> Path:
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "pipeline.yaml").write_text(PIPELINE)
+    (d / "run.yaml").write_text(run_doc("r"))
+    if mode is not None:
+        (d / "coschedule-policy.yaml").write_text(policy(mode))
+    if kptfile is not None:
+        (d / "Kptfile").write_text(KPTFILE.format(config=kptfile))
+    return d
+
+
+def test_a_policy_among_the_files_is_the_packages_policy(tmp_path: Path) -> None:
+    """explain pkg/*.yaml with a CoschedulePolicy in the glob plans with that policy."""
+    pkg = package(tmp_path / "pkg", mode="pipelineruns")
+    code, out, err = cli(pkg, "explain", "coschedule-policy.yaml", "pipeline.yaml", "run.yaml")
+    assert code == 0, err
+    assert "pipelineruns" in out and "workspaces" not in out.split("\n", 1)[1]
+    code, out, err = cli(pkg, "explain", "run.yaml")  # the policy file is in the package
+    assert code == 0, err
+    assert "pipelineruns" in out
+
+
+def test_kptfile_config_path_and_config_map(tmp_path: Path) -> None:
+    a = package(tmp_path / "a", kptfile="    configPath: policy/cfg.yaml")
+    (a / "policy").mkdir()
+    (a / "policy" / "cfg.yaml").write_text(policy("isolate-pipelinerun"))
+    code, out, err = cli(a, "explain", "run.yaml")
+    assert code == 0, err
+    assert "isolate-pipelinerun" in out
+    b = package(tmp_path / "b", kptfile="    configMap:\n      coschedule: pipelineruns")
+    code, out, err = cli(b, "explain", "run.yaml")
+    assert code == 0, err
+    assert "pipelineruns" in out
+
+
+def test_two_policies_in_one_package_are_an_error(tmp_path: Path) -> None:
+    pkg = package(tmp_path / "pkg", mode="pipelineruns")
+    (pkg / "other-policy.yaml").write_text(policy("workspaces"))
+    code, _, err = cli(pkg, "--files", "run.yaml")
+    assert code == 1
+    assert "has two policies for krm-coschedule" in err and "coschedule-policy.yaml" in err and "other-policy.yaml" in err
+    assert (pkg / "run.yaml").read_text() == run_doc("r")
+    code, _, err = cli(pkg, "--config", "coschedule-policy.yaml", "run.yaml")  # --config decides
+    assert code == 1 and "two policies" not in err
+    assert kinds(pkg / "run.yaml") == ["PipelineRun", "StatefulSet"]
+
+
+def test_a_directory_argument_is_its_package(tmp_path: Path) -> None:
+    pkg = package(tmp_path / "pkg", mode="pipelineruns", kptfile="    configPath: coschedule-policy.yaml")
+    code, _, err = cli(tmp_path, "pkg")  # one argument, a directory: files mode, not a plugin config
+    assert code == 1, err
+    assert kinds(pkg / "run.yaml") == ["PipelineRun", "StatefulSet"]
+    code, _, err = cli(tmp_path, "--check", "pkg")
+    assert code == 0, err
+
+
+def test_packages_each_with_their_own_policy_in_one_run(tmp_path: Path) -> None:
+    dev = package(tmp_path / "dev", mode="pipelineruns")
+    prod = package(tmp_path / "prod", mode="disabled")
+    code, _, err = cli(tmp_path, "dev/run.yaml", "prod/run.yaml")
+    assert code == 1, err
+    assert kinds(dev / "run.yaml") == ["PipelineRun", "StatefulSet"]
+    assert (prod / "run.yaml").read_text() == run_doc("r")  # disabled: nothing to add
+
+
+def test_same_names_in_different_packages_are_no_collision(tmp_path: Path) -> None:
+    build = "apiVersion: shipwright.io/v1beta1\nkind: Build\nmetadata:\n  name: app\nspec:\n  strategy:\n    name: buildah\n"
+    for env in ("dev", "prod"):
+        package(tmp_path / env, mode="pipelineruns")
+        (tmp_path / env / "build.yaml").write_text(build)
+    code, _, err = cli(tmp_path, "dev/run.yaml", "prod/run.yaml", "dev/build.yaml", "prod/build.yaml")
+    assert "twice" not in err and "collide" not in err, err
+    assert code == 1  # the runs were rendered
+    assert kinds(tmp_path / "dev" / "run.yaml") == kinds(tmp_path / "prod" / "run.yaml") == ["PipelineRun", "StatefulSet"]
+
+
+def test_nested_package_is_its_own(tmp_path: Path) -> None:
+    outer = package(tmp_path / "outer", kptfile="    configPath: coschedule-policy.yaml", mode="pipelineruns")
+    inner = package(outer / "inner", kptfile="    configPath: coschedule-policy.yaml", mode="disabled")
+    code, _, err = cli(tmp_path, "outer/run.yaml", "outer/inner/run.yaml")
+    assert code == 1, err
+    assert kinds(outer / "run.yaml") == ["PipelineRun", "StatefulSet"]
+    assert (inner / "run.yaml").read_text() == run_doc("r")
