@@ -23,13 +23,17 @@ Usage:
                                           (kpt fn eval --exec, kpt fn render --allow-exec,
                                           container image, kustomize --enable-exec)
   krm-coschedule CONFIG                   kustomize exec plugin: YAML stream on stdin -> stdout
-  krm-coschedule [--config POLICY] [--check] [--diff] [--files] FILE...
-                                          rewrite YAML files in place (pre-commit); all files
-                                          form one ResourceList; exit 1 when a file changed
+  krm-coschedule [--config POLICY] [--check] [--diff] [--files] [--format text|json] FILE|DIR...
+                                          rewrite YAML files in place (pre-commit), each with
+                                          its package (the directory up to the nearest
+                                          Kptfile): the package's other files are context and
+                                          its policy is its own unless --config is given;
+                                          exit 1 when a file changed
       --check                             change nothing; exit 1 when something would change
       --diff                              print a unified diff instead of writing
       --files                             the arguments are files (implied by the flags above)
-  krm-coschedule explain [--format table|mermaid] [--config POLICY] [FILE...]
+      --format json                       files and results as one JSON object on stdout
+  krm-coschedule explain [--format table|mermaid|json] [--config POLICY] [FILE|DIR...]
                                           print the coscheduling plan (a ResourceList on stdin
                                           when no FILE is given)
   krm-coschedule install-kustomize-plugin [--plugin-home DIR]
@@ -40,7 +44,9 @@ Usage:
 functionConfig: fn.kpt.dev/v1alpha1 CoschedulePolicy, or a ConfigMap with Tekton's keys
 (coschedule, disable-affinity-assistant, set-security-context,
 default-affinity-assistant-pod-template, default-pod-template, tekton-version, nop-image).
-Without one the defaults apply (coschedule: workspaces).
+Without one the defaults apply (coschedule: workspaces). kpt's imperative form
+`kpt fn eval --exec krm-coschedule DIR -- coschedule=pipelineruns` passes such a ConfigMap.
+Every subcommand has --help.
 Exit status: 0, or 1 when any error result exists or anything failed (files mode: also when
 a file changed); 2 for bad arguments.
 """
@@ -136,10 +142,14 @@ class _People(_Stream):
     and, in KRM mode, the results still say everything)."""
 
     def write(self, text: str) -> None:
+        self.write_raw(printable(text))
+
+    def write_raw(self, text: str) -> None:
+        """Our own terminal control (the progress line), not escaped."""
         if getattr(sys, self.name) is None:
             return
         try:
-            super().write(printable(text))
+            super().write(text)
         except (OSError, ValueError, AttributeError, KrmError):
             pass
 
@@ -267,15 +277,46 @@ def _krm() -> int:
 # --------------------------------------------------------------------------- other modes
 
 
-def _parser(prog: str) -> argparse.ArgumentParser:
-    """argparse for the non-KRM modes (imported here: the KRM path starts without it)."""
+def _parser(prog: str, description: str) -> argparse.ArgumentParser:
+    """argparse for the non-KRM modes (imported here: the KRM path starts without it);
+    `--help` prints the mode's own help."""
     import argparse
 
     class Parser(argparse.ArgumentParser):
         def error(self, message: str) -> Any:
-            self.exit(2, f"krm-coschedule: {message}\n\n{USAGE}")
+            self.exit(2, f"krm-coschedule: {message}\n(see `{self.prog} --help`)\n")
 
-    return Parser(prog=prog, add_help=False)
+    return Parser(prog=prog, description=description)
+
+
+def _is_terminal(name: str) -> bool:
+    stream = getattr(sys, name)
+    try:
+        return bool(stream is not None and stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def _colour(name: str) -> bool:
+    """Colour on a terminal, unless NO_COLOR is set (no-color.org)."""
+    import os
+
+    return _is_terminal(name) and not os.environ.get("NO_COLOR")
+
+
+def _progress() -> Callable[[int, int, str], None] | None:
+    """A progress line on stderr when it is a terminal (rewritten in place), else nothing."""
+    if not _is_terminal("stderr"):
+        return None
+
+    def show(done: int, total: int, what: str) -> None:
+        if done >= total:
+            _ERR.write_raw("\r\x1b[K")
+        else:
+            _ERR.write_raw(f"\rkrm-coschedule: {printable(what)} {done + 1}/{total}\x1b[K")
+        _ERR.flush()
+
+    return show
 
 
 def _load_config(path: str | None) -> Any:
@@ -327,19 +368,29 @@ def _plugin(config_path: str) -> int:
 
 
 def _files(argv: list[str]) -> int:
-    p = _parser("krm-coschedule")
-    p.add_argument("--config", metavar="POLICY")
-    p.add_argument("--check", action="store_true")
-    p.add_argument("--diff", action="store_true")
-    p.add_argument("--files", action="store_true")
-    p.add_argument("paths", nargs="*", metavar="FILE")
+    p = _parser(
+        "krm-coschedule",
+        "Rewrite YAML files in place (pre-commit). Each FILE is rendered with its package (the "
+        "directory up to the nearest Kptfile, else its own directory), whose other YAML files are "
+        "read as context and whose policy is its own unless --config is given. Exit 1 when a file "
+        "changed (or would) or anything failed.",
+    )
+    p.add_argument("--config", metavar="POLICY", help="one policy for every package (a CoschedulePolicy or a ConfigMap file)")
+    p.add_argument("--check", action="store_true", help="change nothing; exit 1 when something would change")
+    p.add_argument("--diff", action="store_true", help="print a unified diff instead of writing (coloured on a terminal; NO_COLOR turns it off)")
+    p.add_argument("--files", action="store_true", help="the arguments are files (needed for a single FILE argument)")
+    p.add_argument("--format", choices=("text", "json"), default="text", help="json: the files and results as one JSON object on stdout")
+    p.add_argument("paths", nargs="*", metavar="FILE", help="YAML files, or package directories")
     ns = p.parse_args(argv)
     fc = _load_config(ns.config)
     from krm_fn import files
     from krm_fn.krm import light_default
 
-    outcome = files.run(list(ns.paths), fc, light_default())
-    return files.commit(outcome, write=not (ns.check or ns.diff), diff=ns.diff, out=_OUT, err=_ERR)
+    outcome = files.run(list(ns.paths), fc, light_default(), _progress())
+    return files.commit(
+        outcome, write=not (ns.check or ns.diff), diff=ns.diff, out=_OUT, err=_ERR,
+        as_json=ns.format == "json", colour=_colour("stdout"),
+    )
 
 
 def _explain(argv: list[str]) -> int:
@@ -347,17 +398,22 @@ def _explain(argv: list[str]) -> int:
     from krm_fn.files import result_line
     from krm_fn.krm import light_default
 
-    p = _parser("krm-coschedule explain")
-    p.add_argument("--format", choices=explain.FORMATS, default="table")
-    p.add_argument("--config", metavar="POLICY")
-    p.add_argument("paths", nargs="*", metavar="FILE")
+    p = _parser(
+        "krm-coschedule explain",
+        "Print the coscheduling plan: which tasks are pinned to which assistant and which claims "
+        "each assistant creates, from the same code path as the rendering. Reads a ResourceList "
+        "on stdin when no FILE is given.",
+    )
+    p.add_argument("--format", choices=explain.FORMATS, default="table", help="table (default), mermaid, or json")
+    p.add_argument("--config", metavar="POLICY", help="one policy for every package (default: each package's own)")
+    p.add_argument("paths", nargs="*", metavar="FILE", help="YAML files, or package directories")
     ns = p.parse_args(argv)
     fc = _load_config(ns.config)
     results: Sequence[Result]
     if ns.paths:
         from krm_fn import files
 
-        fo = files.run(list(ns.paths), fc, light_default())
+        fo = files.run(list(ns.paths), fc, light_default(), _progress())
         plans, results, failed = fo.plans, fo.results, fo.has_error
     else:
         from krm_fn import process as process_mod
@@ -384,8 +440,15 @@ def _install_plugin(argv: list[str]) -> int:
     from krm_fn import kustomize
     from krm_fn.errors import KrmError
 
-    p = _parser("krm-coschedule install-kustomize-plugin")
-    p.add_argument("--plugin-home", metavar="DIR")
+    p = _parser(
+        "krm-coschedule install-kustomize-plugin",
+        "Install the kustomize exec plugin executable for the CoschedulePolicy kind, which runs "
+        "this krm-coschedule.",
+    )
+    p.add_argument(
+        "--plugin-home", metavar="DIR",
+        help="default: $KUSTOMIZE_PLUGIN_HOME, else $XDG_CONFIG_HOME/kustomize/plugin, else ~/.config/kustomize/plugin",
+    )
     ns = p.parse_args(argv)
     home = Path(ns.plugin_home) if ns.plugin_home else kustomize.default_plugin_home()
     try:

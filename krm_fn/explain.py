@@ -11,14 +11,26 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 m
 if TYPE_CHECKING:
     from typing import Any
 
-FORMATS = ("table", "mermaid")
+FORMATS = ("table", "mermaid", "json")
 _HEADER = ("RUN", "MODE", "ASSISTANT", "TASKS", "CLAIM", "TEMPLATE", "BOUND BY")
 
 
 def render(plans: Sequence[Plan], fmt: str) -> str:
     if fmt == "mermaid":
         return mermaid(plans)
+    if fmt == "json":
+        return as_json(plans)
     return table(plans)
+
+
+def as_json(plans: Sequence[Plan]) -> str:
+    """The plans as JSON for CI tools: [{run: {apiVersion, kind, name, namespace}, mode,
+    assistants: [{name, tasks, claims: [{template, claim, bindings}], volumes}]}]."""
+    import json
+
+    return json.dumps(
+        [{"run": p.run.as_dict(), "mode": p.mode, "assistants": p.assistants} for p in plans], indent=2, sort_keys=False
+    ) + "\n"
 
 
 def _run_name(p: Plan) -> str:

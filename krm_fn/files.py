@@ -12,6 +12,7 @@ import difflib
 import os
 import stat
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from krm_fn import config as config_mod
@@ -164,18 +165,26 @@ def _decode(data: bytes) -> str:
     return text
 
 
-def run(names: list[str], function_config: Any, light: bool = False) -> FilesOutcome:
+def run(
+    names: list[str], function_config: Any, light: bool = False, progress: Callable[[int, int, str], None] | None = None
+) -> FilesOutcome:
     """Render the files package by package (krm_fn.packages): each package's other YAML
     files are read as context, and its policy is `function_config` (--config) when given,
     else its own. Decides every file's new text; writes nothing."""
     names = _unique(packages.expand(names))
     outcome = FilesOutcome([], [], [])
-    for pkg in packages.group(names):
+    groups = packages.group(names)
+    many = progress is not None and (len(names) >= 50 or len(groups) > 1)
+    for i, pkg in enumerate(groups):
+        if many and progress is not None:
+            progress(i, len(groups), f"rendering {len(names)} files, package")
         part = _run_package(pkg, function_config, light)
         outcome.files.extend(part.files)
         outcome.results.extend(part.results)
         outcome.plans.extend(part.plans)
         outcome.global_error = outcome.global_error or part.global_error
+    if many and progress is not None:
+        progress(len(groups), len(groups), "")
     by_name = {f.name: i for i, f in enumerate(outcome.files)}
     order = {n: i for i, n in enumerate(names)}
     outcome.files.sort(key=lambda f: order.get(f.name, by_name[f.name]))
@@ -364,19 +373,27 @@ def _mark_context_only(stream: streams.Stream | None) -> None:
 # --------------------------------------------------------------------------- write and report
 
 
-def commit(outcome: FilesOutcome, write: bool, diff: bool, out: Writer, err: Writer) -> int:
-    """Write the changed files (or print their diffs), say what happened on `err`, and give
-    the exit code: 1 when a file changed (pre-commit's convention) or anything failed."""
-    for r in outcome.results:
-        if r.severity in ("error", "warning"):
-            err.write(result_line(r) + "\n")
+def commit(
+    outcome: FilesOutcome, write: bool, diff: bool, out: Writer, err: Writer, as_json: bool = False, colour: bool = False
+) -> int:
+    """Write the changed files (or print their diffs), say what happened on `err` (or as one
+    JSON object on `out`), and give the exit code: 1 when a file changed (pre-commit's
+    convention) or anything failed."""
+    if not as_json:
+        for r in outcome.results:
+            if r.severity in ("error", "warning"):
+                err.write(result_line(r) + "\n")
     changed = outcome.changed
-    if diff:
+    if diff and not as_json:
         for f in changed:
-            out.write(unified_diff(f))
-    if write:
-        for f, reason in write_files(changed):
-            err.write(f"{f.name}: {reason}\n")
+            out.write(_coloured(unified_diff(f)) if colour else unified_diff(f))
+    failures: list[tuple[FileState, str]] = write_files(changed) if write else []
+    if as_json:
+        out.write(_json_report(outcome, write, diff, failures))
+        out.flush()
+        return 1 if (changed or outcome.has_error) else 0
+    for f, reason in failures:
+        err.write(f"{f.name}: {reason}\n")
     for f in changed:
         if not f.failed:
             verb = "rewrote" if write else "would rewrite"
@@ -391,6 +408,51 @@ def commit(outcome: FilesOutcome, write: bool, diff: bool, out: Writer, err: Wri
         f"{summary_line(outcome.results)}\n"
     )
     return 1 if (changed or outcome.has_error) else 0
+
+
+def _json_report(outcome: FilesOutcome, write: bool, diff: bool, failures: list[tuple[FileState, str]]) -> str:
+    """{files: [{path, status, reason?, diff?}], results: [...KRM results], summary} for CI
+    annotations. status: rewritten | would-rewrite | unchanged | failed."""
+    import json
+
+    reasons = {id(f): r for f, r in failures}
+    rows = []
+    for f in outcome.files:
+        row: dict[str, Any] = {"path": f.name}
+        if f.failed:
+            row["status"] = "failed"
+            if id(f) in reasons:
+                row["reason"] = reasons[id(f)]
+        elif f.new_text is not None:
+            row["status"] = "rewritten" if write else "would-rewrite"
+            if diff:
+                row["diff"] = unified_diff(f)
+        else:
+            row["status"] = "unchanged"
+        rows.append(row)
+    return json.dumps(
+        {"files": rows, "results": [r.as_dict() for r in outcome.results], "summary": summary_line(outcome.results)},
+        indent=2, ensure_ascii=False,
+    ) + "\n"
+
+
+def _coloured(diff: str) -> str:
+    """A unified diff with git's colours: headers bold, hunks cyan, removals red, additions
+    green."""
+    out = []
+    for line in diff.splitlines(keepends=True):
+        body, end = (line[:-1], "\n") if line.endswith("\n") else (line, "")
+        if line.startswith(("---", "+++")):
+            out.append(f"\x1b[1m{body}\x1b[m{end}")
+        elif line.startswith("@@"):
+            out.append(f"\x1b[36m{body}\x1b[m{end}")
+        elif line.startswith("-"):
+            out.append(f"\x1b[31m{body}\x1b[m{end}")
+        elif line.startswith("+"):
+            out.append(f"\x1b[32m{body}\x1b[m{end}")
+        else:
+            out.append(line)
+    return "".join(out)
 
 
 def result_line(r: Result) -> str:

@@ -156,3 +156,24 @@ def test_help_for_kpt_fn_doc() -> None:
     assert p.returncode == 0 and p.stderr == ""
     assert p.stdout.startswith("krm-coschedule: ")
     assert "Usage:" in p.stdout
+
+
+def test_imperative_key_value_form(tmp_path: Path) -> None:
+    """`kpt fn eval --exec krm-coschedule DIR -- coschedule=pipelineruns`: kpt turns the
+    key=value pairs into a ConfigMap functionConfig; errors name the ConfigMap keys the user
+    wrote (data.coschedule), not the typed fields."""
+    env = _env(VENV_BIN)
+    pkg = copy_package(ROOT / "examples" / "coschedule-workspaces", tmp_path / "pkg")
+    (pkg / "coschedule-policy.yaml").unlink()
+    p = _kpt("fn", "eval", str(pkg), "--exec", "krm-coschedule", "--", "coschedule=pipelineruns", env=env)
+    assert p.returncode == 0, p.stdout + p.stderr
+    docs = [d for f in sorted(pkg.glob("*.yaml")) for d in documents(f.read_text())]
+    sts = [d for d in docs if d.get("kind") == "StatefulSet"]
+    assert len(sts) == 1 and sts[0]["metadata"]["name"].startswith("affinity-assistant-")
+    runs = [d for d in docs if d.get("kind") == "PipelineRun"]
+    pod = runs[0]["spec"]["taskRunTemplate"]["podTemplate"]
+    assert "podAffinity" in pod["affinity"]
+    bad = _kpt("fn", "eval", str(pkg), "--exec", "krm-coschedule", "--", "coschedule=bogus", env=env)
+    assert bad.returncode != 0
+    out = bad.stdout + bad.stderr
+    assert "data.coschedule" in out and '"bogus"' in out and "pipelineruns" in out, out
