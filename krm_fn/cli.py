@@ -264,13 +264,14 @@ def _krm() -> int:
     _Answer.started = True
     _OUT.write(out)
     _OUT.flush()
+    # the results are in the output, and kpt prints them: stderr gets the human summary only,
+    # without a final newline unless a person reads it (kpt shows one as an empty line)
+    end = "\n" if _is_terminal("stderr") else ""
     if outcome is None:
-        _ERR.write("krm-coschedule: input rejected (see results)\n")
+        _ERR.write(f"krm-coschedule: input rejected (see the results){end}")
     else:
-        for r in outcome.results:
-            if r.severity in ("error", "warning"):
-                _ERR.write(r.one_line() + "\n")
-        _ERR.write(f"krm-coschedule: {summary_line(outcome.results)}\n")
+        tail = " (see the results)" if code else ""
+        _ERR.write(f"krm-coschedule: {summary_line(outcome.results)}{tail}{end}")
     return code
 
 

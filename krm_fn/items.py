@@ -8,12 +8,15 @@ input text when nothing changed, else what its document writes.
 """
 from __future__ import annotations
 
+import re
+
 from krm_fn import guards
 from krm_fn import lite
 from krm_fn import yamltext
 from krm_fn.document import Document
 from krm_fn.document import LightDocument
 from krm_fn.document import RoundTripDocument
+from krm_fn.errors import InputError
 from krm_fn.errors import Unsure
 from krm_fn.record import Record
 
@@ -63,7 +66,7 @@ class Item(Record):
     """One entry of `items`. `text` is the exact input text (fast path), or None when the
     item came from a full parse (then `doc` is set from the start)."""
 
-    __slots__ = ("pos", "text", "meta", "complex_meta", "doc", "unreadable")
+    __slots__ = ("pos", "text", "meta", "complex_meta", "doc", "unreadable", "line")
 
     def __init__(
         self,
@@ -80,6 +83,9 @@ class Item(Record):
         self.complex_meta = complex_meta
         self.doc = doc
         self.unreadable = False  # loading it failed, and an error result says why
+        # the line of the text's first line in the file the user has (None: unknown, as in a
+        # list kpt serialized): parser messages are given in that file's lines
+        self.line: int | None = None
 
     @property
     def node(self) -> Any:
@@ -100,7 +106,10 @@ class Item(Record):
         form, else with the round-trip loader. Returns the data."""
         if self.doc is None:
             assert self.text is not None
-            self.doc = (_light_document(self.text) if light else None) or _round_trip_document(self.text)
+            try:
+                self.doc = (_light_document(self.text) if light else None) or _round_trip_document(self.text)
+            except InputError as e:
+                raise type(e)(in_file_lines(str(e), self.line)) from None
         return self.doc.data
 
     def load_round_trip(self) -> Any:
@@ -108,7 +117,10 @@ class Item(Record):
         whatever was done to it."""
         assert self.text is not None
         self.doc = None  # a failed load leaves the item unloaded
-        self.doc = _round_trip_document(self.text)
+        try:
+            self.doc = _round_trip_document(self.text)
+        except InputError as e:
+            raise type(e)(in_file_lines(str(e), self.line)) from None
         return self.doc.data
 
     def render(self, d: int) -> tuple[str, bool]:
@@ -118,6 +130,21 @@ class Item(Record):
             return self.text, True
         assert self.doc is not None
         return self.doc.render(d)
+
+
+_AT_LINE = re.compile(r" at line (\d+), column (\d+)")
+_LINES = re.compile(r" \(lines (\d+) and (\d+)\)")
+
+
+def in_file_lines(message: str, first: int | None) -> str:
+    """A parser message about an item's text with its line numbers in the file's terms
+    (`first`: the line of the item's first line there), or without them when that is
+    unknown (under kpt: its lines are those of kpt's own serialization)."""
+    if first is None:
+        return _LINES.sub("", _AT_LINE.sub("", message))
+    off = first - 1
+    message = _AT_LINE.sub(lambda m: f" at line {int(m.group(1)) + off}, column {m.group(2)}", message)
+    return _LINES.sub(lambda m: f" (lines {int(m.group(1)) + off} and {int(m.group(2)) + off})", message)
 
 
 def _light_document(text: str) -> LightDocument | None:

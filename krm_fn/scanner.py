@@ -30,6 +30,7 @@ from krm_fn.items import Meta
 from krm_fn.items import ResourceList
 from krm_fn.items import detect_indent
 from krm_fn.items import libyaml_reads
+from krm_fn.keys import PATH_ANNOTATIONS
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -323,10 +324,16 @@ def _split_items(text: str, a: int, b: int) -> tuple[list[Item], int, str]:
         raise Unsure("odd indentation")
     trailer_at = _head_start(text, comments, b) if comments else b
     items = []
+    line = text.count("\n", 0, a) + 1
     for idx, (s, dash) in enumerate(starts):
         s = a if idx == 0 else s
         e = starts[idx + 1][0] if idx + 1 < len(starts) else trailer_at
-        items.append(make_item(idx, text[s:e], dash - s, d))
+        chunk = text[s:e]
+        item = make_item(idx, chunk, dash - s, d)
+        # the chunk's first line in the input; unknown for kpt's serialization of a file
+        item.line = None if any(k in item.meta.annotations for k in PATH_ANNOTATIONS) else line
+        line += chunk.count("\n")
+        items.append(item)
     return items, d, text[trailer_at:b]
 
 

@@ -38,7 +38,7 @@ class Doc(Record):
     """One document: `sep` is everything before it (separator lines, directives,
     comment-only documents), `body` its own text. Both are raw (line endings as read)."""
 
-    __slots__ = ("sep", "body", "number", "item", "location")
+    __slots__ = ("sep", "body", "number", "item", "location", "line")
 
     def __init__(
         self,
@@ -47,12 +47,14 @@ class Doc(Record):
         number: int,
         item: Item | None = None,
         location: dict[str, str] | None = None,
+        line: int = 1,
     ) -> None:
         self.sep = sep
         self.body = body
         self.number = number  # 0-based among the stream's documents
         self.item = item  # None: not a Kubernetes object, passed through
         self.location: dict[str, str] = {} if location is None else location  # its own path/index annotations
+        self.line = line  # of the body's first line in the file
 
 
 class Stream(Record):
@@ -86,11 +88,14 @@ def split(text: str, name: str | None = None) -> Stream:
     docs: list[Doc] = []
     sep: list[str] = []
     body: list[str] = []
-    for line in raw_lines:
+    start = 1  # the line the current body starts on
+    for lineno, line in enumerate(raw_lines, 1):
+        if not body:
+            start = lineno
         bare = line.rstrip("\r\n")
         if _MARKER_RE.match(bare):
             if _has_content(body):
-                docs.append(Doc("".join(sep), "".join(body), len(docs)))
+                docs.append(Doc("".join(sep), "".join(body), len(docs), line=start))
                 sep = []
             else:
                 sep.extend(body)
@@ -111,7 +116,7 @@ def split(text: str, name: str | None = None) -> Stream:
         body.append(line)
     tail = ""
     if _has_content(body):
-        docs.append(Doc("".join(sep), "".join(body), len(docs)))
+        docs.append(Doc("".join(sep), "".join(body), len(docs), line=start))
     else:
         tail = "".join(sep + body)
     return Stream(name, docs, tail, newline, bom, bom + text)
@@ -160,7 +165,7 @@ def make_items(stream: Stream) -> None:
     naming the document."""
     for doc in stream.docs:
         where = f"{stream.name or 'stdin'}: document {doc.number + 1}"
-        item = _document_item(doc.body, where)
+        item = _document_item(doc.body, where, doc.line)
         m = item.meta
         if not (m.is_mapping and m.kind and m.api_version):
             continue  # not a Kubernetes object: never sent, never changed
@@ -176,7 +181,7 @@ def make_items(stream: Stream) -> None:
         doc.item = item
 
 
-def _document_item(body: str, where: str) -> Item:
+def _document_item(body: str, where: str, line: int) -> Item:
     """The item of one document: its text as one `- ` entry, its identity read by the
     scanner (or by parsing the document when the scanner is unsure of it)."""
     entry = _entry(body)
@@ -189,10 +194,12 @@ def _document_item(body: str, where: str) -> Item:
         return Item(0, None, items_mod.meta_of(node), doc=RoundTripDocument(node, block=True))
     dash = 0 if entry.startswith("-") else entry.index("\n-") + 1
     item = scanner.make_item(0, entry, dash, 0)
+    item.line = line
     try:
         items_mod.check_syntax(entry)  # an object no transform reads is echoed as it is
     except InputError as e:
-        raise InputError(f"{where} is not valid YAML: {_after_colon(str(e))}") from None
+        msg = items_mod.in_file_lines(_after_colon(str(e)), line)
+        raise InputError(f"{where} is not valid YAML: {msg}") from None
     if item.complex_meta:
         # flow style or JSON: read it now, so its identity is known before process runs
         try:

@@ -207,7 +207,7 @@ CASES: list[Case] = [
         "duplicate-key-in-tekton-metadata",
         rl(pipelinerun(extra_meta="    name: again\n")),
         1,
-        ("PipelineRun", "duplicate key 'name'", "metadata.name", "lines 4 and 5", "keep one"),
+        ("PipelineRun", "duplicate key 'name'", "metadata.name", "lines 7 and 8", "keep one"),
     ),
     Case(
         "duplicate-key-in-tekton-spec",

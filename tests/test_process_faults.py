@@ -103,15 +103,20 @@ def test_posix_locale_still_writes_utf8() -> None:
     assert p.stdout == utf8.stdout and "Bäu Ünïcode".encode() in p.stdout
 
 
-def test_control_characters_in_names_are_escaped_for_people() -> None:
-    """An object name carrying a terminal escape is refused (not a valid name) and reaches
-    stderr escaped, never raw."""
+def test_control_characters_in_names_are_escaped_for_people(tmp_path: Path) -> None:
+    """An object name carrying a terminal escape is refused (not a valid name); no output
+    carries the raw escape: not the results (KRM mode), not stderr (files mode)."""
     data = QUICKSTART.read_bytes().replace(b"name: build-and-test-1", b'name: "evil\\e[2J"', 1)
     p = run(input=data)
     assert p.returncode == 1
+    assert b"\x1b" not in p.stdout + p.stderr
+    assert b"metadata.name" in p.stdout and b"is not valid here" in p.stdout
+    doc = tmp_path / "run.yaml"
+    doc.write_text('apiVersion: tekton.dev/v1\nkind: PipelineRun\nmetadata:\n  name: "evil\\e[2J"\nspec:\n  pipelineSpec:\n    tasks: []\n')
+    p = run(["--check", str(doc)])
+    assert p.returncode == 1
     assert b"\x1b" not in p.stderr
-    assert b"\\x1b[2J" in p.stderr
-    assert b"metadata.name" in p.stderr and b"is not valid here" in p.stderr
+    assert b"\\x1b[2J" in p.stderr or b"\\u001b[2J" in p.stderr
 
 
 def test_oversized_stdin_is_refused(tmp_path: Path) -> None:

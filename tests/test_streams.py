@@ -106,7 +106,8 @@ def test_make_items_sets_location_in_memory_only() -> None:
 
 def test_make_items_bad_yaml_is_a_doc_error() -> None:
     s = streams.split(CM + "---\n{\"apiVersion\": \"v1\", \"kind\": [\n", "x.yaml")
-    with pytest.raises(errors.InputError, match=r"x.yaml: document 2 is not valid YAML: .* at line 2"):
+    line = CM.count("\n") + 3  # in the file's lines: the document starts after CM and `---`
+    with pytest.raises(errors.InputError, match=rf"x.yaml: document 2 is not valid YAML: .* at line {line}, column 1$"):
         streams.make_items(s)
 
 
@@ -233,4 +234,5 @@ def test_plugin_bad_yaml_document() -> None:
     text = CM + "---\n{\"kind\": [\n"
     out, results, code = _plugin(text, POLICY)
     assert code == 1 and out == text
-    assert "document 2 is not valid YAML: " in results[0].message and "line 2" in results[0].message
+    line = CM.count("\n") + 3  # in the stream's lines
+    assert "document 2 is not valid YAML: " in results[0].message and f"line {line}," in results[0].message
