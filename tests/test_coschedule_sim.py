@@ -1,0 +1,212 @@
+"""Coscheduling checked on the scheduling model: random pipelines and runs, rendered by the
+function, run on 3-4 nodes in random interleavings (tests/coschedule_sim.py).
+
+Properties, for every strategy in STRATEGIES and every coscheduling mode:
+
+* no two live pods that use one ReadWriteOnce claim are ever on different nodes;
+* under ``isolate-pipelinerun`` no two runs' live pods (placeholders included) share a node;
+* no pod is left unplaceable: every generated scenario is one Tekton's own assistant places
+  (at most as many runs as nodes, no constraints that contradict each other).
+
+Then checks that these properties can fail (a rendering without coscheduling, a pin removed,
+the isolation term removed).
+"""
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+import yaml
+from coschedule_sim import MODES
+from coschedule_sim import PLACEHOLDER
+from coschedule_sim import STRATEGIES
+from coschedule_sim import Strategy
+from coschedule_sim import one_run_after_another
+from coschedule_sim import render_items
+from coschedule_sim import run_scenario
+from coschedule_sim import scenarios
+from coschedule_sim import simulate
+from hypothesis import HealthCheck
+from hypothesis import Phase
+from hypothesis import find
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+
+SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("strategy", STRATEGIES, ids=lambda s: s.name)
+@SETTINGS
+@given(data=st.data())
+def test_coscheduling_holds_in_every_interleaving(strategy: Strategy, mode: str, data: Any) -> None:
+    scenario = data.draw(scenarios(mode), label="scenario")
+
+    def pick(steps: list[str]) -> int:
+        return data.draw(st.integers(0, len(steps) - 1), label=f"step of {len(steps)}")
+
+    rendered, result = run_scenario(scenario, mode, strategy, pick=pick)
+    assert not rendered.errors, rendered.errors
+    assert result is not None
+    trace = result.trace()
+    assert not result.rwo, f"ReadWriteOnce claim on two nodes at once: {result.rwo}\n{trace}"
+    assert not result.shared, f"isolate-pipelinerun: runs share a node: {result.shared}\n{trace}"
+    assert not result.unschedulable, f"left unplaceable: {result.unschedulable}\n{trace}"
+
+
+# --- the properties can fail -------------------------------------------------------------
+
+
+FIND = settings(max_examples=300, deadline=None, database=None, phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+
+
+def _rwo_violated(scenario: Any, strategy: Strategy, mode: str) -> bool:
+    rendered = render_items(scenario.items, strategy.policy_spec(mode))
+    return not rendered.errors and any(
+        simulate(rendered.items, nodes=scenario.nodes, local=False, choice="any", seed=seed, pick=_parallel_first).rwo
+        for seed in range(3)
+    )
+
+
+def test_without_coscheduling_the_rwo_property_fails() -> None:
+    """Negative control: rendered with ``coschedule: disabled`` (no pins), some random run
+    uses a ReadWriteOnce claim on two nodes at once; the same run rendered in
+    ``pipelineruns`` mode does not."""
+    scenario = find(
+        scenarios("pipelineruns"),
+        lambda s: _rwo_violated(s, PLACEHOLDER, "disabled"),
+        settings=FIND,
+    )
+    assert not _rwo_violated(scenario, PLACEHOLDER, "pipelineruns")
+
+
+RUN = """\
+- apiVersion: tekton.dev/v1
+  kind: PipelineRun
+  metadata: {name: run-%(i)d, namespace: ci}
+  spec:
+    pipelineSpec:
+      workspaces: [{name: src}]
+      tasks:
+      - {name: a, taskRef: {name: s}, workspaces: [{name: src}]}
+      - {name: b, taskRef: {name: s}, workspaces: [{name: src}]}
+    workspaces:
+    - name: src
+      volumeClaimTemplate: {spec: {accessModes: [ReadWriteOnce]}}
+"""
+
+
+def _runs(n: int) -> list[dict[str, Any]]:
+    return yaml.safe_load("".join(RUN % {"i": i} for i in range(n)))
+
+
+def _parallel_first(steps: list[str]) -> int:
+    """Create and apply everything, start every task, and only then finish anything."""
+    for prefix in ("create", "apply", "start", "finish"):
+        for i, s in enumerate(steps):
+            if s.startswith(prefix):
+                return i
+    return 0
+
+
+def _strip_pins(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    items = copy.deepcopy(items)
+    for it in items:
+        if it["kind"] == "PipelineRun":
+            del it["spec"]["taskRunTemplate"]["podTemplate"]["affinity"]["podAffinity"]
+    return items
+
+
+def test_a_run_without_its_pin_breaks_the_rwo_property() -> None:
+    """Mutation: remove the required podAffinity term from a correctly rendered run; two
+    parallel tasks on one claim then land on two nodes for some scheduler choices."""
+    rendered = render_items(_runs(1), {"coschedule": "pipelineruns"})
+    assert not rendered.errors
+    broken = _strip_pins(rendered.items)
+    bad = [s for s in range(20) if simulate(broken, choice="any", seed=s, pick=_parallel_first).rwo]
+    assert bad, "the simulation never caught the missing pin"
+    assert not any(simulate(rendered.items, choice="any", seed=s, pick=_parallel_first).rwo for s in range(20))
+
+
+def test_isolation_without_its_anti_affinity_breaks() -> None:
+    """Mutation: the isolate placeholders' required anti-affinity made preferred; with the
+    scheduler free to ignore preferences, two runs end up on one node."""
+    rendered = render_items(_runs(3), {"coschedule": "isolate-pipelinerun"})
+    assert not rendered.errors
+    weak = copy.deepcopy(rendered.items)
+    for it in weak:
+        if it["kind"] == "StatefulSet":
+            anti = it["spec"]["template"]["spec"]["affinity"]["podAntiAffinity"]
+            terms = anti.pop("requiredDuringSchedulingIgnoredDuringExecution")
+            anti["preferredDuringSchedulingIgnoredDuringExecution"] = [{"weight": 100, "podAffinityTerm": t} for t in terms]
+    assert any(simulate(weak, choice="any", seed=s, isolate=True, pick=_parallel_first).shared for s in range(20))
+    assert not any(simulate(rendered.items, choice="any", seed=s, isolate=True, pick=_parallel_first).shared for s in range(20))
+
+
+# --- what the placeholders cost (SPEC §4: they live as long as the manifest is in Git) ----
+
+
+def test_isolate_with_more_runs_than_nodes_waits_for_a_placeholder_to_go() -> None:
+    """Four runs, three nodes: the fourth run's placeholder is placed only when another run's
+    placeholder is deleted. Tekton deletes its assistant when the run ends; a rendered
+    placeholder stays until its manifest leaves Git (issue 12: "every finished run still in Git
+    keeps a node closed")."""
+    rendered = render_items(_runs(4), {"coschedule": "isolate-pipelinerun"})
+    kept = simulate(rendered.items, nodes=3, isolate=True, pick=one_run_after_another)
+    fourth = [it["metadata"]["name"] for it in rendered.items if it["kind"] == "StatefulSet" and it["metadata"]["labels"]["tekton.dev/pipelineRun"] == "run-3"]
+    assert len(kept.unschedulable) == 3  # run-3's placeholder and the two pods pinned to it
+    assert kept.unschedulable[0].startswith(f"ci/{fourth[0]}-0 ") and all("run-3" in p for p in kept.unschedulable[1:])
+    pruned = simulate(rendered.items, nodes=3, isolate=True, pick=one_run_after_another, strategy=Strategy("tekton-lifetime", placeholder_lifetime="run"))
+    assert not pruned.unschedulable and not pruned.shared
+
+
+SHARED_CLAIM_RUN = """\
+- apiVersion: tekton.dev/v1
+  kind: PipelineRun
+  metadata: {name: nightly-%(i)d, namespace: ci}
+  spec:
+    pipelineSpec:
+      workspaces: [{name: cache}]
+      tasks:
+      - {name: a, taskRef: {name: s}, workspaces: [{name: cache}]}
+    workspaces:
+    - {name: cache, persistentVolumeClaim: {claimName: build-cache}}
+"""
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_runs_one_after_another_on_a_shared_claim_with_tektons_lifetime(mode: str) -> None:
+    """The same placeholders, deleted when their run ends (Tekton's lifetime): two runs that
+    share a user's claim and never overlap are fine on any storage."""
+    items = yaml.safe_load("".join(SHARED_CLAIM_RUN % {"i": i} for i in range(2)))
+    rendered = render_items(items, {"coschedule": mode})
+    for local in (False, True):
+        r = simulate(rendered.items, local=local, pick=one_run_after_another, isolate=mode == "isolate-pipelinerun",
+                     strategy=Strategy("tekton-lifetime", placeholder_lifetime="run"))
+        assert not r.rwo and not r.unschedulable and not r.shared
+
+
+FEATURES = {
+    "parallel branches": lambda runs, text: any(sum("runAfter" not in t for t in r["spec"].get("pipelineSpec", {}).get("tasks", [])) > 1 for r in runs),
+    "runAfter": lambda runs, text: "runAfter" in text,
+    "finally": lambda runs, text: "finally:" in text,
+    "several runs": lambda runs, text: len(runs) > 1,
+    "volumeClaimTemplate": lambda runs, text: "volumeClaimTemplate" in text,
+    "persistentVolumeClaim": lambda runs, text: "persistentVolumeClaim" in text,
+    "v1beta1": lambda runs, text: "tekton.dev/v1beta1" in text,
+    "taskRunSpecs": lambda runs, text: "taskRunSpecs" in text,
+}
+
+
+@pytest.mark.parametrize("feature", sorted(FEATURES))
+def test_scenarios_have(feature: str) -> None:
+    """The generator's own sanity: it does draw each feature, and the function accepts it."""
+
+    def has(scenario: Any) -> bool:
+        runs = [it for it in scenario.items if it["kind"] == "PipelineRun"]
+        return bool(FEATURES[feature](runs, yaml.safe_dump(scenario.items)))
+
+    scenario = find(scenarios("pipelineruns"), has, settings=FIND)
+    assert not render_items(scenario.items, {"coschedule": "pipelineruns"}).errors
