@@ -9,7 +9,9 @@ Properties, for every strategy in STRATEGIES and every coscheduling mode:
   (at most as many runs as nodes, no constraints that contradict each other).
 
 Then checks that these properties can fail (a rendering without coscheduling, a pin removed,
-the isolation term removed).
+the isolation term removed), and the places where the simulation found the function (or
+Tekton's design itself) wanting, as strict xfails: each turns into a failure once fixed, so
+the mark can go.
 """
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ from coschedule_sim import PLACEHOLDER
 from coschedule_sim import STRATEGIES
 from coschedule_sim import Strategy
 from coschedule_sim import one_run_after_another
+from coschedule_sim import render
 from coschedule_sim import render_items
 from coschedule_sim import run_scenario
 from coschedule_sim import scenarios
@@ -33,6 +36,7 @@ from hypothesis import find
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
+from scheduler_sim import Pod
 
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
@@ -186,6 +190,113 @@ def test_runs_one_after_another_on_a_shared_claim_with_tektons_lifetime(mode: st
         r = simulate(rendered.items, local=local, pick=one_run_after_another, isolate=mode == "isolate-pipelinerun",
                      strategy=Strategy("tekton-lifetime", placeholder_lifetime="run"))
         assert not r.rwo and not r.unschedulable and not r.shared
+
+
+# --- found by the simulation -------------------------------------------------------------
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "found by the simulation: two runs binding one persistentVolumeClaim get one placeholder "
+    "each, and both placeholders mount the claim for as long as they are in Git; the second is "
+    "put on another node (preferred anti-affinity between placeholders), so a network "
+    "ReadWriteOnce volume is Multi-Attached (stuck) even when the runs never overlap, and in "
+    "isolate-pipelinerun a node-local one leaves the second run unplaceable. Tekton's assistant, "
+    "deleted with its run, has neither problem. The function says nothing."))
+@pytest.mark.parametrize("mode", MODES)
+def test_runs_one_after_another_on_a_shared_claim(mode: str) -> None:
+    items = yaml.safe_load("".join(SHARED_CLAIM_RUN % {"i": i} for i in range(2)))
+    rendered = render_items(items, {"coschedule": mode})
+    warned = any(r.get("severity") in ("warning", "error") and "build-cache" in r.get("message", "") for r in rendered.results)
+    failures = []
+    for local in (False, True):
+        r = simulate(rendered.items, local=local, pick=one_run_after_another, isolate=mode == "isolate-pipelinerun")
+        failures += r.rwo + r.unschedulable
+    assert warned or not failures, failures
+
+
+REQUIRED_USER_AFFINITY_RUN = """\
+- apiVersion: tekton.dev/v1
+  kind: PipelineRun
+  metadata: {name: near-cache, namespace: ci}
+  spec:
+    pipelineSpec:
+      workspaces: [{name: src}]
+      tasks:
+      - {name: a, taskRef: {name: s}, workspaces: [{name: src}]}
+    taskRunTemplate:
+      podTemplate:
+        affinity:
+          podAffinity:
+            requiredDuringSchedulingIgnoredDuringExecution:
+            - labelSelector: {matchLabels: {cache: warm}}
+              topologyKey: kubernetes.io/hostname
+    workspaces:
+    - name: src
+      volumeClaimTemplate: {spec: {accessModes: [ReadWriteOnce]}}
+"""
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "found by the simulation: a run whose pod template has its own required podAffinity term "
+    "gets the pin appended; the scheduler wants ONE existing pod matching all required terms "
+    "(kubernetes/kubernetes#130784), the placeholder does not carry the user's labels, so every "
+    "TaskRun pod stays Pending, silently. Tekton appends its term the same way (same deadlock); "
+    "the run-keyed term will meet it too (the first-pod rule needs the pod to match every term)."))
+@pytest.mark.parametrize("mode", MODES)
+def test_a_run_with_its_own_required_pod_affinity(mode: str) -> None:
+    rendered = render_items(yaml.safe_load(REQUIRED_USER_AFFINITY_RUN), {"coschedule": mode})
+    warned = any(r.get("severity") in ("warning", "error") for r in rendered.results)
+    cache = Pod("cache", namespace="ci", labels={"cache": "warm"})
+    r = simulate(rendered.items, existing=((cache, "node-1"),))
+    assert warned or not r.unschedulable, r.unschedulable
+
+
+def test_the_same_run_without_coscheduling_is_placed() -> None:
+    """The control for the case above: unpinned, the pod follows the cache pod."""
+    rendered = render_items(yaml.safe_load(REQUIRED_USER_AFFINITY_RUN), {"coschedule": "disabled"})
+    r = simulate(rendered.items, existing=((Pod("cache", namespace="ci", labels={"cache": "warm"}), "node-1"),))
+    assert not r.unschedulable
+
+
+ALIASED = """\
+apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items:
+- apiVersion: tekton.dev/v1
+  kind: PipelineRun
+  metadata: {namespace: ci, name: run-0}
+  spec:
+    pipelineSpec:
+      tasks:
+      - name: t0
+        taskRef: {name: step}
+    taskRunTemplate:
+      podTemplate:
+        affinity: &a
+          nodeAffinity: {}
+    taskRunSpecs:
+    - pipelineTaskName: t0
+      podTemplate:
+        affinity: *a
+functionConfig:
+  apiVersion: fn.kpt.dev/v1alpha1
+  kind: CoschedulePolicy
+  metadata: {name: sim}
+  spec: {coschedule: pipelineruns}
+"""
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "found by the simulation: when a taskRunSpecs pod template's affinity is a YAML alias of the "
+    "run-level affinity (same item), the output run has no pin at all and its taskRunSpecs "
+    "section is gone; exit 0, no warning. The run's pods then float free of the placeholder "
+    "(ReadWriteOnce claims on two nodes at once)."))
+def test_an_aliased_affinity_keeps_the_pin_and_the_task_run_specs() -> None:
+    out = yaml.safe_load(render(ALIASED))
+    run = out["items"][0]
+    assert run["spec"].get("taskRunSpecs"), "taskRunSpecs lost"
+    for tpl in (run["spec"]["taskRunTemplate"]["podTemplate"], run["spec"]["taskRunSpecs"][0]["podTemplate"]):
+        assert tpl["affinity"]["podAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
 
 
 FEATURES = {
