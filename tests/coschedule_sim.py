@@ -32,6 +32,7 @@ from tekton_pods import is_placeholder
 from tekton_pods import namespace_of
 from tekton_pods import pipeline_of
 from tekton_pods import placeholder_pod
+from tekton_pods import standalone_taskrun_pod
 from tekton_pods import taskrun_pods
 from tekton_pods import tekton_claims
 
@@ -170,7 +171,33 @@ def _claim_identity(kinds: list[str], shares: list[int | None], j: int) -> str |
 
 
 @st.composite
-def scenarios(draw: Any, mode: str, max_runs: int = 3, generate_name: bool = False) -> Scenario:
+def standalone_taskruns(draw: Any, mode: str, name: str) -> dict[str, Any]:
+    """A TaskRun of its own: one to three workspaces; in ``workspaces`` mode at most one claim
+    (Tekton fails a TaskRun with two there)."""
+    version = draw(st.sampled_from(["v1", "v1beta1"]))
+    kinds = draw(st.lists(st.sampled_from(WS_KINDS), min_size=1, max_size=3))
+    if mode == "workspaces":
+        first = next((j for j, k in enumerate(kinds) if k != "emptyDir"), None)
+        kinds = [k for j, k in enumerate(kinds) if k == "emptyDir" or j == first]
+    bindings = []
+    for j, kind in enumerate(kinds):
+        b: dict[str, Any] = {"name": f"w{j}"}
+        if kind == "vct":
+            b["volumeClaimTemplate"] = {"spec": {"accessModes": [RWO], "resources": {"requests": {"storage": "1Gi"}}}}
+        elif kind == "pvc":
+            b["persistentVolumeClaim"] = {"claimName": f"{name}-claim-{j}"}
+        else:
+            b["emptyDir"] = {}
+        bindings.append(b)
+    spec: dict[str, Any] = {"taskRef": {"name": "step"}, "workspaces": bindings}
+    tpl = draw(st.sampled_from(RUN_TEMPLATES))
+    if tpl is not None:
+        spec["podTemplate"] = tpl
+    return {"apiVersion": f"tekton.dev/{version}", "kind": "TaskRun", "metadata": {"name": name, "namespace": NAMESPACE}, "spec": spec}
+
+
+@st.composite
+def scenarios(draw: Any, mode: str, max_runs: int = 3, max_taskruns: int = 1, generate_name: bool = False) -> Scenario:
     n_ws = draw(st.integers(1, 3))
     kinds = [draw(st.sampled_from(WS_KINDS)) for _ in range(n_ws)]
     # a pvc workspace may bind the claim of an earlier pvc workspace (tektoncd/pipeline#8003)
@@ -211,6 +238,10 @@ def scenarios(draw: Any, mode: str, max_runs: int = 3, generate_name: bool = Fal
         "metadata": {"name": "build", "namespace": NAMESPACE, "labels": {"app": "build"}},
         "spec": pipeline_spec,
     }
+    nodes = draw(st.integers(3, 4))
+    n_taskruns = draw(st.integers(0, max_taskruns))
+    if mode == "isolate-pipelinerun":  # a placeholder each, for as long as it is in Git
+        max_runs = min(max_runs, nodes - n_taskruns)
     n_runs = draw(st.integers(1, max_runs))
     referenced = False
     all_tasks = [t["name"] for t in tasks + finally_]
@@ -264,11 +295,13 @@ def scenarios(draw: Any, mode: str, max_runs: int = 3, generate_name: bool = Fal
             bindings.append(b)
         spec["workspaces"] = bindings
         items.append({"apiVersion": f"tekton.dev/{version}", "kind": "PipelineRun", "metadata": meta, "spec": spec})
+    for r in range(n_taskruns):
+        items.append(draw(standalone_taskruns(mode, f"tr-{r}")))
     if referenced:
         items.insert(0, pipeline_item)
     return Scenario(
         items=items,
-        nodes=draw(st.integers(3, 4)),
+        nodes=nodes,
         local=draw(st.booleans()),
         choice=draw(st.sampled_from(["score", "any"])),
         seed=draw(st.integers(0, 2**16)),
@@ -328,6 +361,11 @@ def _instantiate(run: dict[str, Any], index: int) -> dict[str, Any]:
     return run
 
 
+def _group_of(item: dict[str, Any]) -> str:
+    name = item["metadata"]["name"]
+    return f"taskrun/{name}" if item["kind"] == "TaskRun" else str(name)
+
+
 Pick = Callable[[list[str]], int]
 """Chooses the next step: given the descriptions of the possible steps ("apply run-0",
 "create affinity-assistant-x-0 (run-0)", "start run-0/t1", "finish run-0/t1", "prune
@@ -345,25 +383,33 @@ def simulate(
     strategy: Strategy = PLACEHOLDER,
     isolate: bool = False,
     existing: tuple[tuple[Pod, str], ...] = (),
+    node_labels: list[dict[str, str]] | None = None,
     max_steps: int = 400,
 ) -> SimResult:
     """Play the rendered runs on a cluster; ``pick`` chooses each next step (default: at random
-    from ``seed``). ``existing``: other pods already running, each on the node given."""
+    from ``seed``). ``existing``: other pods already running, each on the node given.
+    ``node_labels``: one dict per node (default: ``nodes`` nodes labelled ``pool: ci``)."""
     if pick is None:
         rng = random.Random(seed)
         pick = lambda steps: rng.randrange(len(steps))  # noqa: E731
     cluster = Cluster(
-        [Node(f"node-{i}", {"pool": "ci"}) for i in range(nodes)],
+        [Node(f"node-{i}", labels) for i, labels in enumerate(node_labels or [{"pool": "ci"}] * nodes)],
         choice=choice, rng=random.Random(seed), match_label_keys=strategy.match_label_keys,
     )
     runs: list[_Run] = []
-    for i, item in enumerate(it for it in rendered if it.get("kind") == "PipelineRun"):
+    placeholders = [placeholder_pod(it, local) for it in rendered if is_placeholder(it)]
+    for i, item in enumerate(it for it in rendered if it.get("kind") in ("PipelineRun", "TaskRun")):
         item = _instantiate(item, i)
+        if item["kind"] == "TaskRun":
+            pod = standalone_taskrun_pod(item)
+            if not any(p.group == pod.group for p, _c in placeholders):
+                pod.group = None  # not coscheduled: no isolation either (Tekton: none for TaskRuns)
+            runs.append(_Run(item, {"": pod}, {"": set()}, set()))
+            continue
         spec, _meta = pipeline_of(item, rendered)
         pods = taskrun_pods(item, rendered)
         after = {t["name"]: set(t.get("runAfter") or []) for t in spec.get("tasks") or []}
         runs.append(_Run(item, pods, after, {t["name"] for t in spec.get("finally") or []}))
-    placeholders = [placeholder_pod(it, local) for it in rendered if is_placeholder(it)]
     made_by_sts = {(c.namespace, c.name) for _p, created in placeholders for c in created}
     # the users' own claims exist before anything runs
     for run in runs:
@@ -400,7 +446,7 @@ def simulate(
             actions += [("finish", r, t) for t, p in r.created.items() if t not in r.done and p.live]
         if strategy.placeholder_lifetime == "run":
             for i, (p, _c) in enumerate(placeholders):
-                if i in sts_created and i not in sts_deleted and all(r.finished for r in runs if r.item["metadata"]["name"] == p.group):
+                if i in sts_created and i not in sts_deleted and all(r.finished for r in runs if _group_of(r.item) == p.group):
                     actions.append(("prune", i, None))
         if not actions:
             break
@@ -446,7 +492,7 @@ def _describe(action: tuple[str, Any, Any], placeholders: list[tuple[Pod, list[C
     if kind in ("sts", "prune"):
         pod = placeholders[a][0]
         return f"{'create' if kind == 'sts' else 'prune'} {pod.name} ({pod.group})"
-    return f"{kind} {a.item['metadata']['name']}/{b}"
+    return f"{kind} {a.item['metadata']['name']}/{b}" if b else f"{kind} {a.item['metadata']['name']}"
 
 
 _STEP_ORDER = ("create", "apply", "start", "finish", "prune")
@@ -457,7 +503,7 @@ def one_run_after_another(steps: list[str]) -> int:
 
     def key(i: int) -> tuple[str, int, int]:
         kind, rest = steps[i].split(" ", 1)
-        run = rest[rest.index("(") + 1:-1] if kind in ("create", "prune") else rest.split("/")[0]
+        run = rest[rest.index("(") + 1:-1].removeprefix("taskrun/") if kind in ("create", "prune") else rest.split("/")[0]
         return run, _STEP_ORDER.index(kind), i
 
     return min(range(len(steps)), key=key)

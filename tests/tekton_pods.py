@@ -244,12 +244,50 @@ def taskrun_pods(run: dict[str, Any], items: list[dict[str, Any]], uid: str | No
     return pods
 
 
+def standalone_taskrun_pod(tr: dict[str, Any], uid: str | None = None) -> Pod:
+    """The pod of a TaskRun that no PipelineRun created: its own labels, ``spec.podTemplate``
+    (v1 and v1beta1), its workspaces' claims (a volumeClaimTemplate: ``<name or "pvc">-`` +
+    h10(binding name + TaskRun UID), ``pkg/reconciler/volumeclaim/pvchandler.go``)."""
+    uid = uid or fake_uid(tr)
+    name = tr["metadata"]["name"]
+    tpl = tr["spec"].get("podTemplate") or {}
+    affinity = copy.deepcopy(tpl.get("affinity"))
+    annotations = tr["metadata"].get("annotations") or {}
+    if annotations.get(AA_ANNOTATION):
+        affinity = affinity or {}
+        pa = affinity.setdefault("podAffinity", {})
+        pa.setdefault("requiredDuringSchedulingIgnoredDuringExecution", []).append(_aa_term(annotations[AA_ANNOTATION]))
+    labels = dict(tr["metadata"].get("labels") or {})
+    ref = tr["spec"].get("taskRef") or {}
+    if ref.get("name"):
+        labels["tekton.dev/task"] = ref["name"]
+    labels["tekton.dev/taskRun"] = name
+    labels["tekton.dev/taskRunUID"] = uid
+    labels["app.kubernetes.io/managed-by"] = MANAGED_BY
+    claims: list[str] = []
+    for b in tr["spec"].get("workspaces") or []:
+        if b.get("persistentVolumeClaim"):
+            claims.append(b["persistentVolumeClaim"]["claimName"])
+        elif b.get("volumeClaimTemplate"):
+            claims.append(vct_claim_name(b, uid))
+    return Pod(
+        name=f"{name}-pod",
+        namespace=namespace_of(tr),
+        labels=labels,
+        affinity=affinity,
+        node_selector=copy.deepcopy(tpl.get("nodeSelector")),
+        claims=tuple(dict.fromkeys(claims)),
+        group=f"taskrun/{name}",
+    )
+
+
 def _access_modes(spec: dict[str, Any]) -> tuple[str, ...]:
     return tuple(spec.get("accessModes") or ["ReadWriteOnce"])
 
 
 def tekton_claims(run: dict[str, Any], uid: str | None = None, local: bool = False) -> list[Claim]:
-    """The claims Tekton creates for the run's volumeClaimTemplate workspaces when it starts."""
+    """The claims Tekton creates for the run's (PipelineRun or TaskRun) volumeClaimTemplate
+    workspaces when it starts."""
     uid = uid or fake_uid(run)
     return [
         Claim(vct_claim_name(b, uid), namespace_of(run), _access_modes(b["volumeClaimTemplate"].get("spec") or {}), local)
@@ -284,6 +322,15 @@ def placeholder_pod(sts: dict[str, Any], local: bool = False) -> tuple[Pod, list
         affinity=copy.deepcopy(pod_spec.get("affinity")),
         node_selector=copy.deepcopy(pod_spec.get("nodeSelector")),
         claims=tuple(dict.fromkeys(claims)),
-        group=(sts["metadata"].get("labels") or {}).get("tekton.dev/pipelineRun"),
+        group=_owner_group(sts),
     )
     return pod, created
+
+
+def _owner_group(sts: dict[str, Any]) -> str | None:
+    labels = sts["metadata"].get("labels") or {}
+    if labels.get("tekton.dev/pipelineRun"):
+        return str(labels["tekton.dev/pipelineRun"])
+    if labels.get("tekton.dev/taskRun"):
+        return f"taskrun/{labels['tekton.dev/taskRun']}"
+    return None

@@ -9,6 +9,7 @@ from tekton_pods import fake_uid
 from tekton_pods import h10
 from tekton_pods import placeholder_pod
 from tekton_pods import restrict_length
+from tekton_pods import standalone_taskrun_pod
 from tekton_pods import taskrun_pods
 from tekton_pods import tekton_claims
 
@@ -156,3 +157,19 @@ def test_placeholder_pod_from_a_statefulset() -> None:
     assert pod.claims == ("shared", "pvc-1-affinity-assistant-abc-0")
     assert pod.node_selector == {"pool": "ci"} and pod.affinity == PREFERRED
     assert [(c.name, c.access_modes, c.local) for c in created] == [("pvc-1-affinity-assistant-abc-0", ("ReadWriteMany",), True)]
+
+
+def test_standalone_taskrun_pod() -> None:
+    tr = {"apiVersion": "tekton.dev/v1beta1", "kind": "TaskRun",
+          "metadata": {"name": "merge", "namespace": "ci", "labels": {"app": "m"}},
+          "spec": {"taskRef": {"name": "merge-task"}, "podTemplate": {"nodeSelector": {"pool": "ci"}, "affinity": PREFERRED},
+                   "workspaces": [{"name": "left", "persistentVolumeClaim": {"claimName": "a"}},
+                                  {"name": "right", "volumeClaimTemplate": {"spec": {}}}]}}
+    pod = standalone_taskrun_pod(tr)
+    uid = fake_uid(tr)
+    assert pod.name == "merge-pod" and pod.group == "taskrun/merge"
+    assert pod.labels == {"app": "m", "tekton.dev/task": "merge-task", "tekton.dev/taskRun": "merge",
+                          "tekton.dev/taskRunUID": uid, "app.kubernetes.io/managed-by": "tekton-pipelines"}
+    assert pod.claims == ("a", "pvc-" + h10("right" + uid))
+    assert [c.name for c in tekton_claims(tr)] == ["pvc-" + h10("right" + uid)]
+    assert pod.node_selector == {"pool": "ci"} and pod.affinity == PREFERRED
