@@ -171,12 +171,12 @@ def _claim_identity(kinds: list[str], shares: list[int | None], j: int) -> str |
 
 
 @st.composite
-def standalone_taskruns(draw: Any, mode: str, name: str) -> dict[str, Any]:
+def standalone_taskruns(draw: Any, single_claim: bool, name: str) -> dict[str, Any]:
     """A TaskRun of its own: one to three workspaces; in ``workspaces`` mode at most one claim
     (Tekton fails a TaskRun with two there)."""
     version = draw(st.sampled_from(["v1", "v1beta1"]))
     kinds = draw(st.lists(st.sampled_from(WS_KINDS), min_size=1, max_size=3))
-    if mode == "workspaces":
+    if single_claim:
         first = next((j for j, k in enumerate(kinds) if k != "emptyDir"), None)
         kinds = [k for j, k in enumerate(kinds) if k == "emptyDir" or j == first]
     bindings = []
@@ -197,7 +197,22 @@ def standalone_taskruns(draw: Any, mode: str, name: str) -> dict[str, Any]:
 
 
 @st.composite
-def scenarios(draw: Any, mode: str, max_runs: int = 3, max_taskruns: int = 1, generate_name: bool = False) -> Scenario:
+def scenarios(
+    draw: Any,
+    mode: str,
+    max_runs: int = 3,
+    max_taskruns: int = 1,
+    generate_name: bool = False,
+    single_claim: bool | None = None,
+    isolated: bool | None = None,
+) -> Scenario:
+    """Runs the function accepts in ``mode`` and Tekton's assistant could place.
+    ``single_claim`` (default: in ``workspaces`` mode): no task binds two claims.
+    ``isolated`` (default: in ``isolate-pipelinerun``): no more placeholders than nodes."""
+    if single_claim is None:
+        single_claim = mode == "workspaces"
+    if isolated is None:
+        isolated = mode == "isolate-pipelinerun"
     n_ws = draw(st.integers(1, 3))
     kinds = [draw(st.sampled_from(WS_KINDS)) for _ in range(n_ws)]
     # a pvc workspace may bind the claim of an earlier pvc workspace (tektoncd/pipeline#8003)
@@ -212,7 +227,7 @@ def scenarios(draw: Any, mode: str, max_runs: int = 3, max_taskruns: int = 1, ge
         if after:
             t["runAfter"] = after
         used = draw(st.lists(st.integers(0, n_ws - 1), max_size=n_ws, unique=True))
-        if mode == "workspaces":  # Tekton fails a TaskRun with two claims in this mode
+        if single_claim:  # Tekton fails a TaskRun with two claims in workspaces mode
             first = next((_claim_identity(kinds, shares, j) for j in used if _claim_identity(kinds, shares, j)), None)
             used = [j for j in used if _claim_identity(kinds, shares, j) in (None, first)]
         if used:
@@ -240,7 +255,7 @@ def scenarios(draw: Any, mode: str, max_runs: int = 3, max_taskruns: int = 1, ge
     }
     nodes = draw(st.integers(3, 4))
     n_taskruns = draw(st.integers(0, max_taskruns))
-    if mode == "isolate-pipelinerun":  # a placeholder each, for as long as it is in Git
+    if isolated:  # a placeholder each, for as long as it is in Git
         max_runs = min(max_runs, nodes - n_taskruns)
     n_runs = draw(st.integers(1, max_runs))
     referenced = False
@@ -296,7 +311,7 @@ def scenarios(draw: Any, mode: str, max_runs: int = 3, max_taskruns: int = 1, ge
         spec["workspaces"] = bindings
         items.append({"apiVersion": f"tekton.dev/{version}", "kind": "PipelineRun", "metadata": meta, "spec": spec})
     for r in range(n_taskruns):
-        items.append(draw(standalone_taskruns(mode, f"tr-{r}")))
+        items.append(draw(standalone_taskruns(single_claim, f"tr-{r}")))
     if referenced:
         items.insert(0, pipeline_item)
     return Scenario(
