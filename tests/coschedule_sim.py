@@ -15,6 +15,7 @@
 """
 from __future__ import annotations
 
+import copy
 import dataclasses
 import random
 from collections.abc import Callable
@@ -121,6 +122,53 @@ PLACEHOLDER = Strategy("placeholder")
 # draw generateName runs (``scenarios(..., generate_name=True)``): ``simulate`` gives each run
 # its name when it is applied, as the API server does.
 STRATEGIES = (PLACEHOLDER,)
+
+
+RUN_KEYED_LABEL = "krm-coschedule.dev/run-keyed"
+
+
+def run_keyed_by_hand(items: list[dict[str, Any]], mode: str, key: str = "tekton.dev/pipelineRun") -> list[dict[str, Any]]:
+    """SPEC §4b's per-run modes written by hand, not by the function: a reference for the
+    simulation until the function renders run-keyed terms itself (then compare the two).
+
+    Every PipelineRun gets the label ``RUN_KEYED_LABEL`` (propagated to its pods) and, in its
+    run-level pod template and every ``taskRunSpecs`` template that sets its own affinity, one
+    required podAffinity term selecting that label with ``matchLabelKeys: [key]``; in
+    ``isolate-pipelinerun`` a required podAntiAffinity term with ``mismatchLabelKeys: [key]``,
+    in ``pipelineruns`` the same as preferred (weight 100). Claim templates stay in the run.
+    Standalone TaskRuns are left alone (§4b)."""
+    assert mode in ("pipelineruns", "isolate-pipelinerun"), mode
+    selector = {"matchLabels": {RUN_KEYED_LABEL: "true"}}
+    together = {"labelSelector": selector, "matchLabelKeys": [key], "topologyKey": "kubernetes.io/hostname"}
+    apart = {"labelSelector": selector, "mismatchLabelKeys": [key], "topologyKey": "kubernetes.io/hostname"}
+
+    def add_terms(tpl: dict[str, Any]) -> None:
+        aff = tpl.setdefault("affinity", {}) or {}
+        tpl["affinity"] = aff
+        aff.setdefault("podAffinity", {}).setdefault("requiredDuringSchedulingIgnoredDuringExecution", []).append(copy.deepcopy(together))
+        anti = aff.setdefault("podAntiAffinity", {})
+        if mode == "isolate-pipelinerun":
+            anti.setdefault("requiredDuringSchedulingIgnoredDuringExecution", []).append(copy.deepcopy(apart))
+        else:
+            anti.setdefault("preferredDuringSchedulingIgnoredDuringExecution", []).append({"weight": 100, "podAffinityTerm": copy.deepcopy(apart)})
+
+    out = copy.deepcopy(items)
+    for it in out:
+        if it.get("kind") != "PipelineRun":
+            continue
+        it["metadata"].setdefault("labels", {})[RUN_KEYED_LABEL] = "true"
+        spec = it["spec"]
+        if it["apiVersion"].endswith("/v1beta1"):
+            run_tpl = spec.setdefault("podTemplate", {})
+            task_key = "taskPodTemplate"
+        else:
+            run_tpl = spec.setdefault("taskRunTemplate", {}).setdefault("podTemplate", {})
+            task_key = "podTemplate"
+        add_terms(run_tpl)
+        for trs in spec.get("taskRunSpecs") or []:
+            if (trs.get(task_key) or {}).get("affinity") is not None:
+                add_terms(trs[task_key])
+    return out
 
 
 # --- random scenarios --------------------------------------------------------------------

@@ -27,6 +27,7 @@ from coschedule_sim import Strategy
 from coschedule_sim import one_run_after_another
 from coschedule_sim import render
 from coschedule_sim import render_items
+from coschedule_sim import run_keyed_by_hand
 from coschedule_sim import run_scenario
 from coschedule_sim import scenarios
 from coschedule_sim import simulate
@@ -79,6 +80,95 @@ def test_rendered_again_in_another_mode_still_holds(data: Any) -> None:
     r = simulate(twice.items, nodes=scenario.nodes, local=scenario.local, choice=scenario.choice, seed=scenario.seed,
                  pick=pick, isolate=second == "isolate-pipelinerun")
     assert not r.rwo and not r.shared and not r.unschedulable, (r.rwo, r.shared, r.unschedulable, r.trace())
+
+
+# --- the oracle on SPEC §4b's run-keyed terms, written by hand -----------------------------
+# When the function renders run-keyed terms, RUN_KEYED joins STRATEGIES (coschedule_sim) and
+# test_coscheduling_holds_in_every_interleaving covers it; these tests check the simulation
+# itself on §4b's terms meanwhile, and pin down what §4b says run-keyed does not give.
+
+
+@pytest.mark.parametrize("mode", ["pipelineruns", "isolate-pipelinerun"])
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(data=st.data())
+def test_hand_written_run_keyed_terms_hold_in_every_interleaving(mode: str, data: Any) -> None:
+    scenario = data.draw(scenarios(mode, max_taskruns=0, generate_name=True), label="scenario")
+    items = run_keyed_by_hand(scenario.items, mode)
+
+    def pick(steps: list[str]) -> int:
+        return data.draw(st.integers(0, len(steps) - 1), label=f"step of {len(steps)}")
+
+    r = simulate(items, nodes=scenario.nodes, local=scenario.local, choice=scenario.choice, seed=scenario.seed,
+                 pick=pick, isolate=mode == "isolate-pipelinerun")
+    assert not r.rwo and not r.shared and not r.unschedulable, (r.rwo, r.shared, r.unschedulable, r.trace())
+
+
+@pytest.mark.parametrize(("key", "holds"), [
+    ("tekton.dev/pipelineRun", True),
+    ("tekton.dev/pipelineRunUID", True),  # on TaskRun pods from Tekton v0.63
+    ("tekton.dev/pipelineTask", False),  # a mutation: groups a task across runs, not a run
+    ("tekton.dev/taskRun", False),  # a mutation: every pod is a group of its own
+])
+def test_run_keyed_needs_the_key_of_the_run(key: str, holds: bool) -> None:
+    items = run_keyed_by_hand(_runs(2), "pipelineruns", key=key)
+    broken = [s for s in range(20) if simulate(items, choice="any", seed=s, pick=_parallel_first).rwo]
+    assert not broken if holds else broken
+
+
+def _one_task_at_a_time(steps: list[str]) -> int:
+    for prefix in ("apply", "finish", "start"):
+        for i, s in enumerate(steps):
+            if s.startswith(prefix):
+                return i
+    return 0
+
+
+SEQUENTIAL_RUN = """- apiVersion: tekton.dev/v1
+  kind: PipelineRun
+  metadata: {generateName: seq-, namespace: ci}
+  spec:
+    pipelineSpec:
+      workspaces: [{name: src}]
+      tasks:
+      - {name: a, taskRef: {name: s}, workspaces: [{name: src}]}
+      - {name: b, taskRef: {name: s}, runAfter: [a], workspaces: [{name: src}]}
+      - {name: c, taskRef: {name: s}, runAfter: [b], workspaces: [{name: src}]}
+      - {name: d, taskRef: {name: s}, runAfter: [c], workspaces: [{name: src}]}
+    workspaces:
+    - name: src
+      volumeClaimTemplate: {spec: {accessModes: [ReadWriteOnce]}}
+"""
+
+
+def test_run_keyed_holds_at_every_instant_not_for_the_run() -> None:
+    """§4b: a task that starts when none of its run's pods is alive is a "first pod" again and
+    may go to another node; a network volume follows (detach, attach: never two nodes at once),
+    a node-local one keeps the run where it first landed."""
+    items = run_keyed_by_hand(yaml.safe_load(SEQUENTIAL_RUN), "pipelineruns")
+    moved = []
+    for seed in range(10):
+        network = simulate(items, choice="any", seed=seed, pick=_one_task_at_a_time)
+        assert not network.rwo and not network.unschedulable
+        moved.append(len({line.split(" -> ")[1] for line in network.log if " -> " in line}) > 1)
+        local = simulate(items, choice="any", seed=seed, local=True, pick=_one_task_at_a_time)
+        assert not local.rwo and not local.unschedulable
+        assert len({line.split(" -> ")[1] for line in local.log if " -> " in line}) == 1
+    assert any(moved)
+
+
+def test_run_keyed_without_kep_3633_is_one_group_for_all_runs() -> None:
+    """Below 1.29 (or with the alpha gate off) the API server drops matchLabelKeys and
+    mismatchLabelKeys: in pipelineruns mode every run's pods pile onto one node, in
+    isolate-pipelinerun two pods of one run exclude each other, so its parallel tasks run one
+    after the other (why run-keyed below 1.31 is an error, SPEC §4b)."""
+    off = Strategy("run-keyed, KEP-3633 off", match_label_keys=False)
+    items = run_keyed_by_hand(_runs(2), "pipelineruns")
+    on_one_node = simulate(items, pick=_parallel_first, strategy=off)
+    assert len({line.split(" -> ")[1] for line in on_one_node.log if " -> " in line}) == 1
+    assert len({line.split(" -> ")[1] for line in simulate(items, pick=_parallel_first).log if " -> " in line}) == 2
+    log = simulate(run_keyed_by_hand(_runs(1), "isolate-pipelinerun"), pick=_parallel_first, strategy=off).log
+    bound = [line for line in log if " -> " in line or "succeeded" in line]
+    assert bound[:2] == [bound[0], bound[0].split(" -> ")[0] + " succeeded"]  # the second task waited for the first
 
 
 # --- the properties can fail -------------------------------------------------------------
