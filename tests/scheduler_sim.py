@@ -34,8 +34,9 @@ Admission (``Cluster.create_pod``)
       lists, or either list with no ``labelSelector``, is rejected (``AdmissionError``).
     * with ``match_label_keys=False`` (a cluster below 1.29, or 1.29/1.30 with the alpha gate
       off) the API server drops both fields: the term keeps its bare selector.
-    * ``namespaceSelector`` raises ``NotModeled``; ``namespaces`` empty or absent means the
-      pod's own namespace.
+    * a term applies to the union of its ``namespaces`` and the namespaces its
+      ``namespaceSelector`` selects (``{}``: all; namespace labels are given to the cluster, and
+      every namespace has ``kubernetes.io/metadata.name``); neither set: the pod's own namespace.
 
 Filtering (a node must pass all)
     * ``nodeSelector`` (every key/value on the node);
@@ -90,7 +91,7 @@ What it does NOT model
   CSI node limits): every node fits every pod;
 * taints and tolerations, ``spec.nodeName``, ``schedulerName`` (one scheduler),
   scheduling gates, pod priority and preemption, nominated pods, eviction, descheduling;
-* ``namespaceSelector`` (raises), ``topologySpreadConstraints`` (ignored, including the
+* ``topologySpreadConstraints`` (ignored, including the
   scheduler's default spreading), preferred nodeAffinity, other score plugins; the score is
   the documented preference sum, not the scheduler's normalised score;
 * zones beyond what node labels express; zonal volume topology, Immediate binding, storage
@@ -282,27 +283,38 @@ def merge_label_keys(term: dict[str, Any], pod_labels: dict[str, str], enabled: 
     return term
 
 
+def namespace_labels(name: str, labels: dict[str, dict[str, str]]) -> dict[str, str]:
+    """A namespace's labels; Kubernetes (1.21+) sets kubernetes.io/metadata.name on every one."""
+    return {**labels.get(name, {}), "kubernetes.io/metadata.name": name}
+
+
 class _Term:
-    """A pod affinity term after admission, with its owner's namespace resolved."""
+    """A pod affinity term after admission, with its owner's namespace resolved: the union of
+    ``namespaces`` and the namespaces ``namespaceSelector`` selects (``{}``: all); neither set
+    means the owner's own namespace."""
 
-    __slots__ = ("selector", "namespaces", "topology_key", "weight")
+    __slots__ = ("selector", "namespaces", "ns_selector", "ns_labels", "topology_key", "weight")
 
-    def __init__(self, raw: dict[str, Any], owner_namespace: str, weight: int = 0) -> None:
-        if raw.get("namespaceSelector") is not None:
-            raise NotModeled("namespaceSelector")
+    def __init__(self, raw: dict[str, Any], owner_namespace: str, ns_labels: dict[str, dict[str, str]], weight: int = 0) -> None:
         self.selector = raw.get("labelSelector")
-        self.namespaces = frozenset(raw.get("namespaces") or [owner_namespace])
+        self.ns_selector = raw.get("namespaceSelector")
+        listed = raw.get("namespaces") or []
+        self.namespaces = frozenset(listed or ([] if self.ns_selector is not None else [owner_namespace]))
+        self.ns_labels = ns_labels
         self.topology_key = raw["topologyKey"]
         self.weight = weight
 
     def matches(self, pod: Pod) -> bool:
-        return pod.namespace in self.namespaces and selector_matches(self.selector, pod.labels)
+        in_scope = pod.namespace in self.namespaces or (
+            self.ns_selector is not None and selector_matches(self.ns_selector, namespace_labels(pod.namespace, self.ns_labels))
+        )
+        return in_scope and selector_matches(self.selector, pod.labels)
 
 
 class _Terms:
     __slots__ = ("req_aff", "pref_aff", "req_anti", "pref_anti")
 
-    def __init__(self, affinity: dict[str, Any] | None, pod: Pod, enabled: bool) -> None:
+    def __init__(self, affinity: dict[str, Any] | None, pod: Pod, enabled: bool, ns_labels: dict[str, dict[str, str]]) -> None:
         out: dict[tuple[str, str], list[_Term]] = {}
         for kind, field, preferred in _TERM_LISTS:
             terms = []
@@ -310,7 +322,7 @@ class _Terms:
                 raw = entry["podAffinityTerm"] if preferred else entry
                 validate_term(raw)
                 merged = merge_label_keys(raw, pod.labels, enabled)
-                terms.append(_Term(merged, pod.namespace, entry.get("weight", 0) if preferred else 0))
+                terms.append(_Term(merged, pod.namespace, ns_labels, entry.get("weight", 0) if preferred else 0))
             out[(kind, field)] = terms
         self.req_aff = out[_TERM_LISTS[0][:2]]
         self.pref_aff = out[_TERM_LISTS[1][:2]]
@@ -330,6 +342,7 @@ class Cluster:
         rng: random.Random | None = None,
         match_label_keys: bool = True,
         hard_pod_affinity_weight: int = 1,
+        namespaces: dict[str, dict[str, str]] | None = None,
     ) -> None:
         if choice not in ("score", "any"):
             raise ValueError(choice)
@@ -340,6 +353,7 @@ class Cluster:
         self.rng = rng
         self.match_label_keys = match_label_keys
         self.hard_pod_affinity_weight = hard_pod_affinity_weight
+        self.namespace_labels = namespaces or {}  # labels of namespaces, for namespaceSelector
         self.pods: dict[tuple[str, str], Pod] = {}
         self.claims: dict[tuple[str, str], Claim] = {}
         self.violations: list[Violation] = []
@@ -366,7 +380,7 @@ class Cluster:
         key = (pod.namespace, pod.name)
         if key in self.pods:
             raise AdmissionError(f"pod {pod.namespace}/{pod.name} already exists")
-        terms = _Terms(pod.affinity, pod, self.match_label_keys)
+        terms = _Terms(pod.affinity, pod, self.match_label_keys, self.namespace_labels)
         pod = dataclasses.replace(pod, phase=PENDING, node=None, seq=self._seq)
         self._seq += 1
         self.pods[key] = pod

@@ -150,8 +150,8 @@ def test_admission_rejects_conflicting_keys() -> None:
     with pytest.raises(AdmissionError):  # in both lists
         Cluster(nodes(1)).create_pod(Pod("p", affinity=required_anti(
             term({}, matchLabelKeys=["run"], mismatchLabelKeys=["run"]))))
-    with pytest.raises(NotModeled):
-        Cluster(nodes(1)).create_pod(Pod("p", affinity=required_affinity(term({}, namespaceSelector={}))))
+    with pytest.raises(NotModeled):  # not a pod label selector operator
+        selector_matches({"matchExpressions": [{"key": "a", "operator": "Gt", "values": ["1"]}]}, {"a": "2"})
 
 
 def test_feature_off_means_one_group_for_everyone() -> None:
@@ -226,6 +226,21 @@ def test_namespaces_default_to_the_pods_own() -> None:
     assert c.schedule(p) is None
     q = place(c, Pod("q", namespace="ci", affinity=required_affinity({**t, "namespaces": ["other"]})))
     assert q.node == "n1"
+
+
+def test_namespace_selector_widens_the_scope() -> None:
+    c = Cluster(nodes(2), namespaces={"team-a": {"tenant": "a"}})
+    place(c, Pod("aa", namespace="team-a", labels={"component": "aa"}), node="n0")
+    own = c.create_pod(Pod("own", namespace="ci", labels={"component": "aa"}, affinity=required_anti(term({"matchLabels": {"component": "aa"}}))))
+    assert c.feasible_nodes(own) == ["n0", "n1"]  # another namespace: out of the term's scope
+    for ns_sel in ({}, {"matchLabels": {"tenant": "a"}}, {"matchLabels": {"kubernetes.io/metadata.name": "team-a"}}):
+        p = c.create_pod(Pod(f"p{len(c.pods)}", namespace="ci", affinity=required_anti(term({"matchLabels": {"component": "aa"}}, namespaceSelector=ns_sel))))
+        assert c.feasible_nodes(p) == ["n1"], ns_sel
+    q = c.create_pod(Pod("q", namespace="ci", affinity=required_anti(term({"matchLabels": {"component": "aa"}}, namespaceSelector={"matchLabels": {"tenant": "b"}}))))
+    assert c.feasible_nodes(q) == ["n0", "n1"]
+    # an empty selector and no list: every namespace, not the pod's own only
+    r = c.create_pod(Pod("r", namespace="ci", affinity=required_affinity(term({"matchLabels": {"component": "aa"}}, namespaceSelector={}))))
+    assert c.feasible_nodes(r) == ["n0"]
 
 
 # --- terminated pods ---------------------------------------------------------------------
