@@ -33,11 +33,13 @@ from tekton_pods import is_placeholder
 from tekton_pods import namespace_of
 from tekton_pods import pipeline_of
 from tekton_pods import placeholder_pod
+from tekton_pods import run_group
 from tekton_pods import standalone_taskrun_pod
 from tekton_pods import taskrun_pods
 from tekton_pods import tekton_claims
 
 NAMESPACE = "ci"
+OTHER_NAMESPACE = "team-b"
 MODES = ("workspaces", "pipelineruns", "isolate-pipelinerun")
 
 
@@ -219,7 +221,7 @@ def _claim_identity(kinds: list[str], shares: list[int | None], j: int) -> str |
 
 
 @st.composite
-def standalone_taskruns(draw: Any, single_claim: bool, name: str) -> dict[str, Any]:
+def standalone_taskruns(draw: Any, single_claim: bool, name: str, namespace: str = NAMESPACE) -> dict[str, Any]:
     """A TaskRun of its own: one to three workspaces; in ``workspaces`` mode at most one claim
     (Tekton fails a TaskRun with two there)."""
     version = draw(st.sampled_from(["v1", "v1beta1"]))
@@ -241,7 +243,7 @@ def standalone_taskruns(draw: Any, single_claim: bool, name: str) -> dict[str, A
     tpl = draw(st.sampled_from(RUN_TEMPLATES))
     if tpl is not None:
         spec["podTemplate"] = tpl
-    return {"apiVersion": f"tekton.dev/{version}", "kind": "TaskRun", "metadata": {"name": name, "namespace": NAMESPACE}, "spec": spec}
+    return {"apiVersion": f"tekton.dev/{version}", "kind": "TaskRun", "metadata": {"name": name, "namespace": namespace}, "spec": spec}
 
 
 @st.composite
@@ -306,14 +308,20 @@ def scenarios(
     if isolated:  # a placeholder each, for as long as it is in Git
         max_runs = min(max_runs, nodes - n_taskruns)
     n_runs = draw(st.integers(1, max_runs))
-    referenced = False
+    # isolation is per namespace (see test_isolate_pipelinerun_across_namespaces): one namespace
+    # there; elsewhere two, where runs of the same name get the same placeholder name
+    namespaces = [NAMESPACE] if isolated else [NAMESPACE, OTHER_NAMESPACE]
+    per_namespace: dict[str, int] = {}
+    referenced: set[str] = set()
     all_tasks = [t["name"] for t in tasks + finally_]
-    for r in range(n_runs):
-        name = f"run-{r}"
+    for _r in range(n_runs):
+        ns = draw(st.sampled_from(namespaces))
+        name = f"run-{per_namespace.setdefault(ns, 0)}"
+        per_namespace[ns] += 1
         version = draw(st.sampled_from(["v1", "v1beta1"]))
-        meta: dict[str, Any] = {"namespace": NAMESPACE}
+        meta: dict[str, Any] = {"namespace": ns}
         if generate_name and draw(st.booleans()):
-            meta["generateName"] = f"run-{r}-"
+            meta["generateName"] = f"{name}-"
         else:
             meta["name"] = name
         if draw(st.booleans()):
@@ -321,7 +329,7 @@ def scenarios(
         spec: dict[str, Any] = {}
         if draw(st.booleans()):
             spec["pipelineRef"] = {"name": "build"}
-            referenced = True
+            referenced.add(ns)
         else:
             spec["pipelineSpec"] = pipeline_spec
         run_tpl = draw(st.sampled_from(RUN_TEMPLATES))
@@ -359,9 +367,9 @@ def scenarios(
         spec["workspaces"] = bindings
         items.append({"apiVersion": f"tekton.dev/{version}", "kind": "PipelineRun", "metadata": meta, "spec": spec})
     for r in range(n_taskruns):
-        items.append(draw(standalone_taskruns(single_claim, f"tr-{r}")))
-    if referenced:
-        items.insert(0, pipeline_item)
+        items.append(draw(standalone_taskruns(single_claim, f"tr-{r}", draw(st.sampled_from(namespaces)))))
+    for ns in sorted(referenced, reverse=True):
+        items.insert(0, {**copy.deepcopy(pipeline_item), "metadata": {**pipeline_item["metadata"], "namespace": ns}})
     return Scenario(
         items=items,
         nodes=nodes,
@@ -425,14 +433,14 @@ def _instantiate(run: dict[str, Any], index: int) -> dict[str, Any]:
 
 
 def _group_of(item: dict[str, Any]) -> str:
-    name = item["metadata"]["name"]
-    return f"taskrun/{name}" if item["kind"] == "TaskRun" else str(name)
+    return run_group(item["kind"], namespace_of(item), item["metadata"]["name"])
 
 
 Pick = Callable[[list[str]], int]
 """Chooses the next step: given the descriptions of the possible steps ("apply run-0",
-"create affinity-assistant-x-0 (run-0)", "start run-0/t1", "finish run-0/t1", "prune
-affinity-assistant-x-0 (run-0)"), the index of the one to take."""
+"apply ci/PipelineRun/run-0", "create affinity-assistant-x-0 (ci/PipelineRun/run-0)", "start
+ci/PipelineRun/run-0:t1", "finish ci/PipelineRun/run-0:t1", "prune affinity-assistant-x-0
+(ci/PipelineRun/run-0)"), the index of the one to take."""
 
 
 def simulate(
@@ -550,12 +558,11 @@ def simulate(
 
 def _describe(action: tuple[str, Any, Any], placeholders: list[tuple[Pod, list[Claim]]]) -> str:
     kind, a, b = action
-    if kind == "apply":
-        return f"apply {a.item['metadata']['name']}"
     if kind in ("sts", "prune"):
         pod = placeholders[a][0]
         return f"{'create' if kind == 'sts' else 'prune'} {pod.name} ({pod.group})"
-    return f"{kind} {a.item['metadata']['name']}/{b}" if b else f"{kind} {a.item['metadata']['name']}"
+    group = _group_of(a.item)
+    return f"apply {group}" if kind == "apply" else f"{kind} {group}:{b}"
 
 
 _STEP_ORDER = ("create", "apply", "start", "finish", "prune")
@@ -566,7 +573,7 @@ def one_run_after_another(steps: list[str]) -> int:
 
     def key(i: int) -> tuple[str, int, int]:
         kind, rest = steps[i].split(" ", 1)
-        run = rest[rest.index("(") + 1:-1].removeprefix("taskrun/") if kind in ("create", "prune") else rest.split("/")[0]
+        run = rest[rest.index("(") + 1:-1] if kind in ("create", "prune") else rest.split(":")[0]
         return run, _STEP_ORDER.index(kind), i
 
     return min(range(len(steps)), key=key)

@@ -239,7 +239,7 @@ def taskrun_pods(run: dict[str, Any], items: list[dict[str, Any]], uid: str | No
                 affinity=affinity,
                 node_selector=copy.deepcopy(tpl.get("nodeSelector")),
                 claims=task_claims(run, ptask, uid),
-                group=name,
+                group=run_group("PipelineRun", ns, name),
             )
     return pods
 
@@ -277,7 +277,7 @@ def standalone_taskrun_pod(tr: dict[str, Any], uid: str | None = None) -> Pod:
         affinity=affinity,
         node_selector=copy.deepcopy(tpl.get("nodeSelector")),
         claims=tuple(dict.fromkeys(claims)),
-        group=f"taskrun/{name}",
+        group=run_group("TaskRun", namespace_of(tr), name),
     )
 
 
@@ -327,10 +327,15 @@ def placeholder_pod(sts: dict[str, Any], local: bool = False) -> tuple[Pod, list
     return pod, created
 
 
+def run_group(kind: str, namespace: str, name: str) -> str:
+    """What a pod's ``group`` says: the run it belongs to."""
+    return f"{namespace}/{kind}/{name}"
+
+
 def _owner_group(sts: dict[str, Any]) -> str | None:
     labels = sts["metadata"].get("labels") or {}
     if labels.get("tekton.dev/pipelineRun"):
-        return str(labels["tekton.dev/pipelineRun"])
+        return run_group("PipelineRun", namespace_of(sts), labels["tekton.dev/pipelineRun"])
     if labels.get("tekton.dev/taskRun"):
-        return f"taskrun/{labels['tekton.dev/taskRun']}"
+        return run_group("TaskRun", namespace_of(sts), labels["tekton.dev/taskRun"])
     return None

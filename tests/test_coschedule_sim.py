@@ -420,6 +420,7 @@ FEATURES = {
     "v1beta1": lambda runs, text: "tekton.dev/v1beta1" in text,
     "taskRunSpecs": lambda runs, text: "taskRunSpecs" in text,
     "standalone TaskRun": lambda runs, text: "kind: TaskRun" in text,
+    "same run name in two namespaces": lambda runs, text: len({r["metadata"].get("name") for r in runs}) < len(runs),
     "two workspaces on one claim": lambda runs, text: any(
         len({b["persistentVolumeClaim"]["claimName"] for b in r["spec"]["workspaces"] if "persistentVolumeClaim" in b})
         < sum("persistentVolumeClaim" in b for b in r["spec"]["workspaces"]) for r in runs),

@@ -42,7 +42,7 @@ def run_v1(**spec: Any) -> dict[str, Any]:
 def test_labels_tekton_puts_on_taskrun_pods() -> None:
     pods = taskrun_pods(run_v1(), [])
     fetch = pods["fetch"]
-    assert fetch.name == "pr-fetch-pod" and fetch.namespace == "ci" and fetch.group == "pr"
+    assert fetch.name == "pr-fetch-pod" and fetch.namespace == "ci" and fetch.group == "ci/PipelineRun/pr"
     assert fetch.labels == {
         "team": "a",  # the run's own labels are propagated
         "tekton.dev/pipeline": "pr",  # embedded spec: the run's name
@@ -152,7 +152,7 @@ def test_placeholder_pod_from_a_statefulset() -> None:
         },
     }
     pod, created = placeholder_pod(sts, local=True)
-    assert pod.name == "affinity-assistant-abc-0" and pod.group == "pr"
+    assert pod.name == "affinity-assistant-abc-0" and pod.group == "ci/PipelineRun/pr"
     assert pod.labels["app.kubernetes.io/instance"] == "affinity-assistant-abc"
     assert pod.claims == ("shared", "pvc-1-affinity-assistant-abc-0")
     assert pod.node_selector == {"pool": "ci"} and pod.affinity == PREFERRED
@@ -167,7 +167,7 @@ def test_standalone_taskrun_pod() -> None:
                                   {"name": "right", "volumeClaimTemplate": {"spec": {}}}]}}
     pod = standalone_taskrun_pod(tr)
     uid = fake_uid(tr)
-    assert pod.name == "merge-pod" and pod.group == "taskrun/merge"
+    assert pod.name == "merge-pod" and pod.group == "ci/TaskRun/merge"
     assert pod.labels == {"app": "m", "tekton.dev/task": "merge-task", "tekton.dev/taskRun": "merge",
                           "tekton.dev/taskRunUID": uid, "app.kubernetes.io/managed-by": "tekton-pipelines"}
     assert pod.claims == ("a", "pvc-" + h10("right" + uid))
