@@ -5,7 +5,8 @@
   ``runAfter`` edges, parallel branches and ``finally`` tasks; workspaces bound to a
   ``volumeClaimTemplate``, a ``persistentVolumeClaim`` (sometimes two workspaces on one claim)
   or an ``emptyDir``; v1 and v1beta1; embedded specs and ``pipelineRef``; run- and task-level
-  pod templates that set affinity, nodeSelector or labels.
+  pod templates that set affinity, nodeSelector or labels; standalone TaskRuns; two
+  namespaces (one under ``isolate-pipelinerun``, whose isolation is per namespace).
 * ``simulate`` applies the rendered runs and their placeholders to a ``scheduler_sim.Cluster``
   of 3-4 nodes and plays Tekton: a TaskRun pod is created when the tasks it runs after have
   finished (``finally`` tasks when every DAG task has), pods finish in an order the caller
@@ -106,12 +107,14 @@ class Strategy:
     ``placeholder_lifetime``: "git" (a rendered placeholder stays while its manifest is in Git,
     SPEC §4) or "run" (deleted when its run finishes, as Tekton's own assistant is).
     ``match_label_keys``: the cluster's KEP-3633 support (1.31+: on).
+    ``generate_name``: the scenarios may hold runs with ``generateName`` and no name.
     """
 
     name: str
     policy: tuple[tuple[str, Any], ...] = ()
     placeholder_lifetime: str = "git"
     match_label_keys: bool = True
+    generate_name: bool = False
 
     def policy_spec(self, mode: str) -> dict[str, Any]:
         return {"coschedule": mode, **dict(self.policy)}
@@ -119,10 +122,12 @@ class Strategy:
 
 PLACEHOLDER = Strategy("placeholder")
 # The run-keyed strategy (SPEC §4b) goes here when the function has it, e.g.
-#   RUN_KEYED = Strategy("run-keyed", (("strategy", "run-keyed"), ("kubernetesVersion", "1.33")))
-# and joins STRATEGIES; the property tests then run for it unchanged. Its scenarios should also
-# draw generateName runs (``scenarios(..., generate_name=True)``): ``simulate`` gives each run
-# its name when it is applied, as the API server does.
+#   RUN_KEYED = Strategy("run-keyed", (("strategy", "run-keyed"), ("kubernetesVersion", "1.33")),
+#                        generate_name=True)
+# and joins STRATEGIES; the property tests then run for it unchanged, generateName runs
+# included (``simulate`` names each run when it is applied, as the API server does). Compare
+# its per-run renderings with ``run_keyed_by_hand`` below; TriggerTemplates and
+# Pipelines-as-Code runs would need their own unwrapping before ``simulate``.
 STRATEGIES = (PLACEHOLDER,)
 
 

@@ -47,7 +47,7 @@ SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[Heal
 @SETTINGS
 @given(data=st.data())
 def test_coscheduling_holds_in_every_interleaving(strategy: Strategy, mode: str, data: Any) -> None:
-    scenario = data.draw(scenarios(mode), label="scenario")
+    scenario = data.draw(scenarios(mode, generate_name=strategy.generate_name), label="scenario")
 
     def pick(steps: list[str]) -> int:
         return data.draw(st.integers(0, len(steps) - 1), label=f"step of {len(steps)}")
