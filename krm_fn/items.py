@@ -164,7 +164,31 @@ def _light_document(text: str) -> LightDocument | None:
 def _round_trip_document(text: str) -> RoundTripDocument:
     node = parse_item_text(text)
     guards.check_limits(node, "the object")
+    if "*" in text:
+        unshare(node)
     return RoundTripDocument(node, detect_indent(*item_body(text)))
+
+
+def unshare(root: Any) -> None:
+    """Give every place of a tree its own node: a YAML alias makes two places one node
+    (`affinity: *a` in a task and the run-level `&a`), and an edit meant for one of them
+    (pinning one template, unpinning another) would reach both. Data unchanged; the object
+    is then written with the alias expanded, and only when it changes."""
+    import copy
+
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        children = list(node.items()) if isinstance(node, dict) else list(enumerate(node)) if isinstance(node, list) else []
+        for k, v in children:
+            if not isinstance(v, (dict, list)):
+                continue
+            if id(v) in seen:
+                v = copy.deepcopy(v)
+                node[k] = v
+            seen.add(id(v))
+            stack.append(v)
 
 
 class ResourceList(Record):
