@@ -121,7 +121,8 @@ class Context:
         current: Any = None,
         proposed: Any = None,
     ) -> None:
-        """Record a result. Messages start with `kind namespace/name` of the object."""
+        """Record a result. The object is named by its resourceRef (kpt prints it before the
+        message; files mode too), so the message does not repeat it."""
         ref = self.ref(item) if item is not None else None
         path, idx = file_of(item) if item is not None else (None, None)
         self._append(severity, ref, path, idx, field_path, message, tags, current, proposed)
@@ -138,7 +139,9 @@ class Context:
         current: Any = None,
         proposed: Any = None,
     ) -> None:
-        text = f"{ref.display()}: {message}" if ref is not None else message
+        # kpt prints the resourceRef before every message, and files mode does too
+        # (Result.one_line): the message itself does not repeat it
+        text = message
         self.results.append(
             Result(
                 severity,

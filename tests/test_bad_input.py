@@ -386,6 +386,14 @@ def parse_output(out: str) -> dict[str, Any]:
     return doc
 
 
+def shown(r: dict[str, Any]) -> str:
+    """A result as kpt prints it: the object (resourceRef), the field, then the message."""
+    ref = r.get("resourceRef") or {}
+    who = f"{ref.get('kind', '')} {ref.get('namespace', '') + '/' if ref.get('namespace') else ''}{ref.get('name', '')}".strip()
+    field = (r.get("field") or {}).get("path", "")
+    return " ".join(x for x in (who, field) if x) + ": " + r["message"] if (who or field) else r["message"]
+
+
 def check_contract(case: Case, code: int, out: str, err: str) -> None:
     text = case.data.decode("utf-8", "replace").replace("\r\n", "\n")
     assert "Traceback" not in out and "Traceback" not in err
@@ -396,8 +404,8 @@ def check_contract(case: Case, code: int, out: str, err: str) -> None:
     assert bool(errors) == (code == 1), results
     if case.must:
         wanted = "error" if code == 1 else "warning"
-        hits = [r for r in results if r["severity"] == wanted and all(m in r["message"] for m in case.must)]
-        assert hits, f"no {wanted} mentions {case.must}: {[r['message'] for r in results]}"
+        hits = [r for r in results if r["severity"] == wanted and all(m in shown(r) for m in case.must)]
+        assert hits, f"no {wanted} mentions {case.must}: {[shown(r) for r in results]}"
         if case.field is not None:
             assert any((r.get("field") or {}).get("path") == case.field for r in hits), hits
     if not case.readable:
@@ -561,7 +569,7 @@ def test_handler_exception_becomes_an_error_result(monkeypatch: pytest.MonkeyPat
     errors = [r for r in parse_output(out)["results"] if r["severity"] == "error"]
     assert len(errors) == 1
     msg = errors[0]["message"]
-    assert msg.startswith("PipelineRun run: internal error (KeyError")
+    assert msg.startswith("internal error (KeyError")
     assert "please report it" in msg
     assert errors[0]["resourceRef"]["name"] == "run"
 
@@ -578,7 +586,7 @@ def test_handler_exception_in_fallback_mode_keeps_items(monkeypatch: pytest.Monk
     assert code == 1
     parsed = parse_output(out)
     assert parsed["items"] == doc["items"]
-    assert "TaskRun tr: internal error (RecursionError" in out
+    assert "internal error (RecursionError" in out
 
 
 def test_input_error_inside_a_handler_is_not_called_a_bug(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -589,7 +597,7 @@ def test_input_error_inside_a_handler_is_not_called_a_bug(monkeypatch: pytest.Mo
     data = rl(pipelinerun() + CM.replace("plain", "boom") + bomb())
     code, out, _ = run_cli(monkeypatch, data)
     assert code == 1
-    assert "PipelineRun run: the object expands to more than" in out
+    assert "the object expands to more than" in out
     assert "internal error" not in out
     assert out.startswith(data.decode())
 
@@ -644,7 +652,7 @@ def test_unsafe_owner_path_is_not_propagated(path: str, monkeypatch: pytest.Monk
     assert not any(k.endswith(("/path", "/index")) for k in anns), anns
     warnings = [r for r in parse_output(out)["results"] if r["severity"] == "warning"]
     assert len(warnings) == 1
-    assert warnings[0]["message"].startswith("PipelineRun run: path annotation")
+    assert warnings[0]["message"].startswith("path annotation")
     assert "kpt picks one" in warnings[0]["message"]
     assert warnings[0]["field"]["path"] == "metadata.annotations.internal.config.kubernetes.io/path"
 

@@ -318,7 +318,7 @@ def test_policy_values_are_validated_with_the_shipwright_rules() -> None:
         ("error", "spec.scheduling.schedulerName", "SchedulerNameNotValid"),
     ]
     assert all(r.resource is not None and r.resource.kind == "CoschedulePolicy" for r in ctx.results)
-    assert ctx.results[1].message == "CoschedulePolicy ci: Only the 'NoSchedule' toleration effect is supported."
+    assert ctx.results[1].message == "Only the 'NoSchedule' toleration effect is supported."
 
 
 def test_policy_hardening() -> None:

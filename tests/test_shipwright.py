@@ -352,13 +352,13 @@ def test_messages_carry_the_controller_wording() -> None:
     r = render(build(nodeSelector={"s" * 64: "x"}, tolerations=[{"key": "s" * 64, "operator": "Exists"}], schedulerName="s" * 64))
     msgs = sorted(x.message for x in r.results if x.severity == "error")
     assert msgs == [
-        "Build ci/b: Node selector key not valid: name part must be no more than 63 bytes",
-        "Build ci/b: Scheduler name not valid: name part must be no more than 63 bytes",
-        "Build ci/b: Toleration key not valid: name part must be no more than 63 bytes",
+        "Node selector key not valid: name part must be no more than 63 bytes",
+        "Scheduler name not valid: name part must be no more than 63 bytes",
+        "Toleration key not valid: name part must be no more than 63 bytes",
     ]
     r = render(buildrun(build_name=None, embedded={}, schedulerName="x"))
     assert any(
-        x.message.startswith("BuildRun ci/br: cannot use 'schedulerName' override and 'buildSpec' simultaneously")
+        x.message.startswith("cannot use 'schedulerName' override and 'buildSpec' simultaneously")
         for x in r.results
     )
 

@@ -666,7 +666,7 @@ def test_the_same_run_twice_is_an_error_not_a_lost_assistant() -> None:
     doc = yaml.safe_load(out)
     errors = [r for r in doc["results"] if r["severity"] == "error"]
     assert len(errors) == 1
-    assert errors[0]["message"].startswith("PipelineRun ci/x: the input has this PipelineRun twice (also items[0])")
+    assert errors[0]["message"].startswith("the input has this PipelineRun twice (also items[0])")
     assert errors[0]["field"] == {"path": "metadata.name"}
     assert out.startswith(data.decode().split("functionConfig:")[0])  # all or nothing
 
