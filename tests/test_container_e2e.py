@@ -11,6 +11,7 @@ with podman's error.
 """
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import subprocess
@@ -46,28 +47,36 @@ def _in_ci() -> bool:
     return os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
-@pytest.fixture(scope="module")
-def podman() -> str:
-    """podman with the image built from the Dockerfile as it is now (layers cached)."""
+@functools.cache
+def _prepare() -> tuple[str, str]:
+    """(podman's path, "") with the image built from the Dockerfile as it is now (layers
+    cached), else ("", why not). Done once per session, reported by every test."""
     path = shutil.which("podman")
     if path is None:
-        why = (
+        return "", (
             "podman is not installed, so the container image cannot be built and run; "
             f"as root, {SETUP.relative_to(ROOT)} installs it from Debian's packages (.ci/run does)"
         )
-        if _in_ci():
-            pytest.fail(f"{why} [required in CI]")
-        pytest.skip(why)
     p = subprocess.run(["bash", str(BUILD)], capture_output=True, text=True, timeout=1800, check=False)
     if p.returncode != 0:
-        pytest.fail(f"{BUILD.relative_to(ROOT)} failed (exit {p.returncode}):\n{p.stderr[-4000:]}\n{p.stdout[-4000:]}")
+        return "", f"{BUILD.relative_to(ROOT)} failed (exit {p.returncode}):\n{p.stderr[-4000:]}\n{p.stdout[-4000:]}"
     p = subprocess.run([path, *KPT_RUN, IMAGE, "--help"], capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120, check=False)
     if p.returncode != 0:
-        pytest.fail(
+        return "", (
             f"podman cannot run the image on this machine (exit {p.returncode}): {p.stderr.strip()}\n"
             f"as root, {SETUP.relative_to(ROOT)} configures podman where a known workaround exists"
         )
-    return path
+    return path, ""
+
+
+def _podman() -> str:
+    """podman, ready; the test fails (never skips in CI) when it is not, and says why."""
+    path, why = _prepare()
+    if path:
+        return path
+    if shutil.which("podman") is None and not _in_ci():
+        pytest.skip(why)
+    pytest.fail(why + (" [required in CI]" if _in_ci() else ""), pytrace=False)
 
 
 def _container(podman: str, stdin: bytes, *args: str) -> subprocess.CompletedProcess[bytes]:
@@ -84,7 +93,8 @@ def _same_run(got: subprocess.CompletedProcess[bytes], want: subprocess.Complete
     assert got.returncode == want.returncode
 
 
-def test_quickstart_as_kpt_runs_it(podman: str) -> None:
+def test_quickstart_as_kpt_runs_it() -> None:
+    podman = _podman()
     stdin = QUICKSTART.read_bytes()
     got = _container(podman, stdin)
     assert got.returncode == 0, got.stderr
@@ -102,9 +112,10 @@ def _resource_list(case: Path) -> bytes:
     return text.encode()
 
 
-def test_fixtures_as_kpt_runs_them(podman: str) -> None:
+def test_fixtures_as_kpt_runs_them() -> None:
     """Every fixture (errors and warnings included) gives the same bytes, stderr and exit
     code in the container as on the host."""
+    podman = _podman()
     assert len(CASES) >= 20
     codes = set()
     for case in CASES:
@@ -118,7 +129,8 @@ def test_fixtures_as_kpt_runs_them(podman: str) -> None:
     assert codes >= {0, 1}, "the fixtures should include failing runs"
 
 
-def test_help_and_kpt_fn_doc(podman: str) -> None:
+def test_help_and_kpt_fn_doc() -> None:
+    podman = _podman()
     _same_run(_container(podman, b"", "--help"), _exec(b"", "--help"))
     kpt = require_tool("kpt")
     p = subprocess.run([kpt, "fn", "doc", "--image", IMAGE], capture_output=True, text=True, env=_kpt_env(), timeout=300, check=False)
@@ -127,8 +139,9 @@ def test_help_and_kpt_fn_doc(podman: str) -> None:
     assert p.stdout == _exec(b"", "--help").stdout.decode() + "\n"
 
 
-def test_no_build_configuration_in_the_image(podman: str) -> None:
+def test_no_build_configuration_in_the_image() -> None:
     """The pip configuration and CA bundle build.sh mounts for the build stay outside."""
+    podman = _podman()
     probe = "import os; print([p for p in ('/etc/pip.conf', '/opt/krm-coschedule/pip.conf') if os.path.exists(p)])"
     p = subprocess.run([podman, *KPT_RUN, "--entrypoint", "python", IMAGE, "-c", probe], capture_output=True, text=True, timeout=120, check=False)
     assert p.returncode == 0, p.stderr
@@ -167,7 +180,8 @@ def _same_package(got: Path, want: Path) -> None:
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=[p.name for p in EXAMPLES])
-def test_kpt_fn_eval_image(podman: str, example: Path, tmp_path: Path) -> None:
+def test_kpt_fn_eval_image(example: Path, tmp_path: Path) -> None:
+    _podman()
     img = copy_package(example, tmp_path / "image" / example.name)
     exe = copy_package(example, tmp_path / "exec" / example.name)
     p = _kpt("fn", "eval", img, "--image", IMAGE, "--fn-config", img / "coschedule-policy.yaml", "--results-dir", tmp_path / "r-image")
@@ -196,7 +210,8 @@ def _render_both(
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=[p.name for p in EXAMPLES])
-def test_kptfile_image_render(podman: str, example: Path, tmp_path: Path) -> None:
+def test_kptfile_image_render(example: Path, tmp_path: Path) -> None:
+    _podman()
     img, exe, p, q = _render_both(example, tmp_path)
     assert q.returncode == 0, q.stderr
     assert p.returncode == 0, p.stderr
@@ -205,8 +220,9 @@ def test_kptfile_image_render(podman: str, example: Path, tmp_path: Path) -> Non
     assert _results(tmp_path / "r-image") == _results(tmp_path / "r-exec")
 
 
-def test_kptfile_image_render_error(podman: str, tmp_path: Path) -> None:
+def test_kptfile_image_render_error(tmp_path: Path) -> None:
     """A policy error: kpt fails the same way, with the same results, and writes nothing."""
+    _podman()
 
     def bad_policy(pkg: Path) -> None:
         policy = pkg / "coschedule-policy.yaml"
