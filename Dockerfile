@@ -1,9 +1,15 @@
 # krm-coschedule as a container KRM function (Kptfile `image:`, kpt fn eval --image,
-# kustomize `container:`). kpt runs it as `docker run --rm -i --network none --user nobody`.
-#   docker build -t krm-coschedule:dev .
-#   kpt fn eval DIR --image krm-coschedule:dev --fn-config coschedule-policy.yaml
-
-FROM python:3.12-slim-bookworm AS build
+# kustomize `container:`). kpt runs it as `docker run --rm -i --network none --user nobody`
+# (or podman, with KPT_FN_RUNTIME=podman). The image name needs a slash: kpt rewrites a
+# name without one to gcr.io/kpt-fn/NAME.
+#   podman build -t localhost/krm-coschedule:dev .          (or docker build)
+#   kpt fn eval DIR --image localhost/krm-coschedule:dev --fn-config coschedule-policy.yaml
+# BASE is any image with python3 (>= 3.10, venv included) as `python`; where Docker Hub is
+# unreachable, tests/container/build.sh builds a local one from Debian's packages and
+# mounts the host's pip configuration and CA bundle for the pip install (nothing of them
+# is written into the image).
+ARG BASE=docker.io/library/python:3.12-slim-bookworm
+FROM ${BASE} AS build
 ENV PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PYTHONDONTWRITEBYTECODE=1
@@ -15,7 +21,7 @@ COPY krm_fn ./krm_fn
 RUN python -m venv /opt/krm-coschedule \
     && /opt/krm-coschedule/bin/pip install --no-cache-dir /src
 
-FROM python:3.12-slim-bookworm
+FROM ${BASE}
 # Writes no .pyc (it runs as nobody, maybe on a read-only root), needs no HOME (nobody's
 # is /nonexistent; PYTHONNOUSERSITE keeps Python from looking there), unbuffered output.
 ENV PYTHONDONTWRITEBYTECODE=1 \

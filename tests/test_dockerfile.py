@@ -57,6 +57,17 @@ def test_hadolint() -> None:
     assert p.stdout == ""
 
 
+def test_base_image_is_a_build_argument() -> None:
+    """Both stages start from ARG BASE (a local base where Docker Hub is unreachable, see
+    tests/container/build.sh); the default is the fully qualified official image, so podman
+    needs no short-name resolution."""
+    text = DOCKERFILE.read_text()
+    lines = [line for line in text.splitlines() if line and not line.startswith("#")]
+    assert lines[0] == "ARG BASE=docker.io/library/python:3.12-slim-bookworm"
+    froms = [line for line in lines if line.upper().startswith("FROM ")]
+    assert froms == ["FROM ${BASE} AS build", "FROM ${BASE}"]
+
+
 def test_runs_as_non_root() -> None:
     users = [rest for word, rest in _instructions() if word == "USER"]
     assert users, "the final stage must set USER"
