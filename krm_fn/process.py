@@ -38,6 +38,7 @@ from krm_fn.keys import INDEX_ANNOTATIONS
 from krm_fn.keys import INDEX_KEY
 from krm_fn.keys import LEGACY_INDEX_KEY
 from krm_fn.keys import LEGACY_PATH_KEY
+from krm_fn.keys import LOCATION_KEYS
 from krm_fn.keys import OWNER_ANNOTATION
 from krm_fn.keys import PATH_ANNOTATIONS
 from krm_fn.keys import PATH_KEY
@@ -489,7 +490,18 @@ def _same_as_existing(obj: dict[str, Any], ann: dict[str, str], existing: Item, 
     for k, v in old_ann.items():
         if str(k).startswith(("internal.", "config.k8s.io/", "kustomize.config.k8s.io/")) and k not in ann:
             ann[str(k)] = str(v)
-    return bool(yamlio.to_plain(node) == obj)
+    # the location annotations are the list's business: in files mode the item's are set in
+    # memory only (the file's text has none), so they never make an equal object differ
+    return _without_location(yamlio.to_plain(node)) == _without_location(obj)
+
+
+def _without_location(obj: Any) -> Any:
+    md = obj.get("metadata") if isinstance(obj, dict) else None
+    ann = md.get("annotations") if isinstance(md, dict) else None
+    if not isinstance(ann, dict):
+        return obj
+    kept = {k: v for k, v in ann.items() if k not in LOCATION_KEYS}
+    return {**obj, "metadata": {**md, "annotations": kept}}
 
 
 def _locate(

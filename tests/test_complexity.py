@@ -129,3 +129,19 @@ def test_documents_appended_to_one_file_are_linear(tmp_path: Path) -> None:
         return go
 
     assert ratio(make, 40) < BOUND
+
+
+def test_steady_state_regenerates_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rendered package, rendered again in files mode: every generated object equals what
+    is there, so none is written again (it was re-emitted each time: its in-memory location
+    annotations made it differ)."""
+    from krm_fn import yamlio
+
+    (tmp_path / "policy.yaml").write_text(
+        "apiVersion: fn.kpt.dev/v1alpha1\nkind: CoschedulePolicy\nmetadata:\n  name: p\nspec:\n  coschedule: pipelineruns\n"
+    )
+    for i in range(5):
+        (tmp_path / f"run{i}.yaml").write_text(yaml.safe_dump({**_run_with_workspaces(1), "metadata": {"name": f"r{i}"}}))
+    args = ["--config", str(tmp_path / "policy.yaml"), *(str(p) for p in sorted(tmp_path.glob("run*.yaml")))]
+    assert main(args) == 1  # first render
+    assert calls(monkeypatch, yamlio, "dump_block", lambda: main(["--check", *args])) == 0
