@@ -498,7 +498,7 @@ def _same_as_existing(obj: dict[str, Any], ann: dict[str, str], existing: Item, 
 def _without_location(obj: Any) -> Any:
     md = obj.get("metadata") if isinstance(obj, dict) else None
     ann = md.get("annotations") if isinstance(md, dict) else None
-    if not isinstance(ann, dict):
+    if not isinstance(md, dict) or not isinstance(ann, dict):
         return obj
     kept = {k: v for k, v in ann.items() if k not in LOCATION_KEYS}
     return {**obj, "metadata": {**md, "annotations": kept}}

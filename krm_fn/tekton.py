@@ -441,7 +441,8 @@ def _pin_tasks(run: Run, pinned: dict[str, str], own: frozenset[str]) -> None:
 def _check_placement(run: Run, path: str, tpl: Any, aa: str, task: Any = None) -> None:
     """A task template that selects nodes the assistant may not be on deadlocks: its pods
     must share the assistant's node (Tekton places the assistant by the run-level template
-    only and ignores taskRunSpecs)."""
+    only and ignores taskRunSpecs). Both forms: nodeSelector and required nodeAffinity."""
+    _check_node_affinity(run, path, tpl, aa, task)
     own = tpl.get("nodeSelector")
     if not isinstance(own, dict) or not own:
         return
@@ -461,6 +462,33 @@ def _check_placement(run: Run, path: str, tpl: Any, aa: str, task: Any = None) -
         f"the taskRunSpecs template of task {task} selects nodes with {want}, but its pods are "
         f"pinned to assistant {aa}, which is placed by the run-level nodeSelector ({where}); "
         f"unless that node also has {want} these pods stay Pending. Put the selector on "
+        f"{run.tpl_path} instead",
+    )
+
+
+def _required_node_terms(tpl: Any) -> Any:
+    aff = tpl.get("affinity") if isinstance(tpl, dict) else None
+    na = aff.get("nodeAffinity") if isinstance(aff, dict) else None
+    req = na.get("requiredDuringSchedulingIgnoredDuringExecution") if isinstance(na, dict) else None
+    return yamlio.to_plain(req) if isinstance(req, dict) and req else None
+
+
+def _check_node_affinity(run: Run, path: str, tpl: Any, aa: str, task: Any) -> None:
+    own = _required_node_terms(tpl)
+    if own is None:
+        return
+    placed = _required_node_terms(run.template())
+    if placed is None:
+        placed = _required_node_terms(run.ctx.policy.assistant_pod_template)
+    if own == placed:
+        return
+    run.ctx.warning(
+        run.item,
+        f"{path}.affinity.nodeAffinity",
+        f"the taskRunSpecs template of task {task} requires nodes through nodeAffinity "
+        f"({json.dumps(own, sort_keys=True)}), but its pods are pinned to assistant {aa}, which is "
+        "placed by the run-level template (" + (f"nodeAffinity {json.dumps(placed, sort_keys=True)}" if placed else "no required nodeAffinity")
+        + "); unless that node also matches, these pods stay Pending. Put the node constraint on "
         f"{run.tpl_path} instead",
     )
 
