@@ -149,8 +149,9 @@ class _Writer:
     def _prefix_blank(self, line: int, col: int) -> bool:
         return not self.lines[line][: col + self.cut].strip()
 
-    def _check_no_comment(self, node: Any, first: int, last: int, key: Any = None) -> None:
-        """Lines first..last hold no comment outside the scalars of `node` (and its key)."""
+    def _comments(self, node: Any, first: int, last: int, key: Any = None) -> list[tuple[int, int]]:
+        """(line, column) of each comment on lines first..last: a `#` outside the scalars of
+        `node` (and its key)."""
         masks: dict[int, list[tuple[int, int]]] = {}
         stack = [node] if key is None else [key, node]
         while stack:
@@ -167,19 +168,29 @@ class _Writer:
                     stack.extend((k, v))
             else:
                 stack.extend(n.value)
+        found = []
         for li in range(first, last + 1):
             text = self.doc[li]
             for a, b in masks.get(li, ()):
                 text = text[:a] + " " * (min(b, len(text)) - a) + text[b:]
             if "#" in text:
-                raise Unsure("a comment in a replaced entry")
+                found.append((li, text.index("#")))
+        return found
 
     def replace(self, first: int, col: int, last: int, new: list[str], node: Any, key: Any = None) -> None:
         """Lines first..last become `new`; the first line keeps what precedes column `col`
-        (a sequence dash)."""
-        self._check_no_comment(node, first, last, key)
+        (a sequence dash). An end-of-line comment of a one-line entry that stays one line
+        stays on it; any other comment in the span would be lost: Unsure."""
+        tail = ""
+        found = self._comments(node, first, last, key)
+        if found:
+            if len(found) > 1 or first != last or len(new) != 1:
+                raise Unsure("a comment in a replaced entry")
+            line = self.doc[first]
+            hash_at = found[0][1]
+            tail = line[len(line[:hash_at].rstrip(" ")) :]
         c = col + self.cut
-        new = [self.lines[first][:c] + new[0][c:]] + new[1:]
+        new = [self.lines[first][:c] + new[0][c:] + tail] + new[1:]
         self.edits.append((first, last + 1, new))
 
     def insert_after(self, last: int, new: list[str]) -> None:

@@ -341,3 +341,13 @@ def test_random_layouts_change_only_the_edit(item: str) -> None:
     got = _data(out)
     assert got["spec"]["extra"] == before["spec"]["extra"]
     assert re.search(r"claimName: pvc-", out)
+
+
+def test_end_of_line_comment_of_an_edited_one_line_entry_stays() -> None:
+    """`nodeSelector: {disk: ssd}   # why` gets the policy's key and keeps its comment."""
+    item = PODTEMPLATE.replace("      podTemplate:\n", "      podTemplate:\n        nodeSelector: {disk: ssd}   # the fast disks\n")
+    out = _first_item(_run(item, SCHEDULING)[0])
+    assert "        nodeSelector: {disk: ssd, pool: ci}   # the fast disks\n" in out
+    assert _changed_input_lines(item, out) <= _lines_of(item, "volumeClaimTemplate:", 6) | _lines_of(
+        item, "nodeSelector: {disk: ssd}   # the fast disks", 1
+    )
