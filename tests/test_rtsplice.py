@@ -351,3 +351,69 @@ def test_end_of_line_comment_of_an_edited_one_line_entry_stays() -> None:
     assert _changed_input_lines(item, out) <= _lines_of(item, "volumeClaimTemplate:", 6) | _lines_of(
         item, "nodeSelector: {disk: ssd}   # the fast disks", 1
     )
+
+
+# --------------------------------------------------------------------------- direct edits
+
+
+from test_lite import block_docs  # type: ignore[import-not-found]  # noqa: E402
+
+from krm_fn import items as items_mod  # noqa: E402
+
+
+def _edits(draw: Any, doc: Any, node: Any, depth: int = 0) -> None:
+    """Random edits through the document's interface: new keys and entries, changed scalars,
+    edits one level down."""
+    if isinstance(node, dict) and node:
+        keys = list(node)
+        for k in keys:
+            if isinstance(node[k], (dict, list)) and node[k] and draw(st.booleans()):
+                _edits(draw, doc, node[k], depth + 1)
+            elif draw(st.integers(0, 4)) == 0:
+                node[k] = doc.safe(draw(st.sampled_from(["new", "on", 7, {"n": "v"}, ["a"]])))
+        if draw(st.booleans()):
+            doc.add_key(node, draw(st.sampled_from(["zz", "yy"])) + str(depth), doc.safe({"k": ["v"]}))
+    elif isinstance(node, list) and node:
+        i = draw(st.integers(0, len(node) - 1))
+        if isinstance(node[i], (dict, list)) and node[i]:
+            _edits(draw, doc, node[i], depth + 1)
+        if draw(st.booleans()):
+            doc.append(node, doc.safe(draw(st.sampled_from(["added", {"name": "w", "x": [1]}]))))
+
+
+def _full_line_comments(text: str) -> int:
+    """block_docs writes its comments as `# c` (and `# y` inside block scalars)."""
+    return sum(1 for x in text.splitlines() if x.strip() == "# c")
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(st.data())
+def test_random_edits_splice_or_step_aside(data: Any) -> None:
+    """Any edit on any layout: the splice gives the edited data exactly, keys in order, and
+    keeps every full-line comment (nothing is removed here), or it steps aside."""
+    lines = data.draw(block_docs())
+    doc_text = "\n".join(lines) + "\n"
+    try:
+        yamlio.rt_load(doc_text)
+    except Exception:  # noqa: BLE001 - a drawn layout that is not YAML
+        return
+    item = "- " + "".join(("  " + x if x else x) + "\n" for x in lines)[2:]
+    try:
+        doc = items_mod._round_trip_document(item)
+    except Exception:  # noqa: BLE001 - refused by the loader's own checks
+        return
+    if not isinstance(doc.data, dict):
+        return
+    _edits(data.draw, doc, doc.data)
+    if not doc.changed:
+        return
+    from krm_fn import rtedit
+
+    rtedit.flush(doc.pending)
+    try:
+        out = rtsplice.splice(item, doc.data, doc.before, doc.indent)
+    except Unsure:
+        return
+    back = yamlio.to_plain(yamlio.rt_load(items_mod.yamltext.item_document(out)[0]))
+    assert rtsplice._ordered(back) == rtsplice._ordered(yamlio.to_plain(doc.data))
+    assert _full_line_comments(out) == _full_line_comments(item)
