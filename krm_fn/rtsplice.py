@@ -177,12 +177,15 @@ class _Writer:
                 found.append((li, text.index("#")))
         return found
 
-    def replace(self, first: int, col: int, last: int, new: list[str], node: Any, key: Any = None) -> None:
+    def replace(
+        self, first: int, col: int, last: int, new: list[str], node: Any, key: Any = None, drop_comments: bool = False
+    ) -> None:
         """Lines first..last become `new`; the first line keeps what precedes column `col`
         (a sequence dash). An end-of-line comment of a one-line entry that stays one line
-        stays on it; any other comment in the span would be lost: Unsure."""
+        stays on it; any other comment in the span would be lost: Unsure (`drop_comments`:
+        the entry is removed, and its comments with it, as on the whole-object path)."""
         tail = ""
-        found = self._comments(node, first, last, key)
+        found = [] if drop_comments else self._comments(node, first, last, key)
         if found:
             if len(found) > 1 or first != last or len(new) != 1:
                 raise Unsure("a comment in a replaced entry")
@@ -280,20 +283,32 @@ class _Writer:
         pos = {k: pairs[i] for i, k in enumerate(old)}
         akeys = {str(k): k for k in after}
         kept = [k for k in new_keys if k in before]
-        if kept != [k for k in old if k in akeys] or not kept:
-            raise _Replace  # keys reordered, or none kept
-        if any(k not in akeys and not self._prefix_blank(pos[k][0].start_mark.line, pos[k][0].start_mark.column) for k in old):
+        if kept != [k for k in old if k in akeys]:
+            raise _Replace  # keys reordered
+        # a new key in the place of a removed one (document.replace_key: volumeClaimTemplate
+        # for persistentVolumeClaim) rewrites that entry in place, a dash before it included
+        swapped = _swaps(old, new_keys, before, akeys)
+        for new_key, old_key in swapped.items():
+            pos[new_key] = pos[old_key]
+        if not kept and not swapped:
+            raise _Replace  # nothing to anchor new keys to
+        gone = [k for k in old if k not in akeys and k not in swapped.values()]
+        if any(not self._prefix_blank(pos[k][0].start_mark.line, pos[k][0].start_mark.column) for k in gone):
             raise _Replace  # a removed key on the line of the sequence dash
         for k in kept:  # inner edits first: at a shared line, they go before this level's
             self.entry(pos[k], akeys[k], before[k], after[akeys[k]])
-        for k in old:
-            if k not in akeys:
-                kn, vn = pos[k]
-                self.remove(kn.start_mark.line, kn.start_mark.column, self.entry_end(kn, vn))
+        for sk in swapped:
+            kn, vn = pos[sk]
+            col = kn.start_mark.column
+            new = self.entry_lines(akeys[sk], after[akeys[sk]], col)
+            self.replace(kn.start_mark.line, col, self.entry_end(kn, vn), new, vn, kn, drop_comments=True)
+        for k in gone:
+            kn, vn = pos[k]
+            self.remove(kn.start_mark.line, kn.start_mark.column, self.entry_end(kn, vn))
         group: list[str] = []
         anchor: str | None = None
         for nk in [*new_keys, None]:
-            if nk is not None and nk not in before:
+            if nk is not None and nk not in before and nk not in swapped:
                 group.append(nk)
                 continue
             if group:
@@ -371,6 +386,27 @@ class _Writer:
             del self.edits[mark:]
         line = node.start_mark.line
         self.replace(line, dash, self.end_line(node), self.item_lines([a], dash), node)
+
+
+def _swaps(old: list[str], new: list[str], before: dict[str, Any], akeys: dict[str, Any]) -> dict[str, str]:
+    """{new key: removed key} for each new key that sits where a removed key sat, between
+    the same kept keys."""
+    out: dict[str, str] = {}
+    i = j = 0
+    while i < len(old) and j < len(new):
+        o, n = old[i], new[j]
+        if o == n:
+            i += 1
+            j += 1
+        elif o not in akeys and n not in before:
+            out[n] = o
+            i += 1
+            j += 1
+        elif o not in akeys:
+            i += 1
+        else:
+            j += 1
+    return out
 
 
 def _bare(v: Any) -> Any:

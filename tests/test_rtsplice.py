@@ -361,22 +361,27 @@ from test_lite import block_docs  # type: ignore[import-not-found]  # noqa: E402
 from krm_fn import items as items_mod  # noqa: E402
 
 
-def _edits(draw: Any, doc: Any, node: Any, depth: int = 0) -> None:
+def _edits(draw: Any, doc: Any, node: Any, swaps: list[str], depth: int = 0) -> None:
     """Random edits through the document's interface: new keys and entries, changed scalars,
     edits one level down."""
     if isinstance(node, dict) and node:
         keys = list(node)
         for k in keys:
             if isinstance(node[k], (dict, list)) and node[k] and draw(st.booleans()):
-                _edits(draw, doc, node[k], depth + 1)
+                _edits(draw, doc, node[k], swaps, depth + 1)
             elif draw(st.integers(0, 4)) == 0:
                 node[k] = doc.safe(draw(st.sampled_from(["new", "on", 7, {"n": "v"}, ["a"]])))
+                swaps.append(k)
         if draw(st.booleans()):
             doc.add_key(node, draw(st.sampled_from(["zz", "yy"])) + str(depth), doc.safe({"k": ["v"]}))
+        if draw(st.integers(0, 3)) == 0:
+            old = draw(st.sampled_from(keys))
+            doc.replace_key(node, old, f"swapped{depth}", doc.safe({"claimName": "c"}))
+            swaps.append(old)
     elif isinstance(node, list) and node:
         i = draw(st.integers(0, len(node) - 1))
         if isinstance(node[i], (dict, list)) and node[i]:
-            _edits(draw, doc, node[i], depth + 1)
+            _edits(draw, doc, node[i], swaps, depth + 1)
         if draw(st.booleans()):
             doc.append(node, doc.safe(draw(st.sampled_from(["added", {"name": "w", "x": [1]}]))))
 
@@ -390,7 +395,8 @@ def _full_line_comments(text: str) -> int:
 @given(st.data())
 def test_random_edits_splice_or_step_aside(data: Any) -> None:
     """Any edit on any layout: the splice gives the edited data exactly, keys in order, and
-    keeps every full-line comment (nothing is removed here), or it steps aside."""
+    keeps every full-line comment (only a replaced value or swapped key loses its own), or
+    it steps aside."""
     lines = data.draw(block_docs())
     doc_text = "\n".join(lines) + "\n"
     try:
@@ -404,7 +410,8 @@ def test_random_edits_splice_or_step_aside(data: Any) -> None:
         return
     if not isinstance(doc.data, dict):
         return
-    _edits(data.draw, doc, doc.data)
+    swaps: list[str] = []
+    _edits(data.draw, doc, doc.data, swaps)
     if not doc.changed:
         return
     from krm_fn import rtedit
@@ -416,4 +423,23 @@ def test_random_edits_splice_or_step_aside(data: Any) -> None:
         return
     back = yamlio.to_plain(yamlio.rt_load(items_mod.yamltext.item_document(out)[0]))
     assert rtsplice._ordered(back) == rtsplice._ordered(yamlio.to_plain(doc.data))
-    assert _full_line_comments(out) == _full_line_comments(item)
+    if swaps:  # a replaced value takes its comments with it, as on the whole-object path
+        assert _full_line_comments(out) <= _full_line_comments(item)
+    else:
+        assert _full_line_comments(out) == _full_line_comments(item)
+
+
+def test_binding_whose_first_key_is_swapped_keeps_its_dash_and_comments() -> None:
+    """replace_key(volumeClaimTemplate -> persistentVolumeClaim) on the first key of a list
+    entry: the entry is rewritten in place (the dash stays), the rest of the run is kept."""
+    item = PAC.replace(
+        "      - name: source\n        volumeClaimTemplate:\n          spec:\n            accessModes: [ReadWriteOnce]\n"
+        "            resources:\n              requests:\n                storage: 1Gi\n",
+        "      - volumeClaimTemplate:   # a fresh claim per run\n          spec:\n            accessModes: [ReadWriteOnce]\n"
+        "            resources:\n              requests:\n                storage: 1Gi\n        name: source   # checkout\n",
+    )
+    out = _first_item(_run(item)[0])
+    assert "      - persistentVolumeClaim:\n          claimName: pvc-" in out
+    assert "        name: source   # checkout\n" in out
+    allowed = _lines_of(item, "- volumeClaimTemplate:   # a fresh claim per run", 6)
+    assert _changed_input_lines(item, out) <= allowed, out
