@@ -348,10 +348,17 @@ class _Writer:
         if len(items) != len(before) or not items:
             raise _Replace
         dash = node.start_mark.column
+        floor = node.start_mark.line
+        dashes = []  # the line of each entry's dash (its content may start below it)
         for it in items:
             s = it.start_mark
-            if self.doc[s.line][dash : dash + 1] != "-" or s.column <= dash:
-                raise _Replace  # an entry whose content starts below its dash
+            li = s.line if s.column > dash else s.line - 1
+            while li >= floor and not (self.doc[li][dash : dash + 1] == "-" and not self.doc[li][:dash].strip()):
+                li -= 1
+            if li < floor:
+                raise _Replace
+            dashes.append(li)
+            floor = self.end_line(it) + 1
         plain = [yamlio.to_plain(x) for x in after]
         if len(after) < len(before):
             j = 0
@@ -364,16 +371,15 @@ class _Writer:
             if j != len(plain) or not plain:
                 raise _Replace
             for i in gone:
-                it = items[i]
-                self.remove(it.start_mark.line, dash, self.end_line(it))
+                self.remove(dashes[i], dash, self.end_line(items[i]))
             return
         for i, b in enumerate(before):
             if plain[i] != b:
-                self.item(items[i], dash, b, after[i])
+                self.item(items[i], dashes[i], dash, b, after[i])
         if len(after) > len(before):
             self.insert_after(self.end_line(items[-1]), self.item_lines(list(after[len(before) :]), dash))
 
-    def item(self, node: Any, dash: int, b: Any, a: Any) -> None:
+    def item(self, node: Any, line: int, dash: int, b: Any, a: Any) -> None:
         mark = len(self.edits)
         try:
             if isinstance(a, dict) and isinstance(b, dict) and _is_block(node, "MappingNode"):
@@ -384,7 +390,6 @@ class _Writer:
                 return
         except _Replace:
             del self.edits[mark:]
-        line = node.start_mark.line
         self.replace(line, dash, self.end_line(node), self.item_lines([a], dash), node)
 
 

@@ -398,6 +398,15 @@ def test_random_edits_splice_or_step_aside(data: Any) -> None:
     keeps every full-line comment (only a replaced value or swapped key loses its own), or
     it steps aside."""
     lines = data.draw(block_docs())
+    if data.draw(st.booleans()):  # some entries' content on the line below their dash
+        split = []
+        for x in lines:
+            m = re.match(r"( *)- (\S.*)$", x)
+            if m and data.draw(st.booleans()):
+                split += [m.group(1) + "-", m.group(1) + "  " + m.group(2)]
+            else:
+                split.append(x)
+        lines = split
     doc_text = "\n".join(lines) + "\n"
     try:
         yamlio.rt_load(doc_text)
@@ -443,3 +452,15 @@ def test_binding_whose_first_key_is_swapped_keeps_its_dash_and_comments() -> Non
     assert "        name: source   # checkout\n" in out
     allowed = _lines_of(item, "- volumeClaimTemplate:   # a fresh claim per run", 6)
     assert _changed_input_lines(item, out) <= allowed, out
+
+
+def test_list_entries_whose_content_starts_below_the_dash() -> None:
+    """`-` alone on its line (or with a comment), the entry's keys below it."""
+    item = PAC.replace(
+        "      - name: source\n        volumeClaimTemplate:\n",
+        "      -   # the checkout\n        name: source\n        volumeClaimTemplate:\n",
+    ).replace("      - name: cache\n        persistentVolumeClaim:\n", "      -\n        name: cache\n        persistentVolumeClaim:\n")
+    out = _first_item(_run(item)[0])
+    assert "      -   # the checkout\n        name: source\n        persistentVolumeClaim:\n" in out
+    assert "      -\n        name: cache\n" in out
+    assert _changed_input_lines(item, out) <= _lines_of(item, "volumeClaimTemplate:", 6), out
