@@ -23,6 +23,8 @@ and must be the edited data, keys in order.
 """
 from __future__ import annotations
 
+import bisect
+
 from krm_fn import yamlio
 from krm_fn import yamltext
 from krm_fn.errors import Unsure
@@ -171,10 +173,17 @@ class _Writer:
         found = []
         for li in range(first, last + 1):
             text = self.doc[li]
-            for a, b in masks.get(li, ()):
-                text = text[:a] + " " * (min(b, len(text)) - a) + text[b:]
-            if "#" in text:
-                found.append((li, text.index("#")))
+            at = text.find("#")
+            if at < 0:
+                continue
+            spans = sorted(masks.get(li, ()))
+            starts = [a for a, _ in spans]
+            while at >= 0:
+                k = bisect.bisect_right(starts, at) - 1
+                if k < 0 or at >= spans[k][1]:  # not inside a scalar: a comment
+                    found.append((li, at))
+                    break
+                at = text.find("#", spans[k][1])
         return found
 
     def replace(
