@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import bisect
 
+from krm_fn import guards
 from krm_fn import yamlio
 from krm_fn import yamltext
 from krm_fn.errors import Unsure
@@ -59,8 +60,11 @@ def splice(chunk: str, after: Any, before: Any, indent: tuple[int, int, int]) ->
     got, _ = yamltext.item_document(text)
     try:
         back = yamlio.verify_load(got)
-    except Exception:  # noqa: BLE001 - unreadable output is what this check guards
-        raise Unsure("spliced text unreadable") from None
+    except Exception:  # noqa: BLE001 - e.g. a complex key (safe loader) and a tab (round trip)
+        try:
+            back = guards.load_guarded(got, "the object", limits=False)
+        except Exception:  # noqa: BLE001 - unreadable output is what this check guards
+            raise Unsure("spliced text unreadable") from None
     if _ordered(yamlio.to_plain(back)) != _ordered(yamlio.to_plain(after)):
         raise Unsure("read-back differs")
     return text

@@ -464,3 +464,11 @@ def test_list_entries_whose_content_starts_below_the_dash() -> None:
     assert "      -   # the checkout\n        name: source\n        persistentVolumeClaim:\n" in out
     assert "      -\n        name: cache\n" in out
     assert _changed_input_lines(item, out) <= _lines_of(item, "volumeClaimTemplate:", 6), out
+
+
+def test_tab_separated_value_and_placeholder_are_both_kept() -> None:
+    """`kind:<TAB>PipelineRun` (which only the tab-tolerant reading of guards takes) and a
+    `{{GITHUB_URL}}` placeholder (which only the round-trip loader takes) in one run."""
+    item = PODTEMPLATE.replace("  kind: PipelineRun", "  kind:\tPipelineRun")
+    out = _first_item(_run(item, SCHEDULING)[0])
+    assert "  kind:\tPipelineRun\n" in out and "        value: {{GITHUB_URL}}\n" in out
