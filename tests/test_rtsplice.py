@@ -472,3 +472,24 @@ def test_tab_separated_value_and_placeholder_are_both_kept() -> None:
     item = PODTEMPLATE.replace("  kind: PipelineRun", "  kind:\tPipelineRun")
     out = _first_item(_run(item, SCHEDULING)[0])
     assert "  kind:\tPipelineRun\n" in out and "        value: {{GITHUB_URL}}\n" in out
+
+
+def test_files_mode_diff_is_only_the_edit(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As pre-commit runs it: a `.tekton/` file with a PaC placeholder, mixed indentation,
+    block scalars and comments; the rewritten file differs only in the edited lines, and its
+    second document (a ConfigMap) keeps its bytes."""
+    from krm_fn.cli import main
+
+    doc = "\n".join(x[2:] for x in PAC.rstrip("\n").split("\n")) + "\n"
+    other = "---\n# untouched\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  k: {{ value }}\n"
+    text = "# .tekton/push.yaml\n" + doc + other
+    (tmp_path / "push.yaml").write_text(text)
+    (tmp_path / "policy.yaml").write_text(
+        "apiVersion: fn.kpt.dev/v1alpha1\nkind: CoschedulePolicy\nmetadata:\n  name: ci\nspec:\n  coschedule: pipelineruns\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    assert main(["--config", "policy.yaml", "push.yaml"]) == 1  # rewritten
+    out = (tmp_path / "push.yaml").read_text()
+    assert _changed_input_lines(text, out) <= _lines_of(text, "volumeClaimTemplate:", 6), out
+    assert "value: {{GITHUB_URL}}\n" in out and other in out
+    assert main(["--config", "policy.yaml", "push.yaml"]) == 0  # and nothing more to do
