@@ -17,7 +17,7 @@ with libyaml (ruamel.yaml.clib), whose nodes carry start and end marks. The plai
   (the comments of the input stay in the text that is kept), shifted to the entry's column.
 
 A replaced span that holds a comment would lose it: then, and in any layout this module does
-not know (anchors and aliases, complex keys in an edited mapping...), it raises errors.Unsure
+not know (an edit placed by an aliased node, merge keys...), it raises errors.Unsure
 and the caller writes the whole object with the emitter instead. The spliced text is read back
 and must be the edited data, keys in order.
 """
@@ -45,8 +45,8 @@ def splice(chunk: str, after: Any, before: Any, indent: tuple[int, int, int]) ->
     lines = yamltext.split_lines(chunk, keepends=False)
     doc_text, cut = yamltext.item_document(chunk)
     root = _compose(doc_text)
-    _no_aliases(root)
     w = _Writer(lines, yamltext.split_lines(doc_text, keepends=False), cut, indent)
+    w.shared = _shared(root)
     if not _is_block(root, "MappingNode") or not isinstance(after, dict):
         raise Unsure("not a block mapping")
     try:
@@ -109,14 +109,17 @@ def _compose(text: str) -> Any:
         loader.dispose()
 
 
-def _no_aliases(root: Any) -> None:
-    """An alias gives the same node twice: its text is in one place only."""
+def _shared(root: Any) -> set[int]:
+    """The nodes an alias gives a second time: their marks are those of the anchored text,
+    wherever they are met, so the writer never places anything by them."""
     seen: set[int] = set()
+    shared: set[int] = set()
     stack = [root]
     while stack:
         n = stack.pop()
         if id(n) in seen:
-            raise Unsure("alias")
+            shared.add(id(n))
+            continue
         seen.add(id(n))
         kind = type(n).__name__
         if kind == "MappingNode":
@@ -124,6 +127,7 @@ def _no_aliases(root: Any) -> None:
                 stack.extend((k, v))
         elif kind == "SequenceNode":
             stack.extend(n.value)
+    return shared
 
 
 def _is_block(node: Any, kind: str) -> bool:
@@ -137,6 +141,11 @@ class _Writer:
         self.cut = cut  # column in `lines` = column in `doc` + cut
         self.indent = indent
         self.edits: list[tuple[int, int, list[str]]] = []
+        self.shared: set[int] = set()
+
+    def _own(self, node: Any) -> None:
+        if id(node) in self.shared:
+            raise Unsure("an edit next to an alias")
 
     # --- edits
 
@@ -230,6 +239,7 @@ class _Writer:
 
     def end_line(self, node: Any) -> int:
         """The last line of a node's own text (comments and blank lines after it excluded)."""
+        self._own(node)
         kind = type(node).__name__
         if kind == "MappingNode" and not node.flow_style:
             return self.end_line(node.value[-1][1]) if node.value else node.end_mark.line
@@ -284,6 +294,7 @@ class _Writer:
     # --- diff
 
     def mapping(self, node: Any, before: dict[str, Any], after: Any) -> None:
+        self._own(node)
         pairs = node.value
         old = list(before)
         if len(pairs) != len(old):
@@ -357,7 +368,10 @@ class _Writer:
         self.replace(kn.start_mark.line, col, self.entry_end(kn, vn), self.entry_lines(key, a, col), vn, kn)
 
     def sequence(self, node: Any, before: list[Any], after: list[Any]) -> None:
+        self._own(node)
         items = node.value
+        for it in items:
+            self._own(it)
         if len(items) != len(before) or not items:
             raise _Replace
         dash = node.start_mark.column

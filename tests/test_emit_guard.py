@@ -58,8 +58,12 @@ def test_spliced_object_keeps_the_text_the_emitter_would_break() -> None:
     assert not [r for r in outcome.results if r.severity == "warning"]
 
 
-# an alias: the splicing writer steps aside, and the whole object goes through the emitter
-ALIASED = RUN.replace("    namespace: ci\n", "    namespace: &ns ci\n    labels: {ns: *ns}\n")
+# an alias where the edit goes (the new taskRunTemplate follows the last param): the splicing
+# writer steps aside, and the whole object goes through the emitter
+ALIASED = RUN.replace(
+    "      value: 2.689713820191949e+16\n",
+    "      value: &big 2.689713820191949e+16\n    - name: again\n      value: *big\n",
+)
 
 
 def test_rewritten_object_keeps_its_data() -> None:

@@ -493,3 +493,15 @@ def test_files_mode_diff_is_only_the_edit(tmp_path: Any, monkeypatch: pytest.Mon
     assert _changed_input_lines(text, out) <= _lines_of(text, "volumeClaimTemplate:", 6), out
     assert "value: {{GITHUB_URL}}\n" in out and other in out
     assert main(["--config", "policy.yaml", "push.yaml"]) == 0  # and nothing more to do
+
+
+def test_aliases_away_from_the_edit_keep_the_layout() -> None:
+    """An anchored param and its alias: the edit is elsewhere, so the run is spliced; an
+    alias where the edit goes sends the run to the whole-object writer (test_emit_guard)."""
+    item = PODTEMPLATE.replace(
+        "      - name: url\n        value: {{GITHUB_URL}}\n",
+        "      - &url\n        name: url\n        value: {{GITHUB_URL}}\n      - *url\n",
+    )
+    out = _first_item(_run(item, SCHEDULING)[0])
+    assert "      - &url\n        name: url\n        value: {{GITHUB_URL}}\n      - *url\n" in out
+    assert _changed_input_lines(item, out) <= _lines_of(item, "volumeClaimTemplate:", 6), out
