@@ -80,10 +80,13 @@ def _head_after_dash(out: list[str], k: int, cut: int) -> list[str]:
         return out
     dash = out[k]
     d = yamltext.indent_of(dash)
-    if dash[d + 1 : cut].strip() or len(dash) <= cut or dash[cut] == "#":
-        raise Unsure("head comments before a dash line without a key")
     head = [" " * d + "- " + comments[0].lstrip(" ")] + [" " * cut + x.lstrip(" ") for x in comments[1:]]
     blanks = [x for x in pre if not x.strip()]
+    rest = dash[d + 1 :].lstrip(" ")
+    if not rest or rest.startswith("#"):  # `-` or `- # comment`, the keys below
+        return blanks + head + ([" " * cut + rest] if rest else []) + out[k + 1 :]
+    if dash[d + 1 : cut].strip() or len(dash) <= cut:
+        raise Unsure("head comments before an odd dash line")
     return blanks + head + [" " * cut + dash[cut:]] + out[k + 1 :]
 
 

@@ -505,3 +505,12 @@ def test_aliases_away_from_the_edit_keep_the_layout() -> None:
     out = _first_item(_run(item, SCHEDULING)[0])
     assert "      - &url\n        name: url\n        value: {{GITHUB_URL}}\n      - *url\n" in out
     assert _changed_input_lines(item, out) <= _lines_of(item, "volumeClaimTemplate:", 6), out
+
+
+def test_head_comments_before_and_after_the_dash(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`# before` then `- # after` with the keys below: one head, as the whole-object writer
+    gives it."""
+    item = "# before\n- # after\n  " + PAC[2:]
+    out = _first_item(_run(item)[0])
+    assert out.startswith("- # before\n  # after\n  apiVersion: tekton.dev/v1   # the run\n"), out
+    assert _whole(item, POLICY, monkeypatch).startswith("- # before\n  # after\n  apiVersion: tekton.dev/v1")
