@@ -514,3 +514,57 @@ def test_head_comments_before_and_after_the_dash(monkeypatch: pytest.MonkeyPatch
     out = _first_item(_run(item)[0])
     assert out.startswith("- # before\n  # after\n  apiVersion: tekton.dev/v1   # the run\n"), out
     assert _whole(item, POLICY, monkeypatch).startswith("- # before\n  # after\n  apiVersion: tekton.dev/v1")
+
+
+BUILD = """\
+- apiVersion: shipwright.io/v1beta1
+  kind: Build
+  metadata:
+    name: app
+    creationTimestamp: null
+  spec:
+    source:
+      type: Git
+      git:
+        url: {{ repo_url }}
+    paramValues:
+      - name: dockerfile
+        value: |4
+              FROM scratch
+          # not a comment
+    strategy:
+      name: buildah # cluster-wide
+      kind: ClusterBuildStrategy
+    output:
+      image: registry.example.com/a-very-long-image-name-that-goes-on-and-on/and-on/and-on/and-on-some-more:latest-tag-value
+    nodeSelector: {disk: ssd,
+      kind: fast}
+    tolerations:
+      - key: spot   # spot nodes
+        operator: Exists
+    # end
+"""
+BUILD_POLICY = """\
+functionConfig:
+  apiVersion: fn.kpt.dev/v1alpha1
+  kind: CoschedulePolicy
+  metadata:
+    name: ci
+  spec:
+    scheduling:
+      nodeSelector:
+        pool: builds
+      tolerations:
+      - key: dedicated
+        operator: Exists
+      schedulerName: volcano
+"""
+
+
+def test_shipwright_build_changes_only_the_scheduling_fields() -> None:
+    """The policy's nodeSelector joins the flow mapping (which is rewritten, on one line), its
+    toleration joins the list and schedulerName is added: nothing else moves."""
+    out = _first_item(_run(BUILD, BUILD_POLICY)[0])
+    assert _changed_input_lines(BUILD, out) <= _lines_of(BUILD, "nodeSelector: {disk: ssd,", 2), out
+    assert "    nodeSelector: {disk: ssd, kind: fast, pool: builds}\n" in out
+    assert out.endswith("        operator: Exists\n      - key: dedicated\n        operator: Exists\n    schedulerName: volcano\n    # end\n")
