@@ -389,6 +389,10 @@ class _Writer:
                 raise _Replace
             dashes.append(li)
             floor = self.end_line(it) + 1
+        align = _align(items, after)
+        if align is not None and align != [*range(len(before)), *[None] * (len(after) - len(before))]:
+            self.aligned(items, dashes, dash, before, after, align)
+            return
         plain = [yamlio.to_plain(x) for x in after]
         if len(after) < len(before):
             j = 0
@@ -409,6 +413,39 @@ class _Writer:
         if len(after) > len(before):
             self.insert_after(self.end_line(items[-1]), self.item_lines(list(after[len(before) :]), dash))
 
+    def aligned(
+        self, items: list[Any], dashes: list[int], dash: int, before: list[Any], after: list[Any], align: list[int | None]
+    ) -> None:
+        """A list whose entries were removed, edited and added at once (a pinned term swapped
+        for another): each old entry still in it is edited where it is, the others are cut,
+        and new ones go after the old entry before them (or before the first old one)."""
+        matched = {i for i in align if i is not None}
+        if not matched:
+            raise _Replace
+        for k in range(len(items)):
+            if k not in matched:
+                self.remove(dashes[k], dash, self.end_line(items[k]))
+        for j, old in enumerate(align):
+            if old is not None and yamlio.to_plain(after[j]) != before[old]:
+                self.item(items[old], dashes[old], dash, before[old], after[j])
+        group: list[Any] = []
+        prev: int | None = None
+        for j in range(len(align) + 1):
+            at = align[j] if j < len(align) else None
+            if j < len(align) and at is None:
+                group.append(after[j])
+                continue
+            if group:
+                new = self.item_lines(group, dash)
+                if prev is not None:
+                    self.insert_after(self.end_line(items[prev]), new)
+                else:
+                    assert at is not None
+                    self.insert_before(dashes[at], dash, new)
+                group = []
+            if at is not None:
+                prev = at
+
     def item(self, node: Any, line: int, dash: int, b: Any, a: Any) -> None:
         mark = len(self.edits)
         try:
@@ -421,6 +458,29 @@ class _Writer:
         except _Replace:
             del self.edits[mark:]
         self.replace(line, dash, self.end_line(node), self.item_lines([a], dash), node)
+
+
+def _align(items: list[Any], after: list[Any]) -> list[int | None] | None:
+    """For each entry of the edited list, the index of the entry of the input it is (the
+    round-trip loader's line and column of a collection are those libyaml gives its node), or
+    None for a new one; None when that is not known (a scalar entry, an order changed)."""
+    starts = {(it.start_mark.line, it.start_mark.column): i for i, it in enumerate(items)}
+    out: list[int | None] = []
+    last = -1
+    for a in after:
+        if not isinstance(a, (dict, list)):
+            return None
+        lc = getattr(a, "lc", None)
+        line = getattr(lc, "line", None)
+        if line is None:
+            out.append(None)
+            continue
+        i = starts.get((line, getattr(lc, "col", None)))
+        if i is None or i <= last:
+            return None
+        out.append(i)
+        last = i
+    return out
 
 
 def _swaps(old: list[str], new: list[str], before: dict[str, Any], akeys: dict[str, Any]) -> dict[str, str]:

@@ -382,6 +382,9 @@ def _edits(draw: Any, doc: Any, node: Any, swaps: list[str], depth: int = 0) -> 
         i = draw(st.integers(0, len(node) - 1))
         if isinstance(node[i], (dict, list)) and node[i]:
             _edits(draw, doc, node[i], swaps, depth + 1)
+        if len(node) > 1 and draw(st.integers(0, 3)) == 0:
+            del node[draw(st.integers(0, len(node) - 1))]
+            swaps.append("removed")
         if draw(st.booleans()):
             doc.append(node, doc.safe(draw(st.sampled_from(["added", {"name": "w", "x": [1]}]))))
 
@@ -568,3 +571,27 @@ def test_shipwright_build_changes_only_the_scheduling_fields() -> None:
     assert _changed_input_lines(BUILD, out) <= _lines_of(BUILD, "nodeSelector: {disk: ssd,", 2), out
     assert "    nodeSelector: {disk: ssd, kind: fast, pool: builds}\n" in out
     assert out.endswith("        operator: Exists\n      - key: dedicated\n        operator: Exists\n    schedulerName: volcano\n    # end\n")
+
+
+def test_list_entry_removed_and_another_added_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A term removed from the middle of a list while another is added (a re-render that
+    pins another assistant): the other entries and their comments stay where they are."""
+    from krm_fn.document import RoundTripDocument
+
+    item = (
+        "- apiVersion: v1\n  kind: X\n  metadata:\n    name: x   # keep\n  spec:\n    terms:\n"
+        "      - name: a   # first\n        v: {{A}}\n      - name: b\n        v: 2\n      # about c\n"
+        "      - name: c\n        v: [1,\n          2]\n    tail: {{T}}\n"
+    )
+    from krm_fn import items as items_mod
+
+    doc = items_mod._round_trip_document(item)
+    assert isinstance(doc, RoundTripDocument)
+    terms = doc.data["spec"]["terms"]
+    del terms[1]
+    terms[0]["v2"] = 1
+    doc.append(terms, doc.safe({"name": "d"}))
+    out = doc.render(0)[0]
+    assert out == item.replace("      - name: b\n        v: 2\n", "").replace(
+        "        v: {{A}}\n", "        v: {{A}}\n        v2: 1\n"
+    ).replace("          2]\n", "          2]\n      - name: d\n"), out
