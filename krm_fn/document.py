@@ -18,8 +18,10 @@ from __future__ import annotations
 
 from krm_fn import lite
 from krm_fn import rtedit
+from krm_fn import rtsplice
 from krm_fn import yamlio
 from krm_fn import yamltext
+from krm_fn.errors import Unsure
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -97,10 +99,15 @@ class LightDocument(Document):
 class RoundTripDocument(Document):
     """An object read by ruamel's round-trip loader, written back by its emitter (checked by
     reading the text back). `indent` is (mapping, sequence, offset) as the item's text has
-    them; `block` writes every collection in block style (the full-parse path)."""
+    them; `block` writes every collection in block style (the full-parse path). `text` is the
+    item's own text when it has one: then only the changed entries are written anew
+    (rtsplice), and the whole object only when the splice is not sure."""
 
-    def __init__(self, data: Any, indent: tuple[int, int, int] = (2, 2, 0), block: bool = False) -> None:
+    def __init__(
+        self, data: Any, indent: tuple[int, int, int] = (2, 2, 0), block: bool = False, text: str | None = None
+    ) -> None:
         self.data = data
+        self.text = text
         self.indent = indent
         self.block = block
         self.before = yamlio.to_plain(data)
@@ -125,6 +132,13 @@ class RoundTripDocument(Document):
 
     def render(self, d: int) -> tuple[str, bool]:
         rtedit.flush(self.pending)
+        if self.text is not None and not self.block:
+            try:
+                return rtsplice.splice(self.text, self.data, self.before, self.indent), True
+            except Unsure:
+                pass
+            except Exception:  # noqa: BLE001 - a splice bug costs the layout, never the object
+                pass  # (tests/test_rtsplice.py calls rtsplice.splice itself, where it shows)
         if self.block:
             yamlio.set_block_style(self.data)
         dumped, faithful = yamlio.dump_verified(self.data, *self.indent)

@@ -166,7 +166,7 @@ def _round_trip_document(text: str) -> RoundTripDocument:
     guards.check_limits(node, "the object")
     if "*" in text:
         unshare(node)
-    return RoundTripDocument(node, detect_indent(*item_body(text)))
+    return RoundTripDocument(node, detect_indent(*item_body(text)), text=text)
 
 
 def unshare(root: Any) -> None:
@@ -347,18 +347,5 @@ def libyaml_reads(text: str) -> bool:
 def parse_item_text(chunk: str) -> Any:
     """Parse one item chunk alone with the round-trip loader: drop its `- ` and the sequence
     indentation. Raises InputError (YamlSyntaxError when it is not YAML)."""
-    lines = yamltext.split_lines(chunk)
-    k = yamltext.dash_index(lines)
-    d = yamltext.indent_of(lines[k])
-    rest = lines[k][d + 1 :]
-    after = rest.lstrip(" ")
-    if after.strip() and not after.startswith("#"):
-        cut = d + 1 + len(rest) - len(after)
-    else:
-        nxt = [x for x in lines[k + 1 :] if not yamltext.is_blank_or_comment(x)]
-        cut = yamltext.indent_of(nxt[0]) if nxt else d + 2
-    out = [x.lstrip(" ") if x.strip() else "\n" for x in lines[:k]]
-    out.append(after if after.strip() else "\n")
-    for line in lines[k + 1 :]:
-        out.append(line[min(yamltext.indent_of(line), cut) :] if line.strip() else "\n")
-    return guards.load_guarded("".join(out), "the object", limits=False)
+    text, _ = yamltext.item_document(chunk)
+    return guards.load_guarded(text, "the object", limits=False)

@@ -46,6 +46,9 @@ _PLAIN_FORBIDDEN = (": ", " #", "\t")
 _NUMBERISH = re.compile(r"[-+.0-9]")
 _ASCII_PRINTABLE = re.compile(r"[\x20-\x7e]*")
 _TS_RE = re.compile(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}")
+_NULLS = frozenset({"null", "Null", "NULL", "~"})
+# a line that may hold an explicit null (a quoted "null" too: then the writer just steps aside)
+_NULL_WORD = re.compile(r"(?<![^ ,\[{])(?:null|Null|NULL|~)(?=$|[ ,\]}])")
 _SPECIAL = frozenset({"~", "null", "Null", "NULL", "True", "TRUE", "False", "FALSE", "<<", "="})
 
 
@@ -378,10 +381,11 @@ def _flow_map(text: str) -> dict[str, Any]:
 def _plain(text: str) -> Any:
     if text[:2] in ("- ", "? ", ": ") or text in ("-", "?") or not _PLAIN_RE.fullmatch(text) or any(f in text for f in _PLAIN_FORBIDDEN) or text.endswith(":"):
         raise Unsure("plain scalar")
-    v = _resolve(text)
-    if v is None:
-        raise Unsure("explicit null")  # ruamel writes `key:` back for it
-    return v
+    if text in _NULLS:
+        # ruamel writes `key:` for it, so a line that holds one is never rewritten (_clean):
+        # both writers keep it as it is
+        return None
+    return _resolve(text)
 
 
 def _resolve(text: str) -> Any:
@@ -515,11 +519,14 @@ class _Writer:
                 raise Unsure("comment at the insertion point")
 
     def _clean(self, a: int, b: int) -> None:
-        """Lines a..b (inclusive) hold no comment or blank line."""
+        """Lines a..b (inclusive) hold no comment, blank line or explicit null (which the
+        round-trip writer keeps when it splices, and writes as `key:` when it emits)."""
         for k in range(a, b + 1):
             t = self.lines[k].lstrip(" ")
             if not t or "#" in t:
                 raise Unsure("comment in a replaced block")
+            if _NULL_WORD.search(t):
+                raise Unsure("explicit null in a replaced block")
 
     def insert_after(self, k: int, new: list[str]) -> None:
         """Insert after line k. A comment or blank line right after it is not something

@@ -40,6 +40,28 @@ def dash_index(lines: list[str]) -> int:
     return len(lines)
 
 
+def item_document(chunk: str) -> tuple[str, int]:
+    """One item's text (a `- ` entry) as a document of its own, line for line: the dash and
+    the item's indentation removed (head comments unindented). Returns (text, cut): a
+    character at column c of a content line of the document is at column c + cut in the
+    item's text."""
+    lines = split_lines(chunk)
+    k = dash_index(lines)
+    d = indent_of(lines[k])
+    rest = lines[k][d + 1 :]
+    after = rest.lstrip(" ")
+    if after.strip() and not after.startswith("#"):
+        cut = d + 1 + len(rest) - len(after)
+    else:
+        nxt = [x for x in lines[k + 1 :] if not is_blank_or_comment(x)]
+        cut = indent_of(nxt[0]) if nxt else d + 2
+    out = [x.lstrip(" ") if x.strip() else "\n" for x in lines[:k]]
+    out.append(after if after.strip() else "\n")
+    for line in lines[k + 1 :]:
+        out.append(line[min(indent_of(line), cut) :] if line.strip() else "\n")
+    return "".join(out), cut
+
+
 def indent_entry(dumped: str, d: int) -> str:
     """Turn a top-level YAML document into one `- ` entry of a sequence at indent `d`."""
     pad = " " * (d + 2)

@@ -48,8 +48,26 @@ def test_the_round_trip_emitter_bug_is_real() -> None:
     assert faithful == (back == {"k": [{}, "a", "b"]})
 
 
-def test_rewritten_object_keeps_its_data() -> None:
+def test_spliced_object_keeps_the_text_the_emitter_would_break() -> None:
+    """The edit is spliced into the object's text (rtsplice): the params the emitter would
+    break are not written anew at all, so no warning."""
     out, outcome, code = run_resource_list(RUN.encode())
+    assert code == 0 and outcome is not None
+    assert RUN.split("  spec:\n")[1].split("functionConfig:")[0] in out
+    assert "affinity" in yaml.safe_load(out)["items"][0]["spec"]["taskRunTemplate"]["podTemplate"]
+    assert not [r for r in outcome.results if r.severity == "warning"]
+
+
+# an alias where the edit goes (the new taskRunTemplate follows the last param): the splicing
+# writer steps aside, and the whole object goes through the emitter
+ALIASED = RUN.replace(
+    "      value: 2.689713820191949e+16\n",
+    "      value: &big 2.689713820191949e+16\n    - name: again\n      value: *big\n",
+)
+
+
+def test_rewritten_object_keeps_its_data() -> None:
+    out, outcome, code = run_resource_list(ALIASED.encode())
     assert code == 0 and outcome is not None
     doc = yaml.safe_load(out)
     run = doc["items"][0]

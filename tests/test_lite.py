@@ -216,6 +216,7 @@ READ_SAME = [
     "s: |\n  line one\n    indented\n  three\nt: |-\n  no newline\n",
     "a: x   # comment\n# full line\nb: y\n",
     "a: c386bbc4\nb: 0a\nc: e5\nd: 12abc\n",
+    "a: null\nb: ~\nc: [x, null]\nd: {k: NULL}\ne:\n- Null\n",
 ]
 
 BAIL = [
@@ -224,8 +225,6 @@ BAIL = [
     "a: 0755\n",
     "a: 1.5\n",
     "a: +1\n",
-    "a: null\n",
-    "a: ~\n",
     "a: 2001-12-14\n",
     "a: 1_000\n",
     "a: .inf\n",
@@ -373,3 +372,63 @@ def test_quoted_flow_scalars_are_read_light_and_written_the_same() -> None:
     rl.items[0].load(light=True)
     assert isinstance(rl.items[0].doc, LightDocument)
     assert rl.items[0].node["spec"]["x-meta"] == {"team": "a: b", "tier": "x y", "n": "1"}
+
+
+NULL_RUN = """\
+apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items:
+- apiVersion: tekton.dev/v1
+  kind: PipelineRun
+  metadata:
+    name: exported
+    creationTimestamp: null
+  spec:
+    pipelineRef:
+      name: build
+    params:
+    - name: optional
+      value: ~
+    workspaces:
+    - name: source
+      volumeClaimTemplate:
+        metadata:
+          creationTimestamp: null
+        spec:
+          accessModes: [ReadWriteOnce]
+          resources:
+            requests:
+              storage: 1Gi
+  status: {}
+functionConfig:
+  apiVersion: fn.kpt.dev/v1alpha1
+  kind: CoschedulePolicy
+  metadata:
+    name: ci
+  spec:
+    coschedule: pipelineruns
+"""
+
+
+def test_explicit_null_is_read_light_and_kept() -> None:
+    """`creationTimestamp: null` (every `kubectl ... -o yaml --dry-run` export) is read by the
+    light reader; both writers keep it as written (issue 11, class 17)."""
+    rl = resourcelist.parse(NULL_RUN)
+    rl.items[0].load(light=True)
+    assert isinstance(rl.items[0].doc, LightDocument)
+    light, full = both(NULL_RUN.encode())
+    assert light == full and light[1] == 0
+    assert "    creationTimestamp: null\n" in light[0] and "      value: ~\n" in light[0]
+    assert "persistentVolumeClaim:" in light[0]
+
+
+def test_explicit_null_outside_the_edit_stays_on_the_light_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    from krm_fn import rtsplice
+
+    def never(*_a: Any, **_k: Any) -> str:
+        raise AssertionError("the round-trip path was taken")
+
+    text = NULL_RUN.replace("        metadata:\n          creationTimestamp: null\n", "")
+    monkeypatch.setattr(rtsplice, "splice", never)
+    out, _, code = run_resource_list(text.encode(), light=True)
+    assert code == 0 and "    creationTimestamp: null\n" in out and "persistentVolumeClaim:" in out
