@@ -322,9 +322,18 @@ def _resolve(
     p = Policy(ref=src.ref, file_path=src.file_path, file_index=src.file_index, field_prefix=prefix)
     if "tektonVersion" in spec:
         p.tekton_version = parse_version(spec["tektonVersion"])
-    mode, results = _mode(spec, src, p.tekton_version, lambda *typed: cm_paths.get(typed, ".".join((prefix, *typed))))
+    def where(*typed: str) -> str:
+        return cm_paths.get(typed, ".".join((prefix, *typed)))
+
+    mode, results = _mode(spec, src, p.tekton_version, where)
     if mode is None:
         return None, results
+    problems = _pod_template_problems(src, where("defaultPodTemplate"), spec.get("defaultPodTemplate"))
+    assistant = spec.get("assistant")
+    if isinstance(assistant, dict):
+        problems += _pod_template_problems(src, where("assistant", "podTemplate"), assistant.get("podTemplate"))
+    if problems:
+        return None, results + problems
     p.mode = mode
     a = spec.get("assistant") or {}
     p.assistant_image = a.get("image", DEFAULT_NOP_IMAGE)
@@ -347,6 +356,54 @@ def _resolve(
     p.hardening_allow_node_selector_keys = list(h.get("allowNodeSelectorKeys") or [])
     p.generate_name = spec.get("generateName", "error")
     return p, results
+
+
+# The pod template fields the function copies into runs and placeholders, with the types the
+# Kubernetes and Tekton APIs give them: a wrong type here would be written into every run.
+_TEMPLATE_FIELDS: dict[str, tuple[type, type | None]] = {
+    "nodeSelector": (dict, str),
+    "tolerations": (list, dict),
+    "affinity": (dict, None),
+    "securityContext": (dict, None),
+    "dnsConfig": (dict, None),
+    "imagePullSecrets": (list, dict),
+    "env": (list, dict),
+    "volumes": (list, dict),
+    "hostAliases": (list, dict),
+    "topologySpreadConstraints": (list, dict),
+    "schedulerName": (str, None),
+    "priorityClassName": (str, None),
+    "runtimeClassName": (str, None),
+    "dnsPolicy": (str, None),
+    "serviceAccountName": (str, None),
+    "hostNetwork": (bool, None),
+    "automountServiceAccountToken": (bool, None),
+    "enableServiceLinks": (bool, None),
+}
+_TYPE_WORDS = {dict: "a mapping", list: "a list", str: "a string", bool: "true or false"}
+
+
+def _pod_template_problems(src: _Source, path: str, tpl: Any) -> list[Result]:
+    """Errors for a pod template of the policy whose known fields have the wrong type."""
+    if tpl is None:
+        return []
+    if not isinstance(tpl, dict):
+        return [_err(src, path, f"the pod template is a {guards.type_name(tpl)}; it must be a mapping of pod template fields")]
+    out = []
+    for key, (outer, inner) in _TEMPLATE_FIELDS.items():
+        if key not in tpl or tpl[key] is None:
+            continue
+        v = tpl[key]
+        if not isinstance(v, outer) or (outer is not bool and isinstance(v, bool)):
+            out.append(_err(src, f"{path}.{key}", f"{key} is a {guards.type_name(v)}; it must be {_TYPE_WORDS[outer]}"))
+            continue
+        if inner is None:
+            continue
+        values: list[Any] = list(v.values()) if isinstance(v, dict) else list(v) if isinstance(v, list) else []
+        if any(not isinstance(x, inner) for x in values):
+            what = "strings" if inner is str else "mappings"
+            out.append(_err(src, f"{path}.{key}", f"{key} must hold {what} only"))
+    return out
 
 
 def _mode(

@@ -40,8 +40,8 @@ def load_guarded(text: str, what: str, limits: bool = True) -> Any:
     stream first (the loader recurses, and slows down sharply on deep flow nesting), alias
     expansion after (`check_limits`; skipped when the caller runs it itself). Every failure
     is an InputError whose message starts with `what`."""
-    if may_nest_deeper_than_limit(text):
-        _scan_events(text, what)  # raises when it does
+    if may_nest_deeper_than_limit(text) or ("&" in text and "*" in text):
+        _scan_events(text, what)  # raises for nesting too deep, or an alias inside its own anchor
     try:
         root = _rt_load(text)
     except RecursionError:
@@ -204,7 +204,7 @@ def _describe(e: Exception, dup: tuple[str, str, int, int] | None) -> str:
 
 
 class _Level:
-    __slots__ = ("is_map", "seen", "expect_key", "key", "index", "is_key")
+    __slots__ = ("is_map", "seen", "expect_key", "key", "index", "is_key", "anchor")
 
     def __init__(self, is_map: bool, is_key: bool) -> None:
         self.is_map = is_map
@@ -213,6 +213,7 @@ class _Level:
         self.key = ""
         self.index = 0
         self.is_key = is_key
+        self.anchor: str | None = None
 
 
 def _path_of(stack: list[_Level]) -> str:
@@ -253,6 +254,12 @@ def _scan_events(text: str, what: str) -> tuple[str, str, int, int] | None:
                 continue
             if not isinstance(ev, yaml.NodeEvent):
                 continue
+            if isinstance(ev, yaml.AliasEvent) and any(level.anchor == ev.anchor for level in stack):
+                raise InputError(
+                    f"{what} refers to itself through a YAML alias (*{ev.anchor} inside the value of "
+                    f"its own anchor &{ev.anchor}, at {_path_of(stack)[:120]}); a Kubernetes object "
+                    "cannot contain itself: write the value out"
+                )
             top = stack[-1] if stack else None
             in_key = top is not None and top.is_map and top.expect_key
             if isinstance(ev, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
@@ -260,6 +267,7 @@ def _scan_events(text: str, what: str) -> tuple[str, str, int, int] | None:
                     top.expect_key = False
                     top.key = "?"
                 stack.append(_Level(isinstance(ev, yaml.MappingStartEvent), in_key))
+                stack[-1].anchor = ev.anchor
                 if len(stack) > MAX_DEPTH + 1:
                     raise InputError(
                         f"{what} nests deeper than {MAX_DEPTH} levels (at "
@@ -289,6 +297,7 @@ def check_limits(root: Any, what: str = "the input") -> None:
     so far (all of its subtree, in post-order). A large input without aliases is no bomb (a
     20,000-item JSON list was refused as one)."""
     memo: dict[int, int] = {}
+    on_path: set[int] = set()  # the nodes whose subtree is being walked: a child among them is a cycle
     distinct = 0
     stack: list[tuple[Any, int, bool]] = [(root, 0, False)]
     while stack:
@@ -297,6 +306,7 @@ def check_limits(root: Any, what: str = "the input") -> None:
             continue
         key = id(node)
         if done:
+            on_path.discard(key)
             kids = list(node.values() if isinstance(node, dict) else node)
             total = 1 + sum(memo.get(id(k), 1) for k in kids)
             distinct += 1 + sum(1 for k in kids if not isinstance(k, (dict, list)))
@@ -312,8 +322,14 @@ def check_limits(root: Any, what: str = "the input") -> None:
         if depth > MAX_DEPTH:
             raise InputError(f"{what} nests deeper than {MAX_DEPTH} levels; flatten it")
         memo[key] = 1  # cycle guard
+        on_path.add(key)
         stack.append((node, depth, True))
         for k in node.values() if isinstance(node, dict) else node:
+            if isinstance(k, (dict, list)) and id(k) in on_path:
+                raise InputError(
+                    f"{what} refers to itself through a YAML alias (an alias inside the value of its "
+                    "own anchor); a Kubernetes object cannot contain itself: write the value out"
+                )
             if isinstance(k, (dict, list)) and id(k) not in memo:
                 stack.append((k, depth + 1, False))
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from collections.abc import MutableMapping
 
+from krm_fn import guards
 from krm_fn import hardening
 from krm_fn import scheduling
 from krm_fn import validation as v
@@ -48,9 +49,22 @@ def handle_buildrun(item: Item, ctx: Context) -> None:
     if spec is None:
         return
     build = spec.get("build")
+    if build is not None and not isinstance(build, MutableMapping):
+        ctx.error(item, "spec.build", f"spec.build is a {guards.type_name(build)}; it must be a mapping with name or spec")
+        return
     build = build if isinstance(build, MutableMapping) else {}
     has_name = build.get("name") is not None
     embedded = build.get("spec")
+    if embedded is not None and not isinstance(embedded, MutableMapping):
+        ctx.error(
+            item, "spec.build.spec",
+            f"spec.build.spec is a {guards.type_name(embedded)}; it must be a Build spec (a mapping with "
+            "source, strategy and output), or use spec.build.name to reference a Build",
+        )
+        return
+    if has_name and not isinstance(build.get("name"), str):
+        ctx.error(item, "spec.build.name", f"spec.build.name is a {guards.type_name(build.get('name'))}; it must be the name of a Build: quote it")
+        return
     has_spec = embedded is not None
     # the BuildRun controller's field checks, in its order
     if not has_name and not has_spec:

@@ -15,10 +15,9 @@ import copy
 import json
 
 from krm_fn import assistant as assistant_mod
-from krm_fn import guards
 from krm_fn import names
 from krm_fn import scheduling
-from krm_fn import validation
+from krm_fn import tekton_checks
 from krm_fn import yamlio
 from krm_fn.context import Context
 from krm_fn.context import Plan
@@ -104,7 +103,7 @@ def handle_taskrun(item: Item, ctx: Context) -> None:
 def _handle(item: Item, ctx: Context) -> None:
     try:
         run = Run(item, ctx)
-        if not _valid(run):
+        if not tekton_checks.valid(run):
             return
         _apply_defaults(run)
         _apply_scheduling(run)
@@ -112,120 +111,6 @@ def _handle(item: Item, ctx: Context) -> None:
         run.drop_empty_parent()
     except FieldError as e:
         ctx.error(item, e.path, f"{e}; fix the manifest (Tekton would reject it too)")
-
-
-# --------------------------------------------------------------------------- render-time checks
-
-
-def _valid(run: Run) -> bool:
-    """What Tekton or the API server would refuse later, caught at render time."""
-    ok = True
-    if len(run.name) > 63:
-        # the run name becomes the tekton.dev/pipelineRun (taskRun) label value of its
-        # TaskRuns, pods and assistant, and label values are at most 63 characters
-        run.ctx.error(
-            run.item,
-            "metadata.name",
-            f"the name is {len(run.name)} characters long; Tekton requires at most 63 (it becomes "
-            "a label value); shorten it",
-        )
-        ok = False
-    ok = _valid_names(run) and ok
-    ws = run.spec.get("workspaces")
-    if isinstance(ws, list) and run.ctx.policy.mode != "disabled":
-        for i, b in enumerate(ws):
-            vct = b.get("volumeClaimTemplate") if isinstance(b, dict) else None
-            if not isinstance(vct, dict):
-                continue
-            spec = vct.get("spec")
-            if not isinstance(spec, dict) or not spec:
-                run.ctx.error(
-                    run.item,
-                    f"spec.workspaces[{i}].volumeClaimTemplate.spec",
-                    "the volumeClaimTemplate has no spec: the claim made from it would be refused "
-                    "by Kubernetes; add spec.accessModes and spec.resources.requests.storage (for "
-                    "example accessModes: [ReadWriteOnce] and storage: 1Gi)",
-                )
-                ok = False
-    if run.kind == "PipelineRun":
-        ok = _check_task_run_specs(run) and ok
-    return ok
-
-
-def _valid_names(run: Run) -> bool:
-    """The name, namespace and labels the API server checks (they go into the labels and
-    names of the assistant, its claims and the TaskRun pods): a name that is not a DNS
-    subdomain, or a label that is not a label, would be refused there, after the generated
-    objects were applied."""
-    ok = True
-    md = run.node.get("metadata") or {}
-    checks: list[tuple[str, str, list[str]]] = []
-    if run.name and len(run.name) <= 63:
-        checks.append(("metadata.name", run.name, validation.dns1123_subdomain_errors(run.name)))
-    if run.namespace:
-        checks.append(("metadata.namespace", run.namespace, validation.dns1123_label_errors(run.namespace)))
-    labels = md.get("labels") if isinstance(md, dict) else None
-    for k, v in (labels or {}).items() if isinstance(labels, dict) else ():
-        key_errs = validation.qualified_name_errors(str(k))
-        if key_errs:
-            checks.append((f"metadata.labels[{k}]", str(k), ["the key: " + e for e in key_errs]))
-        elif not isinstance(v, str):
-            checks.append((f"metadata.labels[{k}]", str(v), [f"must be a string, not a {guards.type_name(v)}: quote it"]))
-        else:
-            checks.append((f"metadata.labels[{k}]", v, validation.label_value_errors(v)))
-    for path, value, errs in checks:
-        if errs:
-            run.ctx.error(
-                run.item,
-                path,
-                f"{json.dumps(value)} is not valid here: {validation.join(errs)}; the API server would "
-                "refuse the run (and the objects generated for it carry it): fix the manifest",
-            )
-            ok = False
-    return ok
-
-
-def _check_task_run_specs(run: Run) -> bool:
-    """Tekton fails a run whose taskRunSpecs name a task the Pipeline does not have:
-    "pipelineRun's taskrunSpecs defined wrong taskName: %q, does not exist in Pipeline"."""
-    trs = run.spec.get("taskRunSpecs")
-    if not isinstance(trs, list) or not trs:
-        return True
-    spec = _known_pipeline(run)
-    if spec is None:
-        return True  # unknown here; workspaces mode reports the missing Pipeline itself
-    known: list[Any] = []
-    for key in ("tasks", "finally"):
-        tasks = spec.get(key)
-        if isinstance(tasks, list):
-            known += [t.get("name") for t in tasks if isinstance(t, dict)]
-    ok = True
-    for i, entry in enumerate(trs):
-        name = entry.get("pipelineTaskName") if isinstance(entry, dict) else None
-        if name not in known:
-            run.ctx.error(
-                run.item,
-                f"spec.taskRunSpecs[{i}].pipelineTaskName",
-                f"pipelineRun's taskrunSpecs defined wrong taskName: {json.dumps(name)}, does not exist "
-                f"in Pipeline (Tekton fails the run with this); use one of: "
-                + ", ".join(str(k) for k in known),
-            )
-            ok = False
-    return ok
-
-
-def _known_pipeline(run: Run) -> dict[str, Any] | None:
-    """The pipeline spec when it is embedded or in the input; None otherwise (no result)."""
-    embedded = run.spec.get("pipelineSpec")
-    if isinstance(embedded, dict):
-        return embedded
-    ref = run.spec.get("pipelineRef")
-    name = ref.get("name") if isinstance(ref, dict) and not (ref.get("resolver") or ref.get("bundle")) else None
-    if not isinstance(name, str) or not name:
-        return None
-    pipeline = run.ctx.find("tekton.dev", "Pipeline", run.namespace, name)
-    spec = pipeline.node.get("spec") if pipeline is not None and isinstance(pipeline.node, dict) else None
-    return spec if isinstance(spec, dict) else None
 
 
 # --------------------------------------------------------------------------- defaults, policy
@@ -658,7 +543,9 @@ def _pipeline_spec(run: Run) -> tuple[dict[str, Any], str] | None:
     """(plain pipeline spec, field path prefix for results), or None after an error."""
     embedded = run.spec.get("pipelineSpec")
     if isinstance(embedded, dict):
-        return yamlio.to_plain(embedded), "spec.pipelineSpec"
+        plain = yamlio.to_plain(embedded)
+        tekton_checks.check_pipeline_shape(plain, "spec.pipelineSpec")
+        return plain, "spec.pipelineSpec"
     ref = run.spec.get("pipelineRef")
     name = ref.get("name") if isinstance(ref, dict) else None
     remote = isinstance(ref, dict) and (ref.get("resolver") or ref.get("bundle"))
@@ -666,7 +553,9 @@ def _pipeline_spec(run: Run) -> tuple[dict[str, Any], str] | None:
     if isinstance(name, str) and name and not remote:
         pipeline = run.ctx.find("tekton.dev", "Pipeline", run.namespace, name)
     if pipeline is not None and isinstance(pipeline.node, dict) and isinstance(pipeline.node.get("spec"), dict):
-        return yamlio.to_plain(pipeline.node["spec"]), "spec.pipelineRef"
+        plain = yamlio.to_plain(pipeline.node["spec"])
+        tekton_checks.check_pipeline_shape(plain, "spec.pipelineRef", f"Pipeline {name}: spec")
+        return plain, "spec.pipelineRef"
     what = (
         f"Pipeline {name} (namespace {run.namespace or '<none>'}) is not in the input"
         if isinstance(name, str) and name and not remote

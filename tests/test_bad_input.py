@@ -316,7 +316,7 @@ CASES: list[Case] = [
         "tekton-workspaces-is-a-string",
         rl(pipelinerun(spec="    workspaces: shared-data\n    pipelineRef:\n      name: p\n")),
         1,
-        ("PipelineRun", "spec.workspaces is a string, not a list", "fix the manifest"),
+        ("PipelineRun", "spec.workspaces is a string", "must be a list of workspace bindings"),
         "spec.workspaces",
     ),
     Case(
