@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from krm_fn import lite
 from krm_fn import rtedit
-from krm_fn import rtsplice
 from krm_fn import yamlio
 from krm_fn import yamltext
 from krm_fn.errors import Unsure
@@ -133,6 +132,8 @@ class RoundTripDocument(Document):
     def render(self, d: int) -> tuple[str, bool]:
         rtedit.flush(self.pending)
         if self.text is not None and not self.block:
+            from krm_fn import rtsplice  # only a run on the round-trip path pays for it
+
             try:
                 return rtsplice.splice(self.text, self.data, self.before, self.indent), True
             except Unsure:
