@@ -40,7 +40,7 @@ def load_guarded(text: str, what: str, limits: bool = True) -> Any:
     stream first (the loader recurses, and slows down sharply on deep flow nesting), alias
     expansion after (`check_limits`; skipped when the caller runs it itself). Every failure
     is an InputError whose message starts with `what`."""
-    if may_nest_deeper_than_limit(text) or ("&" in text and "*" in text):
+    if may_nest_deeper_than_limit(text) or _may_alias_its_anchor(text):
         _scan_events(text, what)  # raises for nesting too deep, or an alias inside its own anchor
     try:
         root = _rt_load(text)
@@ -122,6 +122,17 @@ def may_nest_deeper_than_limit(text: str) -> bool:
     return deepest + flow + 2 > MAX_DEPTH
 
 
+_ANCHOR_RE = re.compile(r"&([^\s,\[\]{}]+)")
+
+
+def _may_alias_its_anchor(text: str) -> bool:
+    """Whether some anchor `&a` of `text` is also used as an alias `*a` (then the event walk
+    checks that no alias sits inside its own anchor's value). C-speed searches only."""
+    if "&" not in text or "*" not in text:
+        return False
+    return any("*" + m.group(1) in text for m in _ANCHOR_RE.finditer(text))
+
+
 def may_hold_aliases(text: str) -> bool:
     """False when `text` surely holds no YAML alias (no `*` at all): then no alias bomb can
     hide in it, and a loader without the expansion bound is safe."""
@@ -134,8 +145,25 @@ def check_flow_depth(text: str, what: str) -> None:
     recurses once per level (40,000 levels: SIGSEGV). Block nesting that deep needs lines
     wider than any real file, so flow brackets are what is counted: one C-speed count, and
     the event walk (which stops at the first level too deep) only past the bound."""
-    if text.count("[") + text.count("{") > MAX_DEPTH:
+    if text.count("[") + text.count("{") > MAX_DEPTH and _bracket_depth(text) > MAX_DEPTH:
         _scan_events(text, what)
+
+
+_BRACKET_RE = re.compile(r"[\[\]{}]")
+
+
+def _bracket_depth(text: str) -> int:
+    """The deepest bracket nesting in `text`, counting every bracket (also those in quoted
+    scalars and comments: an upper bound of the flow depth, one pass over the brackets)."""
+    depth = deepest = 0
+    for m in _BRACKET_RE.finditer(text):
+        if m.group() in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+        elif depth:
+            depth -= 1
+    return deepest
 
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")

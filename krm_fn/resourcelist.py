@@ -155,7 +155,8 @@ def _full_parse(text: str) -> ResourceList:
     elif isinstance(results_node, dict):
         results = [yamlio.to_plain(r) for r in (results_node.get("items") or [])]
     fc = root.get("functionConfig")
-    extra = {str(k): v for k, v in root.items() if k not in scanner.KNOWN_SECTIONS}
+    # keys as read (an empty or null key stays one, quoted when written)
+    extra = {k: v for k, v in root.items() if k not in scanner.KNOWN_SECTIONS}
     return ResourceList(
         api_version=str(api_version) if api_version else "config.kubernetes.io/v1",
         kind=str(kind),
@@ -225,12 +226,12 @@ def _render_fast(rl: ResourceList, item_texts: list[str], generated: list[str], 
     return "".join(out)
 
 
-def _block_section(key: str, node: Any) -> str:
+def _block_section(key: Any, node: Any) -> str:
     if isinstance(node, (dict, list)) and node:
         yamlio.set_block_style(node)
         return yamlio.rt_dump({key: node})
-    if node is None:
-        return f"{key}: null\n"
+    if node is None and isinstance(key, str):
+        return f"{yamlio.scalar(key)}: null\n"
     # a scalar dumped alone ends with a document end marker (`...`), which would cut the list
     return yamlio.rt_dump({key: node})
 
