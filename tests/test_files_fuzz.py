@@ -5,23 +5,18 @@ intended documents, nothing else may change, a second run must change nothing, a
 process never crashes."""
 from __future__ import annotations
 
-import io
 import json
-import os
 import shutil
 import tempfile
-from contextlib import redirect_stderr
-from contextlib import redirect_stdout
 from pathlib import Path
 from typing import Any
 
+import files_util  # type: ignore[import-not-found]
 import yaml
 from hypothesis import HealthCheck
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
-
-from krm_fn.cli import main
 
 PIPELINE = {"apiVersion": "tekton.dev/v1", "kind": "Pipeline", "metadata": {"name": "p"},
             "spec": {"workspaces": [{"name": "src"}], "tasks": [{"name": "build", "taskRef": {"name": "t"},
@@ -79,15 +74,8 @@ def files(draw: Any) -> tuple[str, list[Any]]:
 
 
 def cli(cwd: Path, *args: str) -> tuple[int, str]:
-    out, err = io.StringIO(), io.StringIO()
-    old = os.getcwd()
-    os.chdir(cwd)
-    try:
-        with redirect_stdout(out), redirect_stderr(err):
-            code = main(list(args))
-    finally:
-        os.chdir(old)
-    return code, err.getvalue()
+    code, _out, err = files_util.cli(cwd, *args)
+    return code, err
 
 
 def load_all(text: str) -> list[Any]:

@@ -4,71 +4,16 @@ the path, and one file's error never fails another file (issue: files it writes 
 repositories are never damaged)."""
 from __future__ import annotations
 
-import io
 import json
 import os
-from contextlib import redirect_stderr
-from contextlib import redirect_stdout
 from pathlib import Path
 
 import pytest
 import yaml
-
-from krm_fn.cli import main
-
-PIPELINE = """\
-apiVersion: tekton.dev/v1
-kind: Pipeline
-metadata:
-  name: p
-spec:
-  workspaces:
-  - name: src
-  tasks:
-  - name: build
-    workspaces:
-    - name: src
-      workspace: src
-    taskRef:
-      name: t
-"""
-
-
-def run_doc(name: str) -> str:
-    return f"""\
-apiVersion: tekton.dev/v1
-kind: PipelineRun
-metadata:
-  name: {name}
-spec:
-  pipelineRef:
-    name: p
-  workspaces:
-  - name: src
-    volumeClaimTemplate:
-      spec:
-        accessModes: [ReadWriteOnce]
-        resources:
-          requests:
-            storage: 1Gi
-"""
-
-
-def cli(cwd: Path, *args: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    old = os.getcwd()
-    os.chdir(cwd)
-    try:
-        with redirect_stdout(out), redirect_stderr(err):
-            code = main(list(args))
-    finally:
-        os.chdir(old)
-    return code, out.getvalue(), err.getvalue()
-
-
-def kinds(path: Path) -> list[str]:
-    """The kinds of the documents a YAML reader finds in the file (it must read)."""
-    return [d["kind"] for d in yaml.safe_load_all(path.read_text()) if d is not None]
+from files_util import PIPELINE  # type: ignore[import-not-found]
+from files_util import cli  # type: ignore[import-not-found]
+from files_util import kinds  # type: ignore[import-not-found]
+from files_util import run_doc  # type: ignore[import-not-found]
 
 
 def test_generated_objects_go_into_their_runs_file_however_the_path_is_spelled(tmp_path: Path) -> None:

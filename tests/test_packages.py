@@ -3,42 +3,12 @@ nearest Kptfile, else its directory); the package's other YAML files are context
 comes from its Kptfile or a CoschedulePolicy file in it; collisions are per package."""
 from __future__ import annotations
 
-import io
-import os
-from contextlib import redirect_stderr
-from contextlib import redirect_stdout
 from pathlib import Path
 
-import yaml
-
-from krm_fn.cli import main
-
-PIPELINE = """\
-apiVersion: tekton.dev/v1
-kind: Pipeline
-metadata:
-  name: p
-spec:
-  workspaces:
-  - name: src
-  tasks:
-  - name: build
-    workspaces:
-    - name: src
-      workspace: src
-    taskRef:
-      name: t
-  - name: lint
-    taskRef:
-      name: l
-"""
-
-
-def run_doc(name: str) -> str:
-    return (
-        f"apiVersion: tekton.dev/v1\nkind: PipelineRun\nmetadata:\n  name: {name}\nspec:\n  pipelineRef:\n    name: p\n"
-        "  workspaces:\n  - name: src\n    volumeClaimTemplate:\n      spec:\n        accessModes: [ReadWriteOnce]\n"
-    )
+from files_util import PIPELINE  # type: ignore[import-not-found]
+from files_util import cli  # type: ignore[import-not-found]
+from files_util import kinds  # type: ignore[import-not-found]
+from files_util import run_doc  # type: ignore[import-not-found]
 
 
 def policy(mode: str, local: bool = True) -> str:
@@ -58,22 +28,6 @@ pipeline:
   - exec: krm-coschedule
 {config}
 """
-
-
-def cli(cwd: Path, *args: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    old = os.getcwd()
-    os.chdir(cwd)
-    try:
-        with redirect_stdout(out), redirect_stderr(err):
-            code = main(list(args))
-    finally:
-        os.chdir(old)
-    return code, out.getvalue(), err.getvalue()
-
-
-def kinds(path: Path) -> list[str]:
-    return [d["kind"] for d in yaml.safe_load_all(path.read_text()) if d]
 
 
 def package(d: Path, mode: str | None = None, kptfile: str | None = None) -> Path:
