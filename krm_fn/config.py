@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable
 
 from krm_fn import guards
+from krm_fn import names
 from krm_fn import yamlio
 from krm_fn.errors import InputError
 from krm_fn.keys import INDEX_KEY
@@ -29,6 +30,11 @@ ACCEPTED = f"`{POLICY_KIND}.v1alpha1.fn.kpt.dev` or `ConfigMap.v1`"
 NEWEST_TEKTON = (1, 15, 0)
 DEFAULT_NOP_IMAGE = "ghcr.io/tektoncd/pipeline/github.com/tektoncd/pipeline/cmd/nop:v1.15.0"
 MODES = ("workspaces", "pipelineruns", "isolate-pipelinerun", "disabled")
+STRATEGIES = ("auto", "placeholder", "run-keyed")
+NEWEST_KUBERNETES = (1, 33)
+# matchLabelKeys / mismatchLabelKeys in pod (anti-)affinity (KEP-3633): alpha 1.29 (gate off),
+# beta and on by default 1.31, GA 1.33
+RUN_KEYED_SINCE = (1, 31)
 
 # ConfigMap key -> path in the typed spec
 _CM_KEYS: dict[str, tuple[str, ...]] = {
@@ -42,6 +48,8 @@ _CM_KEYS: dict[str, tuple[str, ...]] = {
     "default-affinity-assistant-pod-template": ("assistant", "podTemplate"),
     "default-pod-template": ("defaultPodTemplate",),
     "tekton-version": ("tektonVersion",),
+    "coschedule-strategy": ("strategy",),
+    "kubernetes-version": ("kubernetesVersion",),
     "nop-image": ("assistant", "image"),
 }
 _BOOL_KEYS = {
@@ -65,7 +73,7 @@ class Policy(Record):
         "set_security_context_ro_rootfs", "pvc_retention", "topology_spread", "scheduling_gates",
         "default_pod_template", "node_selector", "tolerations", "scheduler_name", "on_conflict",
         "hardening", "hardening_allow_toleration_keys", "hardening_allow_node_selector_keys",
-        "generate_name", "ref", "file_path", "file_index", "field_prefix",
+        "generate_name", "strategy", "kubernetes_version", "ref", "file_path", "file_index", "field_prefix",
     )
 
     def __init__(
@@ -88,6 +96,8 @@ class Policy(Record):
         hardening_allow_toleration_keys: list[str] | None = None,
         hardening_allow_node_selector_keys: list[str] | None = None,
         generate_name: str = "error",
+        strategy: str = "auto",
+        kubernetes_version: tuple[int, int] = NEWEST_KUBERNETES,
         ref: ResourceRef | None = None,
         file_path: str | None = None,
         file_index: int | None = None,
@@ -118,11 +128,24 @@ class Policy(Record):
             [] if hardening_allow_node_selector_keys is None else hardening_allow_node_selector_keys
         )
         self.generate_name = generate_name
+        self.strategy = strategy  # auto | placeholder | run-keyed (SPEC §4b)
+        self.kubernetes_version = kubernetes_version
         # where the config came from, for results that point at it
         self.ref = ref
         self.file_path = file_path
         self.file_index = file_index
         self.field_prefix = field_prefix  # "spec" for the typed form, "data" for a ConfigMap
+
+
+    @property
+    def run_key(self) -> str:
+        """The Tekton pod label run-keyed terms key on: the run's UID where Tekton sets it on
+        TaskRuns and pods (v0.63.0 on), else its name."""
+        return names.RUN_UID_KEY if self.tekton_version >= (0, 63, 0) else names.RUN_NAME_KEY
+
+    @property
+    def run_keyed_ok(self) -> bool:
+        return self.kubernetes_version >= RUN_KEYED_SINCE
 
 
 class _Source(Record):
@@ -355,6 +378,22 @@ def _resolve(
     p.hardening_allow_toleration_keys = list(h.get("allowTolerationKeys") or [])
     p.hardening_allow_node_selector_keys = list(h.get("allowNodeSelectorKeys") or [])
     p.generate_name = spec.get("generateName", "error")
+    p.strategy = spec.get("strategy", "auto")
+    if "kubernetesVersion" in spec:
+        major, minor, _patch = parse_version(spec["kubernetesVersion"])
+        p.kubernetes_version = (major, minor)
+    if p.strategy == "run-keyed" and not p.run_keyed_ok and p.mode != "disabled":
+        return None, results + [
+            _err(
+                src,
+                where("strategy"),
+                "strategy run-keyed writes pod affinity with matchLabelKeys, which Kubernetes "
+                "{}.{} does not apply (beta and on by default from 1.31; below, the API server drops "
+                "the field and every pod of every run would have to share one node); set "
+                "kubernetesVersion to the version your cluster runs if it is 1.31 or newer, or use "
+                "strategy placeholder".format(*p.kubernetes_version),
+            )
+        ]
     return p, results
 
 

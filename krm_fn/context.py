@@ -3,6 +3,7 @@ objects and plans. It sits below the transforms; the orchestrator (`process`) ma
 run."""
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 
 from krm_fn import config as config_mod
@@ -37,11 +38,12 @@ class Generated(Record):
 class Plan(Record):
     """What the coscheduling transform decided for one run (read by `explain`)."""
 
-    __slots__ = ("run", "mode", "assistants")
+    __slots__ = ("run", "mode", "assistants", "strategy")
 
-    def __init__(self, run: ResourceRef, mode: str, assistants: list[dict[str, Any]]) -> None:
+    def __init__(self, run: ResourceRef, mode: str, assistants: list[dict[str, Any]], strategy: str = "placeholder") -> None:
         self.run = run
         self.mode = mode
+        self.strategy = strategy  # run-keyed: the "assistants" are claim groups, name ""
         # {name, tasks: [..], claims: [{template, claim, bindings}], volumes: [...]}
         self.assistants = assistants
 
@@ -70,7 +72,15 @@ class Context:
         self.plans: list[Plan] = []
         self.stale: set[int] = set()  # positions of generated items no run wants any more
         self._index: dict[tuple[str, str, str, str], Item] = {}
+        self.prefix = ""  # field paths of results go under it (a run template inside an item)
         self.reindex()
+
+    def scoped(self, prefix: str) -> Context:
+        """This context for an object embedded at `prefix` in an item: the same lists and
+        lookups, with every result's field path placed under the prefix."""
+        scoped = copy.copy(self)
+        scoped.prefix = self.prefix + prefix
+        return scoped
 
     def reindex(self) -> None:
         """Index the items by identity (again, once loading has corrected some identities)."""
@@ -142,6 +152,8 @@ class Context:
         # kpt prints the resourceRef before every message, and files mode does too
         # (Result.one_line): the message itself does not repeat it
         text = message
+        if self.prefix:
+            field_path = f"{self.prefix}.{field_path}" if field_path else self.prefix
         self.results.append(
             Result(
                 severity,

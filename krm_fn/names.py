@@ -101,3 +101,62 @@ def pinned_assistant(term: object) -> str | None:
     if ml.get(LABEL_COMPONENT) != COMPONENT or not isinstance(inst, str) or not is_assistant_name(inst):
         return None
     return inst
+
+
+# --------------------------------------------------------------------------- run-keyed (§4b)
+
+# the label the function puts on a run-keyed run (Tekton propagates it to its TaskRuns and
+# pods); its value names the coschedule mode the run was rendered with
+RUN_KEYED_LABEL = "krm-coschedule.dev/coschedule"
+PIPELINE_TASK_LABEL = "tekton.dev/pipelineTask"
+# the Tekton pod label that identifies the run: the run's UID from Tekton v0.63.0 on, its
+# name before (`createChildResourceLabels` in Tekton's pipelinerun reconciler)
+RUN_UID_KEY = "tekton.dev/pipelineRunUID"
+RUN_NAME_KEY = "tekton.dev/pipelineRun"
+_RUN_KEYS = frozenset({RUN_UID_KEY, RUN_NAME_KEY})
+_OURS = {"key": RUN_KEYED_LABEL, "operator": "Exists"}
+
+
+def run_keyed_term(run_key: str, tasks: list[str] | None = None) -> dict[str, object]:
+    """The required podAffinity term that keeps the live pods of one run (or, with `tasks`,
+    of those pipeline tasks of one run) on one node: the API server adds `run_key in (<the
+    pod's own value>)` to the selector when it admits each pod (KEP-3633)."""
+    exprs: list[dict[str, object]] = [dict(_OURS)]
+    if tasks is not None:
+        exprs.append({"key": PIPELINE_TASK_LABEL, "operator": "In", "values": list(tasks)})
+    return {"labelSelector": {"matchExpressions": exprs}, "matchLabelKeys": [run_key], "topologyKey": HOSTNAME}
+
+
+def run_keyed_anti_term(run_key: str, all_namespaces: bool) -> dict[str, object]:
+    """The podAntiAffinity term against the pods of every other run-keyed run (`run_key
+    notin (<own value>)`); `all_namespaces`: in every namespace, not only the run's own."""
+    term: dict[str, object] = {"labelSelector": {"matchExpressions": [dict(_OURS)]}, "mismatchLabelKeys": [run_key]}
+    if all_namespaces:
+        term["namespaceSelector"] = {}
+    term["topologyKey"] = HOSTNAME
+    return term
+
+
+def assistant_repel_term() -> dict[str, object]:
+    """isolate-pipelinerun, run-keyed: the podAntiAffinity term against placeholders of
+    runs rendered with the placeholder strategy, in any namespace (symmetric: an assistant
+    is not placed beside such a pod either), so runs of both strategies stay apart."""
+    return {"labelSelector": {"matchLabels": {LABEL_COMPONENT: COMPONENT}}, "namespaceSelector": {}, "topologyKey": HOSTNAME}
+
+
+def is_run_keyed_term(term: object) -> bool:
+    """Whether a pod (anti-)affinity term, or a weighted preferred entry, is one of ours."""
+    if isinstance(term, dict) and set(term) == {"weight", "podAffinityTerm"}:
+        term = term["podAffinityTerm"]
+    if term == assistant_repel_term():
+        return True
+    if not isinstance(term, dict) or term.get("topologyKey") != HOSTNAME:
+        return False
+    if not set(term) <= {"labelSelector", "matchLabelKeys", "mismatchLabelKeys", "namespaceSelector", "topologyKey"}:
+        return False
+    keys = [*(term.get("matchLabelKeys") or []), *(term.get("mismatchLabelKeys") or [])]
+    if len(keys) != 1 or keys[0] not in _RUN_KEYS:
+        return False
+    sel = term.get("labelSelector")
+    exprs = sel.get("matchExpressions") if isinstance(sel, dict) and set(sel) == {"matchExpressions"} else None
+    return isinstance(exprs, list) and bool(exprs) and exprs[0] == _OURS

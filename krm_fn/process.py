@@ -17,6 +17,7 @@ from krm_fn import guards
 from krm_fn import scheduling
 from krm_fn import shipwright
 from krm_fn import tekton
+from krm_fn import triggers
 from krm_fn import yamlio
 from krm_fn import yamltext
 from krm_fn.context import Context
@@ -58,8 +59,9 @@ HANDLERS: dict[tuple[str, str], Handler] = {
     ("tekton.dev", "TaskRun"): tekton.handle_taskrun,
     ("shipwright.io", "Build"): shipwright.handle_build,
     ("shipwright.io", "BuildRun"): shipwright.handle_buildrun,
+    ("triggers.tekton.dev", "TriggerTemplate"): triggers.handle_triggertemplate,
 }
-VERSIONS = {"tekton.dev": {"v1", "v1beta1"}, "shipwright.io": {"v1beta1"}}
+VERSIONS = {"tekton.dev": {"v1", "v1beta1"}, "shipwright.io": {"v1beta1"}, "triggers.tekton.dev": {"v1alpha1", "v1beta1"}}
 KNOWN_KINDS = frozenset(HANDLERS)
 
 # SHIP-0039 added the scheduling fields to v1beta1 only; the v1beta1 -> v1alpha1 conversion

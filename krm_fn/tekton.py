@@ -16,6 +16,7 @@ import json
 
 from krm_fn import assistant as assistant_mod
 from krm_fn import names
+from krm_fn import runkeyed
 from krm_fn import scheduling
 from krm_fn import tekton_checks
 from krm_fn import yamlio
@@ -23,6 +24,7 @@ from krm_fn.context import Context
 from krm_fn.context import Plan
 from krm_fn.errors import FieldError
 from krm_fn.items import Item
+from krm_fn.items import Meta
 from krm_fn.keys import OWNER_ANNOTATION
 from krm_fn.record import Record
 from krm_fn.tekton_run import Run
@@ -100,9 +102,15 @@ def handle_taskrun(item: Item, ctx: Context) -> None:
     _handle(item, ctx)
 
 
-def _handle(item: Item, ctx: Context) -> None:
+def handle_template(item: Item, ctx: Context, node: Any, meta: Meta) -> None:
+    """Rewrite a run template inside another object (a TriggerTemplate's resourcetemplates
+    entry) in place; `ctx` is scoped to its path. It has no name yet: run-keyed or an error."""
+    _handle(item, ctx, node, meta)
+
+
+def _handle(item: Item, ctx: Context, node: Any = None, meta: Meta | None = None) -> None:
     try:
-        run = Run(item, ctx)
+        run = Run(item, ctx, node, meta, template=node is not None)
         if not tekton_checks.valid(run):
             return
         _apply_defaults(run)
@@ -144,21 +152,13 @@ def _apply_scheduling(run: Run) -> None:
 
 def _coschedule(run: Run) -> None:
     mode = run.ctx.policy.mode
-    if run.kind == "PipelineRun" and not run.name:
-        # no name: nothing of ours can be in it yet, and no assistant name can be computed
-        if mode == "disabled":
-            return
-        bindings = _bindings(run, frozenset())
-        if mode in PER_RUN_MODES or bindings is None or bindings:
-            _no_name(run)
+    strategy = _strategy(run)
+    if strategy != "run-keyed":
+        runkeyed.undo(run)
+    if strategy is None:
         return
-    if run.kind == "TaskRun" and not run.name:
-        bindings = _bindings(run, frozenset())
-        if bindings and len({b.key for b in bindings}) > 1 and mode != "disabled":
-            if mode in PER_RUN_MODES:
-                _no_name(run)
-            else:
-                _multi_claim_error(run, bindings)
+    if strategy == "run-keyed":
+        _run_keyed(run, mode)
         return
     own = run.own_assistants()
     bindings = _bindings(run, own)
@@ -174,24 +174,134 @@ def _coschedule(run: Run) -> None:
         _per_workspace(run, bindings, own)
 
 
+def _strategy(run: Run) -> str | None:
+    """placeholder or run-keyed for this run (SPEC §4b); None when it gets neither (a run
+    without a name under disabled, or one the policy cannot coschedule: reported here)."""
+    p = run.ctx.policy
+    if not run.nameless:
+        return "run-keyed" if p.strategy == "run-keyed" and p.mode != "disabled" else "placeholder"
+    if p.mode == "disabled" or not _needs_coscheduling(run):
+        return None
+    if p.strategy == "placeholder":
+        _no_name(run)
+        return None
+    if not p.run_keyed_ok:
+        _too_old(run)
+        return None
+    return "run-keyed"
+
+
+def _needs_coscheduling(run: Run) -> bool:
+    """A run without a name: would coscheduling write anything for it? (Per-run modes: every
+    PipelineRun; workspaces mode: one with a PVC-backed workspace; a TaskRun: several claims.)"""
+    bindings = _bindings(run, frozenset())
+    if run.kind == "TaskRun":
+        return bindings is not None and len({b.key for b in bindings}) > 1
+    return run.ctx.policy.mode in PER_RUN_MODES or bindings is None or bool(bindings)
+
+
 def _no_name(run: Run) -> None:
-    gn = run.item.meta.generate_name
+    """strategy placeholder, and the run has no name a placeholder can be named after."""
     mode = run.ctx.policy.mode
-    if run.ctx.policy.generate_name == "skip":
+    why = run.why_nameless()
+    if not run.template_run and not run.pac:
+        if run.kind == "TaskRun" and mode == "workspaces":
+            _multi_claim_error(run, _bindings(run, frozenset()) or [])
+            return
+        if run.ctx.policy.generate_name == "skip":
+            run.ctx.warning(
+                run.item,
+                "metadata.generateName",
+                f"{why}, so its placeholder name (h10 of the run name) is unknown at render time; "
+                f"not coscheduled (coschedule {mode}, strategy placeholder, generateName: skip)",
+            )
+            return
+    run.ctx.error(
+        run.item,
+        "metadata.generateName" if not run.template_run and not run.pac else "metadata",
+        f"{why}, but strategy placeholder gives it a placeholder StatefulSet named after the run "
+        "name, which is not known at render time (nothing would apply or find it); set strategy: "
+        "auto or run-keyed in the policy (pod affinity resolved per run, Kubernetes 1.31+)"
+        + ("" if run.template_run or run.pac else ", or set metadata.name, or generateName: skip to leave such runs uncoscheduled"),
+    )
+
+
+def _too_old(run: Run) -> None:
+    p = run.ctx.policy
+    k8s = "{}.{}".format(*p.kubernetes_version)
+    if not run.template_run and not run.pac and p.generate_name == "skip":
         run.ctx.warning(
             run.item,
             "metadata.generateName",
-            f"has generateName {gn!r} and no name, so its assistant name (h10 of the run name) is "
-            f"unknown at render time; not coscheduled (coschedule {mode}, generateName: skip)",
+            f"{run.why_nameless()}; it could be coscheduled only with run-keyed affinity, which "
+            f"Kubernetes {k8s} does not apply (kubernetesVersion); not coscheduled (generateName: skip)",
         )
         return
     run.ctx.error(
         run.item,
-        "metadata.generateName",
-        f"has generateName {gn!r} and no name, but coschedule {mode} gives it an assistant whose "
-        "name is computed from the run name; set metadata.name, or set generateName: skip in the "
-        "policy to leave such runs uncoscheduled",
+        "metadata",
+        f"{run.why_nameless()}, so only run-keyed affinity can coschedule it (a placeholder is named "
+        f"after the run), but that needs matchLabelKeys in pod affinity, which Kubernetes {k8s} "
+        "(kubernetesVersion in the policy) does not apply: beta and on by default from 1.31. "
+        "Set kubernetesVersion if your cluster is newer"
+        + ("" if run.template_run or run.pac else ", give the run a metadata.name, or set generateName: skip"),
     )
+
+
+def _run_keyed(run: Run, mode: str) -> None:
+    """Render the run with run-keyed affinity (SPEC §4b); an earlier placeholder render is
+    undone first (its claims go back into volumeClaimTemplates)."""
+    own = run.own_assistants() if run.name else frozenset()
+    bindings = _bindings(run, own)
+    if bindings is None:
+        return
+    if run.kind == "TaskRun":
+        if mode == "workspaces" and len({b.key for b in bindings}) > 1:
+            _multi_claim_error(run, bindings)
+            return
+        # one pod: its volumes are bound where it runs; nothing to write (SPEC §4b)
+        _unrender(run, bindings, own, "the run-keyed strategy leaves claims to Tekton")
+        runkeyed.undo(run)
+        return
+    _unrender(run, bindings, own, "the run-keyed strategy leaves claims to Tekton")
+    if mode in PER_RUN_MODES:
+        runkeyed.per_run(run, mode)
+        _record_run_keyed(run, [(["*"], bindings)])
+        return
+    if not bindings:
+        runkeyed.undo(run)
+        return
+    found = _task_groups(run, bindings)
+    if found is None:
+        return
+    groups, pinned = found
+    by_assistant = {g.assistant: g for g in groups.values()}
+    runkeyed.per_workspace(run, {task: by_assistant[aa].tasks for task, aa in pinned.items()})
+    _record_run_keyed(run, [(g.tasks, g.bindings) for g in groups.values()])
+
+
+def _record_run_keyed(run: Run, groups: list[tuple[list[str], list[_Binding]]]) -> None:
+    key = run.ctx.policy.run_key
+    run.ctx.info(
+        run.item,
+        run.tpl_path if run.ctx.policy.mode in PER_RUN_MODES else "spec.taskRunSpecs",
+        f"run-keyed ({run.ctx.policy.mode}): "
+        + ("the TaskRun pods of this run" if run.ctx.policy.mode in PER_RUN_MODES else "the TaskRun pods of the tasks that share a claim")
+        + f" that are alive at the same time share a node (pod affinity with matchLabelKeys [{key}], "
+        "resolved per run by Kubernetes 1.31+); no placeholder; volumeClaimTemplates stay for Tekton",
+    )
+    plan = []
+    for tasks, bindings in groups:
+        plan.append(
+            {
+                "name": "",
+                "tasks": list(tasks),
+                "claims": [{"template": "", "claim": "", "bindings": [b.name]} for b in bindings if b.kind != "pvc"],
+                "volumes": [b.claim for b in bindings if b.kind == "pvc"],
+                "volumeBindings": {b.claim: [b.name] for b in bindings if b.kind == "pvc"},
+            }
+        )
+    run.ctx.plans.append(Plan(run.ctx.ref(run.item), run.ctx.policy.mode, plan, strategy="run-keyed"))
 
 
 def _taskrun(run: Run, bindings: list[_Binding], own: frozenset[str], mode: str) -> None:
@@ -238,6 +348,22 @@ def _per_workspace(run: Run, bindings: list[_Binding], own: frozenset[str]) -> N
         for i, _t in reversed(run.task_run_specs()):
             unpin_task(run, i, own)
         return
+    found = _task_groups(run, bindings)
+    if found is None:
+        return
+    groups, pinned = found
+    _pin_tasks(run, pinned, own)
+    plan = []
+    for g in groups.values():
+        templates, claims = _assistant_volumes(run, g)
+        _emit_assistant(run, g, templates, claims, isolate=False)
+        plan.append((g, templates, claims))
+    _record_plan(run, plan)
+
+
+def _task_groups(run: Run, bindings: list[_Binding]) -> tuple[dict[str, _Group], dict[str, str]] | None:
+    """workspaces mode: the bindings grouped by claim (each group named by the assistant
+    Tekton would give it) and the pipeline tasks that use each; None after an error."""
     groups: dict[str, _Group] = {}
     for b in bindings:
         g = groups.setdefault(b.key, _Group("", []))
@@ -248,7 +374,7 @@ def _per_workspace(run: Run, bindings: list[_Binding], own: frozenset[str]) -> N
         g.assistant = names.assistant_name(g.bindings[-1].name, run.name)
     pipeline = _pipeline_spec(run)
     if pipeline is None:
-        return
+        return None
     pspec, where = pipeline
     by_ws = {b.name: groups[b.key] for b in bindings}
     pinned: dict[str, str] = {}
@@ -272,15 +398,7 @@ def _per_workspace(run: Run, bindings: list[_Binding], own: frozenset[str]) -> N
             if task["name"] not in pinned:
                 pinned[task["name"]] = g.assistant
                 g.tasks.append(task["name"])
-    if not ok:
-        return
-    _pin_tasks(run, pinned, own)
-    plan = []
-    for g in groups.values():
-        templates, claims = _assistant_volumes(run, g)
-        _emit_assistant(run, g, templates, claims, isolate=False)
-        plan.append((g, templates, claims))
-    _record_plan(run, plan)
+    return (groups, pinned) if ok else None
 
 
 def _pin_tasks(run: Run, pinned: dict[str, str], own: frozenset[str]) -> None:
@@ -385,7 +503,7 @@ def _task_of(run: Run, path: str) -> Any:
     return None
 
 
-def _unrender(run: Run, bindings: list[_Binding], own: frozenset[str]) -> None:
+def _unrender(run: Run, bindings: list[_Binding], own: frozenset[str], why: str = "") -> None:
     """The run is not coscheduled (disabled, or a TaskRun with one claim): undo an earlier
     render, so a mode change leaves no binding to a claim nobody creates."""
     unpin_run_level(run, own)
@@ -406,8 +524,9 @@ def _unrender(run: Run, bindings: list[_Binding], own: frozenset[str]) -> None:
         run.ctx.info(
             run.item,
             b.path,
-            f"workspace {b.name} binds claim {b.claim} of assistant {b.source}, which coschedule "
-            f"{run.ctx.policy.mode} does not render here; restored its volumeClaimTemplate",
+            f"workspace {b.name} binds claim {b.claim} of assistant {b.source}, which "
+            + (why or f"coschedule {run.ctx.policy.mode} does not render here")
+            + "; restored its volumeClaimTemplate",
         )
 
 

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 def valid(run: Run) -> bool:
     """What Tekton or the API server would refuse later, caught at render time."""
     ok = True
-    if len(run.name) > 63:
+    if len(run.name) > 63 and not _templated(run, run.name):
         # the run name becomes the tekton.dev/pipelineRun (taskRun) label value of its
         # TaskRuns, pods and assistant, and label values are at most 63 characters
         run.ctx.error(
@@ -96,7 +96,7 @@ def _valid_names(run: Run) -> bool:
         else:
             checks.append((f"metadata.labels[{k}]", v, validation.label_value_errors(v)))
     for path, value, errs in checks:
-        if errs:
+        if errs and not _templated(run, value):
             run.ctx.error(
                 run.item,
                 path,
@@ -105,6 +105,12 @@ def _valid_names(run: Run) -> bool:
             )
             ok = False
     return ok
+
+
+def _templated(run: Run, value: str) -> bool:
+    """A value of a TriggerTemplate or Pipelines-as-Code run that holds a variable the
+    creator substitutes (`$(tt.params.x)`, `$(uid)`, `{{ revision }}`): not checkable here."""
+    return (run.template_run or run.pac) and ("$(" in value or "{{" in value)
 
 
 def _check_task_run_specs(run: Run) -> bool:

@@ -8,9 +8,11 @@ from krm_fn import guards
 from krm_fn import names
 from krm_fn import yamlio
 from krm_fn.context import Context
+from krm_fn.context import file_of
 from krm_fn.document import Document
 from krm_fn.errors import FieldError
 from krm_fn.items import Item
+from krm_fn.items import Meta
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -22,16 +24,23 @@ REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
 class Run:
     """Where a run keeps its pod templates, by kind and apiVersion."""
 
-    def __init__(self, item: Item, ctx: Context) -> None:
+    def __init__(self, item: Item, ctx: Context, node: Any = None, meta: Meta | None = None, template: bool = False) -> None:
+        """`node`/`meta`: a run template inside the item (a TriggerTemplate's
+        resourcetemplates entry, `template`), whose results `ctx` places under its path."""
         self.item = item
         self.ctx = ctx
         assert item.doc is not None
         self.doc = item.doc  # new nodes are made by the item's own document
-        self.node = item.node
-        self.kind = item.meta.kind
-        self.version = item.meta.version
-        self.name = item.meta.name
-        self.namespace = item.meta.namespace
+        self.node = item.node if node is None else node
+        meta = item.meta if meta is None else meta
+        self.kind = meta.kind
+        self.version = meta.version
+        self.name = meta.name
+        self.generate_name = meta.generate_name
+        self.namespace = meta.namespace
+        self.template_run = template
+        # Pipelines-as-Code creates the run under `generateName: <name>-` and applies nothing else
+        self.pac = any(k.startswith(PAC_PREFIX) for k in meta.annotations) or _in_tekton_dir(file_of(item)[0])
         spec = self.node.get("spec")
         if not isinstance(spec, dict):
             raise FieldError("spec", "spec is missing or not a mapping")
@@ -113,6 +122,28 @@ class Run:
     @property
     def owner(self) -> str:
         return f"{self.kind}/{self.name}"
+
+    @property
+    def nameless(self) -> bool:
+        """The run has no name it will keep: generateName, a template, or a PaC run."""
+        return not self.name or self.template_run or self.pac
+
+    def why_nameless(self) -> str:
+        if self.template_run:
+            return "is a run template of a TriggerTemplate, named only when a trigger fires"
+        if self.pac:
+            return (
+                "is a Pipelines-as-Code run (a pipelinesascode.tekton.dev annotation or a .tekton/ "
+                "path): PaC creates it under generateName <name>- and applies no other document"
+            )
+        return f"has generateName {self.generate_name!r} and no name"
+
+
+PAC_PREFIX = "pipelinesascode.tekton.dev/"
+
+
+def _in_tekton_dir(path: str | None) -> bool:
+    return bool(path) and ".tekton" in str(path).replace("\\", "/").split("/")[:-1]
 
 
 def copy_affinity(doc: Document, aff: Any, own: frozenset[str]) -> Any:

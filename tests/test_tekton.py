@@ -442,10 +442,15 @@ def test_standalone_taskrun_with_two_claims() -> None:
 
 def test_taskrun_generate_name_with_two_claims() -> None:
     items = TWO_CLAIM_TASKRUN.replace("{name: tr, namespace: ci}", "{generateName: tr-, namespace: ci}")
-    _, outcome, code = render(items, _config("pipelineruns"))
+    _, outcome, code = render(items, _config("pipelineruns", strategy="placeholder"))
     assert code == 1 and errors(outcome)[0].field_path == "metadata.generateName"
-    _, outcome, code = render(items, _config("pipelineruns", generateName="skip"))
+    _, outcome, code = render(items, _config("pipelineruns", strategy="placeholder", generateName="skip"))
     assert code == 0 and [r.severity for r in outcome.results if r.field_path == "metadata.generateName"] == ["warning"]
+    # run-keyed (the default, auto, for a run without a name): one pod binds its claims where
+    # it runs, so nothing is written for a standalone TaskRun (SPEC §4b)
+    out, outcome, code = render(items, _config("pipelineruns"))
+    assert code == 0 and not outcome.changed_positions if hasattr(outcome, "changed_positions") else code == 0
+    assert "affinity" not in out and "StatefulSet" not in out
 
 
 # --------------------------------------------------------------------------- generateName, shapes
@@ -453,10 +458,10 @@ def test_taskrun_generate_name_with_two_claims() -> None:
 
 def test_generate_name_error_and_skip() -> None:
     items = PR_VCT_PVC.replace("name: my-pipelinerun", "generateName: my-")
-    _, outcome, code = render(items, _config("pipelineruns"))
+    _, outcome, code = render(items, _config("pipelineruns", strategy="placeholder"))
     assert code == 1
     assert "generateName" in errors(outcome)[0].message and errors(outcome)[0].field_path == "metadata.generateName"
-    out, outcome, code = render(items, _config("pipelineruns", generateName="skip"))
+    out, outcome, code = render(items, _config("pipelineruns", strategy="placeholder", generateName="skip"))
     assert code == 0 and not by_kind(out, "StatefulSet")
     assert out.startswith(HEADER + items)
 
