@@ -25,11 +25,12 @@ def render(plans: Sequence[Plan], fmt: str) -> str:
 
 def as_json(plans: Sequence[Plan]) -> str:
     """The plans as JSON for CI tools: [{run: {apiVersion, kind, name, namespace}, mode,
+    strategy (placeholder | run-keyed: then each "assistant" is a group of tasks kept together),
     assistants: [{name, tasks, claims: [{template, claim, bindings}], volumes}]}]."""
     import json
 
     return json.dumps(
-        [{"run": p.run.as_dict(), "mode": p.mode, "assistants": p.assistants} for p in plans], indent=2, sort_keys=False
+        [{"run": p.run.as_dict(), "mode": p.mode, "strategy": p.strategy, "assistants": p.assistants} for p in plans], indent=2, sort_keys=False
     ) + "\n"
 
 

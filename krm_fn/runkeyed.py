@@ -27,6 +27,7 @@ from __future__ import annotations
 from krm_fn import assistant as assistant_mod
 from krm_fn import names
 from krm_fn import yamlio
+from krm_fn.context import Plan
 from krm_fn.tekton_run import REQUIRED
 from krm_fn.tekton_run import Run
 from krm_fn.tekton_run import copy_affinity
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
+_PER_RUN = ("pipelineruns", "isolate-pipelinerun")
 # (affinity section, field) a run-keyed term can be in
 _SLOTS = (("podAffinity", REQUIRED), ("podAntiAffinity", REQUIRED), ("podAntiAffinity", PREFERRED))
 
@@ -130,6 +132,80 @@ def _label(run: Run, mode: str) -> None:
         set_key(run.doc, md, "labels", run.doc.safe({names.RUN_KEYED_LABEL: mode}))
     elif labels.get(names.RUN_KEYED_LABEL) != mode:
         set_key(run.doc, labels, names.RUN_KEYED_LABEL, mode)
+
+
+# --------------------------------------------------------------------------- reports
+
+
+def no_placeholder(run: Run) -> None:
+    """strategy placeholder, and the run has no name a placeholder can be named after."""
+    mode = run.ctx.policy.mode
+    why = run.why_nameless()
+    if not run.template_run and not run.pac:
+        if run.ctx.policy.generate_name == "skip":
+            run.ctx.warning(
+                run.item,
+                "metadata.generateName",
+                f"{why}, so its placeholder name (h10 of the run name) is unknown at render time; "
+                f"not coscheduled (coschedule {mode}, strategy placeholder, generateName: skip)",
+            )
+            return
+    run.ctx.error(
+        run.item,
+        "metadata.generateName" if not run.template_run and not run.pac else "metadata",
+        f"{why}, but strategy placeholder gives it a placeholder StatefulSet named after the run "
+        "name, which is not known at render time (nothing would apply or find it); set strategy: "
+        "auto or run-keyed in the policy (pod affinity resolved per run, Kubernetes 1.31+)"
+        + ("" if run.template_run or run.pac else ", or set metadata.name, or generateName: skip to leave such runs uncoscheduled"),
+    )
+
+
+def too_old(run: Run) -> None:
+    p = run.ctx.policy
+    k8s = "{}.{}".format(*p.kubernetes_version)
+    if not run.template_run and not run.pac and p.generate_name == "skip":
+        run.ctx.warning(
+            run.item,
+            "metadata.generateName",
+            f"{run.why_nameless()}; it could be coscheduled only with run-keyed affinity, which "
+            f"Kubernetes {k8s} does not apply (kubernetesVersion); not coscheduled (generateName: skip)",
+        )
+        return
+    run.ctx.error(
+        run.item,
+        "metadata",
+        f"{run.why_nameless()}, so only run-keyed affinity can coschedule it (a placeholder is named "
+        f"after the run), but that needs matchLabelKeys in pod affinity, which Kubernetes {k8s} "
+        "(kubernetesVersion in the policy) does not apply: beta and on by default from 1.31. "
+        "Set kubernetesVersion if your cluster is newer"
+        + ("" if run.template_run or run.pac else ", give the run a metadata.name, or set generateName: skip"),
+    )
+
+
+def record(run: Run, groups: list[tuple[list[str], list[tuple[str, str]]]]) -> None:
+    """One info result, and the plan `explain` shows: per group its tasks and its bindings
+    (workspace, claimName; "" for a volumeClaimTemplate)."""
+    key = run.ctx.policy.run_key
+    run.ctx.info(
+        run.item,
+        run.tpl_path if run.ctx.policy.mode in _PER_RUN else "spec.taskRunSpecs",
+        f"run-keyed ({run.ctx.policy.mode}): "
+        + ("the TaskRun pods of this run" if run.ctx.policy.mode in _PER_RUN else "the TaskRun pods of the tasks that share a claim")
+        + f" that are alive at the same time share a node (pod affinity with matchLabelKeys [{key}], "
+        "resolved per run by Kubernetes 1.31+); no placeholder; volumeClaimTemplates stay for Tekton",
+    )
+    plan = []
+    for tasks, bindings in groups:
+        plan.append(
+            {
+                "name": "(run-keyed)",
+                "tasks": list(tasks),
+                "claims": [{"template": "(volumeClaimTemplate)", "claim": "(made by Tekton per run)", "bindings": [ws]} for ws, claim in bindings if not claim],
+                "volumes": [claim for _ws, claim in bindings if claim],
+                "volumeBindings": {claim: [ws] for ws, claim in bindings if claim},
+            }
+        )
+    run.ctx.plans.append(Plan(run.ctx.ref(run.item), run.ctx.policy.mode, plan, strategy="run-keyed"))
 
 
 # --------------------------------------------------------------------------- undo

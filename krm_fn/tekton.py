@@ -183,10 +183,13 @@ def _strategy(run: Run) -> str | None:
     if p.mode == "disabled" or not _needs_coscheduling(run):
         return None
     if p.strategy == "placeholder":
-        _no_name(run)
+        if run.kind == "TaskRun" and p.mode == "workspaces" and not run.template_run and not run.pac:
+            _multi_claim_error(run, _bindings(run, frozenset()) or [])
+        else:
+            runkeyed.no_placeholder(run)
         return None
     if not p.run_keyed_ok:
-        _too_old(run)
+        runkeyed.too_old(run)
         return None
     return "run-keyed"
 
@@ -198,54 +201,6 @@ def _needs_coscheduling(run: Run) -> bool:
     if run.kind == "TaskRun":
         return bindings is not None and len({b.key for b in bindings}) > 1
     return run.ctx.policy.mode in PER_RUN_MODES or bindings is None or bool(bindings)
-
-
-def _no_name(run: Run) -> None:
-    """strategy placeholder, and the run has no name a placeholder can be named after."""
-    mode = run.ctx.policy.mode
-    why = run.why_nameless()
-    if not run.template_run and not run.pac:
-        if run.kind == "TaskRun" and mode == "workspaces":
-            _multi_claim_error(run, _bindings(run, frozenset()) or [])
-            return
-        if run.ctx.policy.generate_name == "skip":
-            run.ctx.warning(
-                run.item,
-                "metadata.generateName",
-                f"{why}, so its placeholder name (h10 of the run name) is unknown at render time; "
-                f"not coscheduled (coschedule {mode}, strategy placeholder, generateName: skip)",
-            )
-            return
-    run.ctx.error(
-        run.item,
-        "metadata.generateName" if not run.template_run and not run.pac else "metadata",
-        f"{why}, but strategy placeholder gives it a placeholder StatefulSet named after the run "
-        "name, which is not known at render time (nothing would apply or find it); set strategy: "
-        "auto or run-keyed in the policy (pod affinity resolved per run, Kubernetes 1.31+)"
-        + ("" if run.template_run or run.pac else ", or set metadata.name, or generateName: skip to leave such runs uncoscheduled"),
-    )
-
-
-def _too_old(run: Run) -> None:
-    p = run.ctx.policy
-    k8s = "{}.{}".format(*p.kubernetes_version)
-    if not run.template_run and not run.pac and p.generate_name == "skip":
-        run.ctx.warning(
-            run.item,
-            "metadata.generateName",
-            f"{run.why_nameless()}; it could be coscheduled only with run-keyed affinity, which "
-            f"Kubernetes {k8s} does not apply (kubernetesVersion); not coscheduled (generateName: skip)",
-        )
-        return
-    run.ctx.error(
-        run.item,
-        "metadata",
-        f"{run.why_nameless()}, so only run-keyed affinity can coschedule it (a placeholder is named "
-        f"after the run), but that needs matchLabelKeys in pod affinity, which Kubernetes {k8s} "
-        "(kubernetesVersion in the policy) does not apply: beta and on by default from 1.31. "
-        "Set kubernetesVersion if your cluster is newer"
-        + ("" if run.template_run or run.pac else ", give the run a metadata.name, or set generateName: skip"),
-    )
 
 
 def _run_keyed(run: Run, mode: str) -> None:
@@ -266,7 +221,7 @@ def _run_keyed(run: Run, mode: str) -> None:
     _unrender(run, bindings, own, "the run-keyed strategy leaves claims to Tekton")
     if mode in PER_RUN_MODES:
         runkeyed.per_run(run, mode)
-        _record_run_keyed(run, [(["*"], bindings)])
+        runkeyed.record(run, [(["*"], _plain_bindings(bindings))])
         return
     if not bindings:
         runkeyed.undo(run)
@@ -277,31 +232,12 @@ def _run_keyed(run: Run, mode: str) -> None:
     groups, pinned = found
     by_assistant = {g.assistant: g for g in groups.values()}
     runkeyed.per_workspace(run, {task: by_assistant[aa].tasks for task, aa in pinned.items()})
-    _record_run_keyed(run, [(g.tasks, g.bindings) for g in groups.values()])
+    runkeyed.record(run, [(g.tasks, _plain_bindings(g.bindings)) for g in groups.values()])
 
 
-def _record_run_keyed(run: Run, groups: list[tuple[list[str], list[_Binding]]]) -> None:
-    key = run.ctx.policy.run_key
-    run.ctx.info(
-        run.item,
-        run.tpl_path if run.ctx.policy.mode in PER_RUN_MODES else "spec.taskRunSpecs",
-        f"run-keyed ({run.ctx.policy.mode}): "
-        + ("the TaskRun pods of this run" if run.ctx.policy.mode in PER_RUN_MODES else "the TaskRun pods of the tasks that share a claim")
-        + f" that are alive at the same time share a node (pod affinity with matchLabelKeys [{key}], "
-        "resolved per run by Kubernetes 1.31+); no placeholder; volumeClaimTemplates stay for Tekton",
-    )
-    plan = []
-    for tasks, bindings in groups:
-        plan.append(
-            {
-                "name": "",
-                "tasks": list(tasks),
-                "claims": [{"template": "", "claim": "", "bindings": [b.name]} for b in bindings if b.kind != "pvc"],
-                "volumes": [b.claim for b in bindings if b.kind == "pvc"],
-                "volumeBindings": {b.claim: [b.name] for b in bindings if b.kind == "pvc"},
-            }
-        )
-    run.ctx.plans.append(Plan(run.ctx.ref(run.item), run.ctx.policy.mode, plan, strategy="run-keyed"))
+def _plain_bindings(bindings: list[_Binding]) -> list[tuple[str, str]]:
+    """(workspace, claimName) per binding; claimName "" for a volumeClaimTemplate."""
+    return [(b.name, b.claim if b.kind == "pvc" else "") for b in bindings]
 
 
 def _taskrun(run: Run, bindings: list[_Binding], own: frozenset[str], mode: str) -> None:
@@ -520,6 +456,9 @@ def _unrender(run: Run, bindings: list[_Binding], own: frozenset[str], why: str 
             md["labels"] = labels
         else:
             md.pop("labels", None)
+        _restore_template_name(md, b.name, run.name)
+        if "metadata" in vct and not md:
+            del vct["metadata"]
         run.doc.replace_key(b.node, "persistentVolumeClaim", "volumeClaimTemplate", run.doc.safe(vct))
         run.ctx.info(
             run.item,
@@ -528,6 +467,20 @@ def _unrender(run: Run, bindings: list[_Binding], own: frozenset[str], why: str 
             + (why or f"coschedule {run.ctx.policy.mode} does not render here")
             + "; restored its volumeClaimTemplate",
         )
+
+
+def _restore_template_name(md: dict[str, Any], binding: str, run_name: str) -> None:
+    """The claim template's name back as the user wrote it: `pvc-<h10>` was made from no
+    name, `<name>-<h10>` from <name> (a name shortened to 63 characters stays as it is)."""
+    tname = md.get("name")
+    if not isinstance(tname, str):
+        return
+    if tname == names.claim_template_name("", binding, run_name):
+        del md["name"]
+        return
+    suffix = "-" + names.h10(binding + run_name)
+    if tname.endswith(suffix) and tname != suffix and names.claim_template_name(tname[: -len(suffix)], binding, run_name) == tname:
+        md["name"] = tname[: -len(suffix)]
 
 
 # --------------------------------------------------------------------------- workspaces

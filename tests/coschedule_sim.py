@@ -120,15 +120,11 @@ class Strategy:
         return {"coschedule": mode, **dict(self.policy)}
 
 
-PLACEHOLDER = Strategy("placeholder")
-# The run-keyed strategy (SPEC §4b) goes here when the function has it, e.g.
-#   RUN_KEYED = Strategy("run-keyed", (("strategy", "run-keyed"), ("kubernetesVersion", "1.33")),
-#                        generate_name=True)
-# and joins STRATEGIES; the property tests then run for it unchanged, generateName runs
-# included (``simulate`` names each run when it is applied, as the API server does). Compare
-# its per-run renderings with ``run_keyed_by_hand`` below; TriggerTemplates and
-# Pipelines-as-Code runs would need their own unwrapping before ``simulate``.
-STRATEGIES = (PLACEHOLDER,)
+PLACEHOLDER = Strategy("placeholder", (("strategy", "placeholder"),))
+# The run-keyed strategy (SPEC §4b): the property tests run for it unchanged, generateName runs
+# included (``simulate`` names each run when it is applied, as the API server does).
+RUN_KEYED = Strategy("run-keyed", (("strategy", "run-keyed"), ("kubernetesVersion", "1.33")), generate_name=True)
+STRATEGIES = (PLACEHOLDER, RUN_KEYED)
 
 
 RUN_KEYED_LABEL = "krm-coschedule.dev/run-keyed"

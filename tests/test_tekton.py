@@ -515,7 +515,10 @@ def test_disabled_restores_the_volume_claim_template() -> None:
     pr = by_kind(out, "PipelineRun")[0]
     ws = pr["spec"]["workspaces"][0]
     assert ws["volumeClaimTemplate"]["spec"] == {"resources": {"requests": {"storage": "1Gi"}}}
-    assert "labels" not in ws["volumeClaimTemplate"]["metadata"]
+    # the template as it was written: no labels of ours, and no name (`pvc-<h10>` was made
+    # from no name)
+    assert "metadata" not in ws["volumeClaimTemplate"]
+    assert pr["spec"]["workspaces"] == yaml.safe_load(textwrap.dedent(PR_VCT_PVC))[0]["spec"]["workspaces"]
     assert "taskRunTemplate" not in pr["spec"]  # it held only our pinning term
 
 
