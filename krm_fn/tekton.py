@@ -116,6 +116,7 @@ def _handle(item: Item, ctx: Context, node: Any = None, meta: Meta | None = None
         _apply_defaults(run)
         _apply_scheduling(run)
         _coschedule(run)
+        tekton_checks.warn_unplaceable(run)
         run.drop_empty_parent()
     except FieldError as e:
         ctx.error(item, e.path, f"{e}; fix the manifest (Tekton would reject it too)")
@@ -221,6 +222,9 @@ def _run_keyed(run: Run, mode: str) -> None:
     _unrender(run, bindings, own, "the run-keyed strategy leaves claims to Tekton")
     if mode in PER_RUN_MODES:
         runkeyed.per_run(run, mode)
+        tekton_checks.warn_claims_bound_apart(
+            run, sorted({b.claim if b.kind == "pvc" else f"volumeClaimTemplate of {b.name}" for b in bindings})
+        )
         runkeyed.record(run, [(["*"], _plain_bindings(bindings))])
         return
     if not bindings:

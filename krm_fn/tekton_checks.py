@@ -7,7 +7,9 @@ from __future__ import annotations
 import json
 
 from krm_fn import guards
+from krm_fn import names
 from krm_fn import validation
+from krm_fn import yamlio
 from krm_fn.errors import FieldError
 from krm_fn.tekton_run import Run
 
@@ -185,3 +187,59 @@ def check_pipeline_shape(spec: Any, prefix: str, owner: str = "") -> None:
                     raise FieldError(wp, f"{who}workspace {j} of task {task['name']} must be a mapping with a name (a string) and the pipeline workspace it binds (workspace: ...)")
                 if w.get("workspace") is not None and not isinstance(w.get("workspace"), str):
                     raise FieldError(f"{wp}.workspace", f"{who}workspace {w['name']} of task {task['name']} binds a {guards.type_name(w.get('workspace'))}; workspace must name a pipeline workspace (a string)")
+
+
+# --------------------------------------------------------------------------- after coscheduling
+
+_REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
+
+
+def warn_unplaceable(run: Run) -> None:
+    """Rendered runs the scheduler may never place, found by the scheduling simulation:
+
+    - a pod template that holds our required term (a placeholder pin or a run-keyed term)
+      beside a required podAffinity term of the user's: the scheduler admits a pod whose
+      required terms no existing pod matches only when no pod in the cluster matches any of
+      them (the first-pod rule), so once a pod matching the user's term exists, the first
+      TaskRun pod of the run waits for a pod that matches ours, which only it would be (run-
+      keyed), or the placeholder lands where the user's pods are not;
+    - run-keyed in a per-run mode with several claims: each claim is bound where its first pod
+      lands, one at a time, so node-local or zonal volumes first used while none of the run's
+      pods was alive can end up on two nodes (or zones), and a task using both never runs."""
+    for path, tpl in [(run.tpl_path, run.template()), *run.trs_templates()]:
+        terms = _required_pod_affinity(tpl)
+        ours = [t for t in terms if names.is_run_keyed_term(t) or names.pinned_assistant(t) is not None]
+        mine = [t for t in terms if t not in ours]
+        if ours and mine:
+            run.ctx.warning(
+                run.item,
+                f"{path}.affinity.podAffinity.{_REQUIRED}",
+                f"has {len(mine)} required podAffinity term(s) of its own beside the coscheduling "
+                "term; the scheduler admits the first pod of a group only when no pod in the cluster "
+                "matches any of its required terms, so once a pod matching yours exists the TaskRun "
+                "pods can stay Pending for good. Make your term preferred "
+                "(preferredDuringSchedulingIgnoredDuringExecution), or coschedule this run with "
+                "disabled",
+            )
+
+
+def warn_claims_bound_apart(run: Run, claims: list[str]) -> None:
+    if len(claims) < 2:
+        return
+    run.ctx.warning(
+        run.item,
+        "spec.workspaces",
+        f"binds {len(claims)} claims ({', '.join(claims)}) with run-keyed affinity, which keeps the "
+        "run's pods together only while one of them is alive: each claim is bound where its first "
+        "pod lands, so node-local or zonal volumes first used while none of the run's pods was "
+        "alive may end up on different nodes or zones, and a task that uses both never starts. "
+        "With such storage, give the run a metadata.name (a placeholder holds one node for the "
+        "whole run) or use one claim; network volumes in one zone are not affected",
+    )
+
+
+def _required_pod_affinity(tpl: Any) -> list[Any]:
+    aff = tpl.get("affinity") if isinstance(tpl, dict) else None
+    pa = aff.get("podAffinity") if isinstance(aff, dict) else None
+    req = pa.get(_REQUIRED) if isinstance(pa, dict) else None
+    return [yamlio.to_plain(t) for t in req] if isinstance(req, list) else []

@@ -313,6 +313,11 @@ def test_user_affinity_is_kept_and_never_leaks(mode: str) -> None:
     assert again.split("\nresults:\n")[0] == out.split("\nresults:\n")[0]
     # the placement warning names the task whose selector the assistant may not satisfy
     warns = [r for r in outcome.results if r.severity == "warning"]
+    # the user's own required podAffinity term beside the pin: Pending for good once a
+    # matching pod exists (found by the scheduling simulation), so a warning at that term
+    pod_affinity = [w for w in warns if "required podAffinity term(s) of its own" in w.message]
+    assert [w.field_path for w in pod_affinity] == ["spec.podTemplate.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution"]
+    warns = [w for w in warns if w not in pod_affinity]
     assert len(warns) == 1 and "task b" in warns[0].message and warns[0].field_path == "spec.taskRunSpecs[1].taskPodTemplate.nodeSelector"
 
 
