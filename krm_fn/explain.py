@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from krm_fn.context import Plan
+from krm_fn.process import placeholder_cost
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -88,6 +89,11 @@ def table(plans: Sequence[Plan]) -> str:
     out = []
     for r in rows:
         out.append("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() + "\n")
+    cost = placeholder_cost(list(plans))
+    if cost:
+        out.append("\n" + cost[2].upper() + cost[3:] + ".\n")
+    if any(p.strategy == "run-keyed" for p in plans):
+        out.append("(run-keyed) groups hold nothing: their pods share a node while they are alive.\n")
     return "".join(out)
 
 

@@ -12,6 +12,7 @@ Every way of running (KRM stdin, kustomize plugin, files, explain) goes through 
 """
 from __future__ import annotations
 
+from krm_fn import assistant as assistant_mod
 from krm_fn import config as config_mod
 from krm_fn import guards
 from krm_fn import scheduling
@@ -437,7 +438,7 @@ def _emit(rl: ResourceList, ctx: Context) -> Outcome:
         Result(
             "info",
             f"krm-coschedule: {changed} object(s) changed, {len(appended)} generated, "
-            f"{len(replaced)} regenerated (coschedule mode {ctx.policy.mode})",
+            f"{len(replaced)} regenerated (coschedule mode {ctx.policy.mode})" + placeholder_cost(ctx.plans),
         )
     )
     return Outcome(texts, appended, sorted_results(ctx.results), ctx.plans, positions, generated, regenerated)
@@ -552,6 +553,23 @@ def _safe_path(path: str) -> bool:
 
 def _label_kind(item: Item) -> str:
     return "pipelineRun" if item.meta.kind == "PipelineRun" else "taskRun"
+
+
+def placeholder_cost(plans: list[Plan]) -> str:
+    """What the placeholders of these plans hold, and for how long (issue 12: the cost of
+    placeholders, shown), as the tail of the summary; "" when there is none."""
+    held = [a for p in plans if p.strategy == "placeholder" for a in p.assistants]
+    if not held:
+        return ""
+    n = len(held)
+    made = sum(len(a.get("claims") or []) for a in held)
+    mounted = sum(len(a.get("volumes") or []) for a in held)
+    cpu, mem = (int(assistant_mod.RESOURCES[k].rstrip("mMi")) for k in ("cpu", "memory"))
+    return (
+        f"; {n} placeholder pod(s) request {n * cpu}m CPU and {n * mem}Mi memory in all and hold "
+        f"{made} claim(s) they create and {mounted} existing one(s), on their nodes, until their "
+        "runs' manifests leave Git (finished runs too)"
+    )
 
 
 def unchanged(rl: ResourceList, results: list[Result]) -> Outcome:

@@ -37,6 +37,8 @@ RUN                     MODE        ASSISTANT                      TASKS        
 PipelineRun ci/build-1  workspaces  affinity-assistant-0123456789  fetch, build    pvc-aaaaaaaaaa-affinity-assistant-0123456789-0  pvc-aaaaaaaaaa    spec.workspaces[0]
                                     affinity-assistant-9876543210  report          build-cache                                     (existing claim)
 PipelineRun quiet       disabled    -                              (no assistant)
+
+2 placeholder pod(s) request 100m CPU and 200Mi memory in all and hold 1 claim(s) they create and 1 existing one(s), on their nodes, until their runs' manifests leave Git (finished runs too).
 """
 
 MERMAID = """\

@@ -77,7 +77,7 @@ def test_one_files_error_does_not_fail_another_file(tmp_path: Path) -> None:
     saw the run as edited by the first and called its claim orphaned)."""
     (tmp_path / "pipeline.yaml").write_text(PIPELINE)
     (tmp_path / "a.yaml").write_text(run_doc("a"))
-    (tmp_path / "b.yaml").write_text(run_doc("b").replace("  name: b\n", "  generateName: b-\n"))
+    (tmp_path / "b.yaml").write_text(run_doc("b").replace("  name: b\n", "  name: b_not_a_name\n"))
     alone = tmp_path / "alone"
     alone.mkdir()
     (alone / "pipeline.yaml").write_text(PIPELINE)
@@ -85,7 +85,7 @@ def test_one_files_error_does_not_fail_another_file(tmp_path: Path) -> None:
     cli(alone, "pipeline.yaml", "a.yaml")
     code, _, err = cli(tmp_path, "pipeline.yaml", "a.yaml", "b.yaml")
     assert code == 1
-    assert "b.yaml" in err and "generateName" in err
+    assert "b.yaml" in err and "b_not_a_name" in err
     assert "a.yaml: [error]" not in err
     assert (tmp_path / "a.yaml").read_text() == (alone / "a.yaml").read_text()
     assert "1 file(s) rewritten, 1 failed, 1 unchanged" in err

@@ -441,10 +441,16 @@ def test_random_edits_splice_or_step_aside(data: Any) -> None:
         assert _full_line_comments(out) == _full_line_comments(item)
 
 
+def _from_git(item: str) -> str:
+    """The sample without its Pipelines-as-Code annotations: a run applied by name from Git,
+    which gets a placeholder (PaC runs are run-keyed: their claim templates stay)."""
+    return item.replace("pipelinesascode.tekton.dev/", "example.com/")
+
+
 def test_binding_whose_first_key_is_swapped_keeps_its_dash_and_comments() -> None:
     """replace_key(volumeClaimTemplate -> persistentVolumeClaim) on the first key of a list
     entry: the entry is rewritten in place (the dash stays), the rest of the run is kept."""
-    item = PAC.replace(
+    item = _from_git(PAC).replace(
         "      - name: source\n        volumeClaimTemplate:\n          spec:\n            accessModes: [ReadWriteOnce]\n"
         "            resources:\n              requests:\n                storage: 1Gi\n",
         "      - volumeClaimTemplate:   # a fresh claim per run\n          spec:\n            accessModes: [ReadWriteOnce]\n"
@@ -459,7 +465,7 @@ def test_binding_whose_first_key_is_swapped_keeps_its_dash_and_comments() -> Non
 
 def test_list_entries_whose_content_starts_below_the_dash() -> None:
     """`-` alone on its line (or with a comment), the entry's keys below it."""
-    item = PAC.replace(
+    item = _from_git(PAC).replace(
         "      - name: source\n        volumeClaimTemplate:\n",
         "      -   # the checkout\n        name: source\n        volumeClaimTemplate:\n",
     ).replace("      - name: cache\n        persistentVolumeClaim:\n", "      -\n        name: cache\n        persistentVolumeClaim:\n")
