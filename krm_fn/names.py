@@ -67,6 +67,13 @@ def claim_name(template: str, assistant: str) -> str:
     return f"{template}-{assistant}-0"
 
 
+def claim_assistant(claim: str) -> str | None:
+    """The assistant whose claim template made `claim` (`<template>-<assistant>-0`), when the
+    name has that shape; None for any other claim."""
+    m = re.fullmatch(r".+-(" + _ASSISTANT_PATTERN + r")-0", claim)
+    return m.group(1) if m else None
+
+
 def fixed_labels(run_label_key: str, run_name: str, assistant: str) -> dict[str, str]:
     """The three labels Tekton sets on top of the run's labels (reference §2)."""
     return {run_label_key: run_name, LABEL_INSTANCE: assistant, LABEL_COMPONENT: COMPONENT}

@@ -27,6 +27,7 @@ from krm_fn.items import Item
 from krm_fn.items import Meta
 from krm_fn.keys import OWNER_ANNOTATION
 from krm_fn.record import Record
+from krm_fn.tekton_run import REQUIRED
 from krm_fn.tekton_run import Run
 from krm_fn.tekton_run import copy_affinity
 from krm_fn.tekton_run import get_list
@@ -153,6 +154,8 @@ def _apply_scheduling(run: Run) -> None:
 
 def _coschedule(run: Run) -> None:
     mode = run.ctx.policy.mode
+    if not _no_foreign_pins(run):
+        return
     strategy = _strategy(run)
     if strategy != "run-keyed":
         runkeyed.undo(run)
@@ -173,6 +176,37 @@ def _coschedule(run: Run) -> None:
         _per_run(run, bindings, own, names.assistant_name("", run.name), ["*"])
     else:
         _per_workspace(run, bindings, own)
+
+
+def _no_foreign_pins(run: Run) -> bool:
+    """A pin to an assistant that is not this run's (the run was copied or renamed from a
+    rendered run, or its assistant was generated for another run) is an error: its pods would
+    wait for, or follow, another run's placeholder. False after reporting."""
+    own = run.own_assistants() if run.name and not run.nameless else frozenset()
+    ok = True
+    for path, tpl in [(run.tpl_path, run.template()), *run.trs_templates()]:
+        aff = tpl.get("affinity") if isinstance(tpl, dict) else None
+        pa = aff.get("podAffinity") if isinstance(aff, dict) else None
+        req = pa.get(REQUIRED) if isinstance(pa, dict) else None
+        for i, term in enumerate(req if isinstance(req, list) else []):
+            aa = names.pinned_assistant(yamlio.to_plain(term))
+            if aa is None or aa in own:
+                continue
+            sts = run.ctx.find("apps", "StatefulSet", run.namespace, aa)
+            owner = sts.meta.annotations.get(OWNER_ANNOTATION) if sts is not None else None
+            if owner == run.owner and not run.nameless:
+                continue  # ours under an older workspace name: cleaned up like our other terms
+            run.ctx.error(
+                run.item,
+                f"{path}.affinity.podAffinity.{REQUIRED}[{i}]",
+                f"pins the TaskRun pods to assistant {aa}, "
+                + (f"which is generated for {owner}" if owner else "which is not generated for this run (nor in the input)")
+                + ": this run looks copied or renamed from a rendered run, and its pods would wait "
+                "for or follow another run's placeholder. Remove this term (the function writes this "
+                "run's own), and bind volumeClaimTemplates instead of that run's claims",
+            )
+            ok = False
+    return ok
 
 
 def _strategy(run: Run) -> str | None:
@@ -198,7 +232,7 @@ def _strategy(run: Run) -> str | None:
 def _needs_coscheduling(run: Run) -> bool:
     """A run without a name: would coscheduling write anything for it? (Per-run modes: every
     PipelineRun; workspaces mode: one with a PVC-backed workspace; a TaskRun: several claims.)"""
-    bindings = _bindings(run, frozenset())
+    bindings = _bindings(run, frozenset(), quiet=True)
     if run.kind == "TaskRun":
         return bindings is not None and len({b.key for b in bindings}) > 1
     return run.ctx.policy.mode in PER_RUN_MODES or bindings is None or bool(bindings)
@@ -490,8 +524,9 @@ def _restore_template_name(md: dict[str, Any], binding: str, run_name: str) -> N
 # --------------------------------------------------------------------------- workspaces
 
 
-def _bindings(run: Run, own: frozenset[str]) -> list[_Binding] | None:
-    """The PVC-backed workspace bindings, with our own earlier claims recognised."""
+def _bindings(run: Run, own: frozenset[str], quiet: bool = False) -> list[_Binding] | None:
+    """The PVC-backed workspace bindings, with our own earlier claims recognised (`quiet`:
+    only to count them; claims of other runs are not reported)."""
     ws = get_list(run.spec, "workspaces", "spec.workspaces") or []
     out: list[_Binding] = []
     ok = True
@@ -512,7 +547,7 @@ def _bindings(run: Run, own: frozenset[str]) -> list[_Binding] | None:
         claim = pvc.get("claimName")
         if not isinstance(claim, str) or not claim:
             raise FieldError(f"{path}.persistentVolumeClaim.claimName", "claimName is missing or not a string")
-        found = _our_claim(run, claim, own)
+        found = None if quiet else _our_claim(run, claim, own)
         if found is _MISSING:
             ok = False
         elif found is None:
@@ -547,7 +582,32 @@ def _our_claim(run: Run, claim: str, own: frozenset[str]) -> object:
             "put the StatefulSet back, or bind a volumeClaimTemplate again",
         )
         return _MISSING
+    foreign = names.claim_assistant(claim)
+    if foreign is not None:
+        _foreign_claim(run, claim, foreign)
+        return _MISSING
     return None
+
+
+def _foreign_claim(run: Run, claim: str, aa: str) -> None:
+    """A claim of the generated pattern that no assistant of this run creates: the run was
+    copied from a rendered run (or renamed), and would share that run's volume."""
+    sts = run.ctx.find("apps", "StatefulSet", run.namespace, aa)
+    owner = sts.meta.annotations.get(OWNER_ANNOTATION) if sts is not None else None
+    template = claim[: -len(f"-{aa}-0")]
+    source = (
+        f"the claim template {template} of StatefulSet {aa}, generated for {owner}"
+        if owner
+        else f"assistant {aa} (claim template {template}), which is not generated for this run"
+    )
+    run.ctx.error(
+        run.item,
+        "spec.workspaces",
+        f"binds claim {claim}, made by {source}: this run looks copied or renamed from a rendered "
+        "run, and would share that run's volume. Bind a volumeClaimTemplate again"
+        + (f" (its spec is in {aa}'s spec.volumeClaimTemplates)" if owner else "")
+        + ", or render the original run's manifest instead of a copy",
+    )
 
 
 def _claim_templates(sts: Any, owner: str) -> list[dict[str, Any]]:
