@@ -627,6 +627,13 @@ def _emit_assistant(run: Run, g: _Group, templates: list[dict[str, Any]], claims
     labels = (run.node.get("metadata") or {}).get("labels")
     run_labels = {str(k): str(v) for k, v in labels.items()} if isinstance(labels, dict) else {}
     tpl = run.template()
+    ref = run.spec.get("pipelineRef") if run.kind == "PipelineRun" else None
+    ref_plain = yamlio.to_plain(ref) if isinstance(ref, dict) else None
+    pipeline_meta = None  # the referenced Pipeline's labels and generateName, when in the input
+    if ref_plain and isinstance(ref_plain.get("name"), str) and not (ref_plain.get("resolver") or ref_plain.get("bundle")):
+        pipeline = run.ctx.find("tekton.dev", "Pipeline", run.namespace, ref_plain["name"])
+        md = pipeline.node.get("metadata") if pipeline is not None and isinstance(pipeline.node, dict) else None
+        pipeline_meta = yamlio.to_plain(md) if isinstance(md, dict) else None
     spec = assistant_mod.Spec(
         name=g.assistant,
         namespace=run.namespace,
@@ -639,6 +646,10 @@ def _emit_assistant(run: Run, g: _Group, templates: list[dict[str, Any]], claims
         claim_templates=templates,
         claims=claims,
         isolate=isolate,
+        generate_name=run.item.meta.generate_name,
+        pipeline_ref=ref_plain,
+        embedded_pipeline=run.kind == "PipelineRun" and isinstance(run.spec.get("pipelineSpec"), dict),
+        pipeline_meta=pipeline_meta,
     )
     run.ctx.generate(run.item, assistant_mod.statefulset(spec, run.ctx.policy))
 
