@@ -170,8 +170,10 @@ def pod_spec(spec: Spec, policy: Policy) -> dict[str, Any]:
         if value not in (None, "", [], {}):
             merged[field] = copy.deepcopy(value)
     out: dict[str, Any] = {}
-    # v1.9+ (PR #9253): the policy's SA wins, else the run's, else Kubernetes' default
-    sa = default.get("serviceAccountName") or spec.run_service_account
+    # Tekton v1.9.0+ (PR #9253; v1.15.0 affinity_assistant.go:362-373): the
+    # default-affinity-assistant-pod-template's SA, else the run's, which Tekton's defaulting
+    # has set to default-service-account when the run names none (pipelinerun_defaults.go:64-67)
+    sa = default.get("serviceAccountName") or spec.run_service_account or policy.default_service_account
     if sa:
         out["serviceAccountName"] = sa
     windows = (merged.get("nodeSelector") or {}).get("kubernetes.io/os") == "windows"

@@ -28,6 +28,9 @@ POLICY_KIND = "CoschedulePolicy"
 ACCEPTED = f"`{POLICY_KIND}.v1alpha1.fn.kpt.dev` or `ConfigMap.v1`"
 NEWEST_TEKTON = (1, 15, 0)
 DEFAULT_NOP_IMAGE = "ghcr.io/tektoncd/pipeline/github.com/tektoncd/pipeline/cmd/nop:v1.15.0"
+# config-defaults default-service-account: Tekton's value when the key is absent
+# (pkg/apis/config/default.go DefaultServiceAccountValue), also the shipped ConfigMap's
+DEFAULT_SERVICE_ACCOUNT = "default"
 MODES = ("workspaces", "pipelineruns", "isolate-pipelinerun", "disabled")
 
 # ConfigMap key -> path in the typed spec
@@ -41,6 +44,7 @@ _CM_KEYS: dict[str, tuple[str, ...]] = {
     ),
     "default-affinity-assistant-pod-template": ("assistant", "podTemplate"),
     "default-pod-template": ("defaultPodTemplate",),
+    "default-service-account": ("defaultServiceAccount",),
     "tekton-version": ("tektonVersion",),
     "nop-image": ("assistant", "image"),
 }
@@ -63,7 +67,7 @@ class Policy(Record):
     __slots__ = (
         "mode", "tekton_version", "assistant_image", "assistant_pod_template", "set_security_context",
         "set_security_context_ro_rootfs", "pvc_retention", "topology_spread", "scheduling_gates",
-        "default_pod_template", "node_selector", "tolerations", "scheduler_name", "on_conflict",
+        "default_pod_template", "default_service_account", "node_selector", "tolerations", "scheduler_name", "on_conflict",
         "hardening", "hardening_allow_toleration_keys", "hardening_allow_node_selector_keys",
         "generate_name", "ref", "file_path", "file_index", "field_prefix",
     )
@@ -80,6 +84,7 @@ class Policy(Record):
         topology_spread: list[dict[str, Any]] | None = None,
         scheduling_gates: list[dict[str, Any]] | None = None,
         default_pod_template: dict[str, Any] | None = None,
+        default_service_account: str = DEFAULT_SERVICE_ACCOUNT,
         node_selector: dict[str, str] | None = None,
         tolerations: list[dict[str, Any]] | None = None,
         scheduler_name: str | None = None,
@@ -106,6 +111,7 @@ class Policy(Record):
         self.topology_spread: list[dict[str, Any]] = [] if topology_spread is None else topology_spread
         self.scheduling_gates: list[dict[str, Any]] = [] if scheduling_gates is None else scheduling_gates
         self.default_pod_template: dict[str, Any] = {} if default_pod_template is None else default_pod_template
+        self.default_service_account = default_service_account
         self.node_selector: dict[str, str] = {} if node_selector is None else node_selector
         self.tolerations: list[dict[str, Any]] = [] if tolerations is None else tolerations
         self.scheduler_name = scheduler_name
@@ -344,6 +350,7 @@ def _resolve(
     p.topology_spread = copy.deepcopy(a.get("topologySpreadConstraints") or [])
     p.scheduling_gates = copy.deepcopy(a.get("schedulingGates") or [])
     p.default_pod_template = copy.deepcopy(spec.get("defaultPodTemplate") or {})
+    p.default_service_account = spec.get("defaultServiceAccount", DEFAULT_SERVICE_ACCOUNT)
     s = spec.get("scheduling") or {}
     # sorted: the output must not depend on the order of keys in the config
     p.node_selector = dict(sorted((s.get("nodeSelector") or {}).items()))

@@ -74,7 +74,14 @@ def test_service_account_precedence() -> None:
     p = Policy(assistant_pod_template={"serviceAccountName": "aa"})
     assert assistant.pod_spec(spec(run_service_account="run"), p)["serviceAccountName"] == "aa"
     assert assistant.pod_spec(spec(run_service_account="run"), Policy())["serviceAccountName"] == "run"
-    assert "serviceAccountName" not in assistant.pod_spec(spec(), Policy())
+    # a run that names none has Tekton's default-service-account by then ("default" unless set)
+    assert assistant.pod_spec(spec(), Policy())["serviceAccountName"] == "default"
+    assert assistant.pod_spec(spec(), Policy(default_service_account="pipeline"))["serviceAccountName"] == "pipeline"
+    assert assistant.pod_spec(spec(run_service_account="run"), Policy(default_service_account="pipeline"))["serviceAccountName"] == "run"
+    p = Policy(assistant_pod_template={"serviceAccountName": "aa"}, default_service_account="pipeline")
+    assert assistant.pod_spec(spec(), p)["serviceAccountName"] == "aa"
+    # an empty default-service-account: Tekton sets none, Kubernetes picks the namespace's default
+    assert "serviceAccountName" not in assistant.pod_spec(spec(), Policy(default_service_account=""))
 
 
 def test_affinity_drops_our_pin_and_empty_containers_but_not_user_terms() -> None:

@@ -21,6 +21,7 @@ def test_no_config_means_defaults() -> None:
     assert p.mode == "workspaces"
     assert p.pvc_retention == {"whenDeleted": "Delete", "whenScaled": "Delete"}
     assert p.assistant_image == config.DEFAULT_NOP_IMAGE
+    assert p.default_service_account == "default"  # Tekton's default-service-account
     assert p.hardening == "deny" and p.on_conflict == "error" and p.generate_name == "error"
 
 
@@ -110,6 +111,7 @@ def test_configmap_tekton_keys() -> None:
                 "default-affinity-assistant-pod-template": "nodeSelector:\n  disktype: ssd\n",
                 "default-pod-template": "schedulerName: my-scheduler\n",
                 "nop-image": "example.com/nop:1",
+                "default-service-account": "pipeline",  # config-defaults
                 "enable-api-fields": "beta",  # a real feature-flags key: ignored
             }
         )
@@ -120,6 +122,7 @@ def test_configmap_tekton_keys() -> None:
     assert p.assistant_pod_template == {"nodeSelector": {"disktype": "ssd"}}
     assert p.default_pod_template == {"schedulerName": "my-scheduler"}
     assert p.assistant_image == "example.com/nop:1"
+    assert p.default_service_account == "pipeline"
 
 
 @pytest.mark.parametrize(
@@ -145,3 +148,13 @@ def test_config_file_annotations_become_result_file() -> None:
     c["metadata"]["annotations"] = {"internal.config.kubernetes.io/path": "policy.yaml", "internal.config.kubernetes.io/index": "0"}
     _p, res = config.load(c)
     assert res[0].file_path == "policy.yaml" and res[0].file_index == 0
+
+
+def test_default_service_account_typed_and_empty() -> None:
+    p, res = config.load(typed({"defaultServiceAccount": "pipeline"}))
+    assert p is not None and res == [] and p.default_service_account == "pipeline"
+    # Tekton takes an empty value as "no default": the assistant then names no account
+    p, res = config.load(cm({"default-service-account": ""}))
+    assert p is not None and res == [] and p.default_service_account == ""
+    p, res = config.load(typed({"defaultServiceAccount": 5}))
+    assert p is None and res[0].field_path == "spec.defaultServiceAccount"
