@@ -20,6 +20,7 @@ RESOURCES = {"cpu": "50m", "memory": "100Mi"}
 # default-affinity-assistant-pod-template (reference §4)
 COPIED_FIELDS = ("nodeSelector", "tolerations", "imagePullSecrets", "securityContext", "priorityClassName")
 AFFINITY_KINDS = ("nodeAffinity", "podAffinity", "podAntiAffinity")
+PIPELINE_LABEL = "tekton.dev/pipeline"
 
 
 class Spec(Record):
@@ -28,6 +29,7 @@ class Spec(Record):
     __slots__ = (
         "name", "namespace", "owner_kind", "owner_name", "run_labels", "run_pod_template",
         "run_service_account", "own_assistants", "claim_templates", "claims", "isolate",
+        "generate_name", "pipeline_ref", "embedded_pipeline", "pipeline_meta",
     )
 
     def __init__(
@@ -43,6 +45,10 @@ class Spec(Record):
         claim_templates: list[dict[str, Any]],
         claims: list[str],
         isolate: bool,
+        generate_name: str = "",
+        pipeline_ref: dict[str, Any] | None = None,
+        embedded_pipeline: bool = False,
+        pipeline_meta: dict[str, Any] | None = None,
     ) -> None:
         self.name = name
         self.namespace = namespace
@@ -55,6 +61,11 @@ class Spec(Record):
         self.claim_templates = claim_templates  # plain, final names
         self.claims = claims  # user claims, one unmounted volume each
         self.isolate = isolate
+        # a PipelineRun's pipeline, for the labels Tekton's reconciler adds to the run (plain)
+        self.generate_name = generate_name
+        self.pipeline_ref = pipeline_ref  # spec.pipelineRef
+        self.embedded_pipeline = embedded_pipeline  # spec.pipelineSpec is set
+        self.pipeline_meta = pipeline_meta  # metadata of the referenced Pipeline, when in the input
 
 
 def statefulset(spec: Spec, policy: Policy) -> dict[str, Any]:
@@ -63,7 +74,7 @@ def statefulset(spec: Spec, policy: Policy) -> dict[str, Any]:
     metadata: dict[str, Any] = {"name": spec.name}
     if spec.namespace:
         metadata["namespace"] = spec.namespace
-    metadata["labels"] = {**spec.run_labels, **fixed}
+    metadata["labels"] = {**reconciled_labels(spec, policy.tekton_version), **fixed}
     metadata["annotations"] = {OWNER_ANNOTATION: f"{spec.owner_kind}/{spec.owner_name}"}
     sts_spec: dict[str, Any] = {
         "replicas": 1,
@@ -79,6 +90,75 @@ def statefulset(spec: Spec, policy: Policy) -> dict[str, Any]:
     return {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": metadata, "spec": sts_spec}
 
 
+def reconciled_labels(spec: Spec, tekton_version: tuple[int, int, int]) -> dict[str, str]:
+    """The run's labels as Tekton's PipelineRun reconciler holds them when it creates the
+    assistant, which copies them all (v1.15.0, pkg/reconciler/pipelinerun/
+    affinity_assistant.go:298-311). Before that it has added the Pipeline's labels under the
+    run's own and `tekton.dev/pipeline` (pipelinerun.go:1804-1848, 1966-1973): see
+    `pipeline_label`. A TaskRun's labels are taken as they are."""
+    labels = dict(spec.run_labels)
+    if spec.owner_kind != "PipelineRun":
+        return labels
+    meta = spec.pipeline_meta or {}
+    raw = meta.get("labels")
+    if isinstance(raw, dict):
+        for key, value in raw.items():
+            if isinstance(key, str) and isinstance(value, str):
+                labels.setdefault(key, value)  # the run's own label wins
+    value = pipeline_label(spec, labels.get(PIPELINE_LABEL), tekton_version)
+    if value is not None:
+        labels[PIPELINE_LABEL] = value
+    return labels
+
+
+def pipeline_label(spec: Spec, own: str | None, tekton_version: tuple[int, int, int]) -> str | None:
+    """The value of `tekton.dev/pipeline` on a PipelineRun once its pipeline is resolved
+    (None: unknown at render time, the run's own label stays as it is).
+
+    Tekton sets it in two steps. First, only when the run lacks it: the pipelineRef name; for
+    an embedded spec the run's name, or from v1.13.0 its generateName cut to a valid name;
+    for a resolver the `name` param when a `kind` param is "pipeline". Then it overwrites it
+    with the resolved Pipeline's name, except when that Pipeline has a generateName and the
+    label is not empty (an exception added in v1.13.0). For an embedded spec the "resolved
+    Pipeline" is the run itself, so a run without generateName always gets its own name."""
+    ref = spec.pipeline_ref or {}
+    ref_name = ref.get("name")
+    if isinstance(ref_name, str) and ref_name:
+        # fetched by this name; a Pipeline that is not in the input is taken to have no generateName
+        generate = (spec.pipeline_meta or {}).get("generateName")
+        pipeline_generate = generate if isinstance(generate, str) else ""
+        return _resolved(ref_name, pipeline_generate, ref_name if own is None else own, tekton_version)
+    if spec.embedded_pipeline:
+        first = own
+        if first is None:
+            first = (restrict_length(spec.generate_name) or spec.owner_name) if spec.generate_name else spec.owner_name
+        return _resolved(spec.owner_name, spec.generate_name, first, tekton_version)
+    if ref.get("resolver"):
+        params = {p.get("name"): p.get("value") for p in ref.get("params") or [] if isinstance(p, dict)}
+        name = params.get("name")
+        if params.get("kind") == "pipeline" and isinstance(name, str) and name:
+            # then the resolved Pipeline's name, which is this one for the cluster resolver
+            # (it fetches the Pipeline by this name) and by convention for hub and bundles
+            return name
+    return None
+
+
+def _resolved(name: str, generate_name: str, current: str, tekton_version: tuple[int, int, int]) -> str:
+    """The second step: the resolved Pipeline's `name` replaces the label's `current` value."""
+    if current and generate_name and tekton_version >= (1, 13, 0):
+        return current
+    return name or current
+
+
+def restrict_length(base: str) -> str:
+    """Tekton's RestrictLength (pkg/names/generate.go): at most 63 characters, then no
+    trailing character that is not an ASCII letter or digit."""
+    base = base[: names.MAX_LABEL]
+    while base and not (base[-1].isascii() and base[-1].isalnum()):
+        base = base[:-1]
+    return base
+
+
 def pod_spec(spec: Spec, policy: Policy) -> dict[str, Any]:
     run_tpl = spec.run_pod_template
     default = policy.assistant_pod_template
@@ -90,8 +170,10 @@ def pod_spec(spec: Spec, policy: Policy) -> dict[str, Any]:
         if value not in (None, "", [], {}):
             merged[field] = copy.deepcopy(value)
     out: dict[str, Any] = {}
-    # v1.9+ (PR #9253): the policy's SA wins, else the run's, else Kubernetes' default
-    sa = default.get("serviceAccountName") or spec.run_service_account
+    # Tekton v1.9.0+ (PR #9253; v1.15.0 affinity_assistant.go:362-373): the
+    # default-affinity-assistant-pod-template's SA, else the run's, which Tekton's defaulting
+    # has set to default-service-account when the run names none (pipelinerun_defaults.go:64-67)
+    sa = default.get("serviceAccountName") or spec.run_service_account or policy.default_service_account
     if sa:
         out["serviceAccountName"] = sa
     windows = (merged.get("nodeSelector") or {}).get("kubernetes.io/os") == "windows"

@@ -28,7 +28,29 @@ POLICY_API_VERSION = "fn.kpt.dev/v1alpha1"
 POLICY_KIND = "CoschedulePolicy"
 ACCEPTED = f"`{POLICY_KIND}.v1alpha1.fn.kpt.dev` or `ConfigMap.v1`"
 NEWEST_TEKTON = (1, 15, 0)
-DEFAULT_NOP_IMAGE = "ghcr.io/tektoncd/pipeline/github.com/tektoncd/pipeline/cmd/nop:v1.15.0"
+# The assistant's image: Tekton runs its nop image (the controller's -nop-image flag), which
+# each release publishes as NOP_REPOSITORY:<release tag> (tekton/publish.yaml: `ko resolve
+# --preserve-import-paths -t <tag>` into ghcr.io/tektoncd/pipeline, the registry named in
+# tekton/release-cheat-sheet.md; releases first published to gcr.io/tekton-releases were all
+# copied there in 2025, commit d30463ea6). The release manifest also pins a digest, which is
+# not knowable offline. Releases: the stable tags of tektoncd/pipeline from v0.15.0, the first
+# whose nop image runs `tekton_run_indefinitely` (cmd/nop, commit a81f43d4d), to v1.15.0
+# (tags as of 3ee1745ae, 2026-08-20; there is no v0.44.1, v0.67 or v1.8). "X.Y.a-b" is the
+# patch releases a to b.
+NOP_REPOSITORY = "ghcr.io/tektoncd/pipeline/github.com/tektoncd/pipeline/cmd/nop"
+NOP_RELEASES = """
+0.15.0-2 0.16.0-3 0.17.0-3 0.18.0-1 0.19.0 0.20.0-1 0.21.0 0.22.0 0.23.0 0.24.0-3 0.25.0 0.26.0
+0.27.0-3 0.28.0-3 0.29.0-1 0.30.0-4 0.31.0-4 0.32.0-4 0.33.0-4 0.34.0-1 0.35.0-1 0.36.0-1
+0.37.0-5 0.38.0-4 0.39.0 0.40.0-2 0.41.0-3 0.42.0 0.43.0-2 0.44.0 0.44.2-5 0.45.0 0.46.0
+0.47.0-9 0.48.0 0.49.0 0.50.0-6 0.51.0 0.52.0-1 0.53.0-9 0.54.0-2 0.55.0 0.56.0-9 0.57.0 0.58.0
+0.59.0-6 0.60.0-2 0.61.0-1 0.62.0-9 0.63.0 0.64.0 0.65.0-7 0.66.0 0.68.0-1 0.69.0-1 0.70.0
+1.0.0-4 1.1.0 1.2.0-1 1.3.0-6 1.4.0 1.5.0 1.6.0-6 1.7.0 1.9.0-6 1.10.0-3 1.11.0-1 1.12.0-2
+1.13.0-1 1.14.0-1 1.15.0
+"""
+DEFAULT_NOP_IMAGE = f"{NOP_REPOSITORY}:v1.15.0"
+# config-defaults default-service-account: Tekton's value when the key is absent
+# (pkg/apis/config/default.go DefaultServiceAccountValue), also the shipped ConfigMap's
+DEFAULT_SERVICE_ACCOUNT = "default"
 MODES = ("workspaces", "pipelineruns", "isolate-pipelinerun", "disabled")
 STRATEGIES = ("auto", "placeholder", "run-keyed")
 NEWEST_KUBERNETES = (1, 33)
@@ -47,6 +69,7 @@ _CM_KEYS: dict[str, tuple[str, ...]] = {
     ),
     "default-affinity-assistant-pod-template": ("assistant", "podTemplate"),
     "default-pod-template": ("defaultPodTemplate",),
+    "default-service-account": ("defaultServiceAccount",),
     "tekton-version": ("tektonVersion",),
     "coschedule-strategy": ("strategy",),
     "kubernetes-version": ("kubernetesVersion",),
@@ -71,7 +94,7 @@ class Policy(Record):
     __slots__ = (
         "mode", "tekton_version", "assistant_image", "assistant_pod_template", "set_security_context",
         "set_security_context_ro_rootfs", "pvc_retention", "topology_spread", "scheduling_gates",
-        "default_pod_template", "node_selector", "tolerations", "scheduler_name", "on_conflict",
+        "default_pod_template", "default_service_account", "node_selector", "tolerations", "scheduler_name", "on_conflict",
         "hardening", "hardening_allow_toleration_keys", "hardening_allow_node_selector_keys",
         "generate_name", "strategy", "kubernetes_version", "ref", "file_path", "file_index", "field_prefix",
     )
@@ -88,6 +111,7 @@ class Policy(Record):
         topology_spread: list[dict[str, Any]] | None = None,
         scheduling_gates: list[dict[str, Any]] | None = None,
         default_pod_template: dict[str, Any] | None = None,
+        default_service_account: str = DEFAULT_SERVICE_ACCOUNT,
         node_selector: dict[str, str] | None = None,
         tolerations: list[dict[str, Any]] | None = None,
         scheduler_name: str | None = None,
@@ -116,6 +140,7 @@ class Policy(Record):
         self.topology_spread: list[dict[str, Any]] = [] if topology_spread is None else topology_spread
         self.scheduling_gates: list[dict[str, Any]] = [] if scheduling_gates is None else scheduling_gates
         self.default_pod_template: dict[str, Any] = {} if default_pod_template is None else default_pod_template
+        self.default_service_account = default_service_account
         self.node_selector: dict[str, str] = {} if node_selector is None else node_selector
         self.tolerations: list[dict[str, Any]] = [] if tolerations is None else tolerations
         self.scheduler_name = scheduler_name
@@ -359,7 +384,12 @@ def _resolve(
         return None, results + problems
     p.mode = mode
     a = spec.get("assistant") or {}
-    p.assistant_image = a.get("image", DEFAULT_NOP_IMAGE)
+    if "image" in a:
+        p.assistant_image = a["image"]
+        if "tektonVersion" in spec:
+            results = results + _image_version_check(src, a["image"], p.tekton_version, where)
+    else:
+        p.assistant_image = nop_image(p.tekton_version)
     p.assistant_pod_template = copy.deepcopy(a.get("podTemplate") or {})
     p.set_security_context = bool(a.get("setSecurityContext", False))
     p.set_security_context_ro_rootfs = bool(a.get("setSecurityContextReadOnlyRootFilesystem", False))
@@ -367,6 +397,7 @@ def _resolve(
     p.topology_spread = copy.deepcopy(a.get("topologySpreadConstraints") or [])
     p.scheduling_gates = copy.deepcopy(a.get("schedulingGates") or [])
     p.default_pod_template = copy.deepcopy(spec.get("defaultPodTemplate") or {})
+    p.default_service_account = spec.get("defaultServiceAccount", DEFAULT_SERVICE_ACCOUNT)
     s = spec.get("scheduling") or {}
     # sorted: the output must not depend on the order of keys in the config
     p.node_selector = dict(sorted((s.get("nodeSelector") or {}).items()))
@@ -395,6 +426,75 @@ def _resolve(
             )
         ]
     return p, results
+
+
+_RELEASES: list[tuple[int, int, int]] = []
+
+
+def nop_releases() -> list[tuple[int, int, int]]:
+    """NOP_RELEASES as sorted versions (parsed on first use)."""
+    if not _RELEASES:
+        for token in NOP_RELEASES.split():
+            major, minor, patches = token.split(".")
+            first, _, last = patches.partition("-")
+            _RELEASES.extend((int(major), int(minor), n) for n in range(int(first), int(last or first) + 1))
+    return _RELEASES
+
+
+def nop_release(version: tuple[int, int, int]) -> tuple[int, int, int] | None:
+    """The newest release with a nop image that is not after `version` (None below v0.15.0,
+    whose assistant was not the nop image)."""
+    found = None
+    for release in nop_releases():
+        if release > version:
+            break
+        found = release
+    return found
+
+
+def nop_image(version: tuple[int, int, int]) -> str:
+    """The assistant image for a cluster that runs Tekton `version`: its release's nop image
+    (for a version between releases or newer than the table, the newest release before it);
+    below v0.15.0 the newest, since the placeholder needs the nop image's behaviour."""
+    release = nop_release(version)
+    return f"{NOP_REPOSITORY}:v{release[0]}.{release[1]}.{release[2]}" if release else DEFAULT_NOP_IMAGE
+
+
+def nop_tag(image: str) -> tuple[int, int, int] | None:
+    """The release in the tag of a nop image reference (any registry, so mirrors count:
+    the repository's last path segment is `nop`), or None when the image is not one or has no
+    version tag (a digest alone cannot be checked offline)."""
+    name = image.split("@", 1)[0]
+    last = name.rpartition("/")[2]
+    segment, sep, tag = last.partition(":")
+    if segment != "nop" or not sep:
+        return None
+    try:
+        return parse_version(tag) if tag[:1] in "v0123456789" and tag.count(".") == 2 else None
+    except ValueError:
+        return None
+
+
+def _image_version_check(
+    src: _Source, image: str, version: tuple[int, int, int], where: Callable[..., str]
+) -> list[Result]:
+    """A warning when a set image is a nop image of another release than tektonVersion's."""
+    tag = nop_tag(image)
+    release = nop_release(version)
+    if tag is None or release is None or tag in (version, release):
+        return []
+    fmt = "v{}.{}.{}".format
+    return [
+        _err(
+            src,
+            where("assistant", "image"),
+            f"{where('assistant', 'image')} {image} is the nop image of Tekton {fmt(*tag)}, but "
+            f"{where('tektonVersion')} is {fmt(*version)}, whose assistant image is "
+            f"{nop_image(version)}; use that image (or leave the image unset: it follows the "
+            "Tekton version), or declare the Tekton version your cluster runs",
+            "warning",
+        )
+    ]
 
 
 # The pod template fields the function copies into runs and placeholders, with the types the

@@ -12,7 +12,6 @@ StatefulSet; `_bindings` recognises such claims and takes their templates back f
 from __future__ import annotations
 
 import copy
-import json
 
 from krm_fn import assistant as assistant_mod
 from krm_fn import names
@@ -27,7 +26,6 @@ from krm_fn.items import Item
 from krm_fn.items import Meta
 from krm_fn.keys import OWNER_ANNOTATION
 from krm_fn.record import Record
-from krm_fn.tekton_run import REQUIRED
 from krm_fn.tekton_run import Run
 from krm_fn.tekton_run import copy_affinity
 from krm_fn.tekton_run import get_list
@@ -154,7 +152,7 @@ def _apply_scheduling(run: Run) -> None:
 
 def _coschedule(run: Run) -> None:
     mode = run.ctx.policy.mode
-    if not _no_foreign_pins(run):
+    if not tekton_checks.no_foreign_pins(run):
         return
     strategy = _strategy(run)
     if strategy != "run-keyed":
@@ -176,37 +174,6 @@ def _coschedule(run: Run) -> None:
         _per_run(run, bindings, own, names.assistant_name("", run.name), ["*"])
     else:
         _per_workspace(run, bindings, own)
-
-
-def _no_foreign_pins(run: Run) -> bool:
-    """A pin to an assistant that is not this run's (the run was copied or renamed from a
-    rendered run, or its assistant was generated for another run) is an error: its pods would
-    wait for, or follow, another run's placeholder. False after reporting."""
-    own = run.own_assistants() if run.name and not run.nameless else frozenset()
-    ok = True
-    for path, tpl in [(run.tpl_path, run.template()), *run.trs_templates()]:
-        aff = tpl.get("affinity") if isinstance(tpl, dict) else None
-        pa = aff.get("podAffinity") if isinstance(aff, dict) else None
-        req = pa.get(REQUIRED) if isinstance(pa, dict) else None
-        for i, term in enumerate(req if isinstance(req, list) else []):
-            aa = names.pinned_assistant(yamlio.to_plain(term))
-            if aa is None or aa in own:
-                continue
-            sts = run.ctx.find("apps", "StatefulSet", run.namespace, aa)
-            owner = sts.meta.annotations.get(OWNER_ANNOTATION) if sts is not None else None
-            if owner == run.owner and not run.nameless:
-                continue  # ours under an older workspace name: cleaned up like our other terms
-            run.ctx.error(
-                run.item,
-                f"{path}.affinity.podAffinity.{REQUIRED}[{i}]",
-                f"pins the TaskRun pods to assistant {aa}, "
-                + (f"which is generated for {owner}" if owner else "which is not generated for this run (nor in the input)")
-                + ": this run looks copied or renamed from a rendered run, and its pods would wait "
-                "for or follow another run's placeholder. Remove this term (the function writes this "
-                "run's own), and bind volumeClaimTemplates instead of that run's claims",
-            )
-            ok = False
-    return ok
 
 
 def _strategy(run: Run) -> str | None:
@@ -310,7 +277,7 @@ def _per_run(run: Run, bindings: list[_Binding], own: frozenset[str], aa: str, t
     for path, tpl in run.trs_templates():
         if tpl.get("affinity") is not None:
             pin(run.doc, tpl, aa, own, f"{path}.affinity")
-        _check_placement(run, path, tpl, aa, _task_of(run, path))
+        tekton_checks.check_placement(run, path, tpl, aa, tekton_checks.task_of(run, path))
     _emit_assistant(run, group, templates, claims, isolate=run.ctx.policy.mode == "isolate-pipelinerun")
     _record_plan(run, [(group, templates, claims)])
 
@@ -398,7 +365,7 @@ def _pin_tasks(run: Run, pinned: dict[str, str], own: frozenset[str]) -> None:
         if tpl.get("affinity") is None:
             set_key(run.doc, tpl, "affinity", copy_affinity(run.doc, run_aff, own))
         pin(run.doc, tpl, aa, own, f"{path}.affinity")
-        _check_placement(run, path, tpl, aa, task)
+        tekton_checks.check_placement(run, path, tpl, aa, task)
     for i in reversed(unpinned):
         unpin_task(run, i, own)
     missing = [t for t in pinned if t not in seen]
@@ -413,68 +380,6 @@ def _pin_tasks(run: Run, pinned: dict[str, str], own: frozenset[str]) -> None:
         entry[run.trs_key]["affinity"] = copy_affinity(run.doc, run_aff, own)
         pin(run.doc, entry[run.trs_key], pinned[task], own, "")
         run.doc.append(trs_list, entry)
-
-
-def _check_placement(run: Run, path: str, tpl: Any, aa: str, task: Any = None) -> None:
-    """A task template that selects nodes the assistant may not be on deadlocks: its pods
-    must share the assistant's node (Tekton places the assistant by the run-level template
-    only and ignores taskRunSpecs). Both forms: nodeSelector and required nodeAffinity."""
-    _check_node_affinity(run, path, tpl, aa, task)
-    own = tpl.get("nodeSelector")
-    if not isinstance(own, dict) or not own:
-        return
-    run_tpl = run.template()
-    placed = run_tpl.get("nodeSelector") if isinstance(run_tpl, dict) else None
-    if placed is None:
-        placed = run.ctx.policy.assistant_pod_template.get("nodeSelector")
-    placed = yamlio.to_plain(placed) if isinstance(placed, dict) else {}
-    missing = {str(k): str(v) for k, v in own.items() if placed.get(str(k)) != v}
-    if not missing:
-        return
-    want = ", ".join(f"{k}={v}" for k, v in sorted(missing.items()))
-    where = ", ".join(f"{k}={v}" for k, v in sorted(placed.items())) or "none"
-    run.ctx.warning(
-        run.item,
-        f"{path}.nodeSelector",
-        f"the taskRunSpecs template of task {task} selects nodes with {want}, but its pods are "
-        f"pinned to assistant {aa}, which is placed by the run-level nodeSelector ({where}); "
-        f"unless that node also has {want} these pods stay Pending. Put the selector on "
-        f"{run.tpl_path} instead",
-    )
-
-
-def _required_node_terms(tpl: Any) -> Any:
-    aff = tpl.get("affinity") if isinstance(tpl, dict) else None
-    na = aff.get("nodeAffinity") if isinstance(aff, dict) else None
-    req = na.get("requiredDuringSchedulingIgnoredDuringExecution") if isinstance(na, dict) else None
-    return yamlio.to_plain(req) if isinstance(req, dict) and req else None
-
-
-def _check_node_affinity(run: Run, path: str, tpl: Any, aa: str, task: Any) -> None:
-    own = _required_node_terms(tpl)
-    if own is None:
-        return
-    placed = _required_node_terms(run.template())
-    if placed is None:
-        placed = _required_node_terms(run.ctx.policy.assistant_pod_template)
-    if own == placed:
-        return
-    run.ctx.warning(
-        run.item,
-        f"{path}.affinity.nodeAffinity",
-        f"the taskRunSpecs template of task {task} requires nodes through nodeAffinity "
-        f"({json.dumps(own, sort_keys=True)}), but its pods are pinned to assistant {aa}, which is "
-        "placed by the run-level template (" + (f"nodeAffinity {json.dumps(placed, sort_keys=True)}" if placed else "no required nodeAffinity")
-        + "); unless that node also matches, these pods stay Pending. Put the node constraint on "
-        f"{run.tpl_path} instead",
-    )
-
-
-def _task_of(run: Run, path: str) -> Any:
-    for i, trs in run.task_run_specs():
-        if path.startswith(f"spec.taskRunSpecs[{i}]."):
-            return trs.get("pipelineTaskName")
-    return None
 
 
 def _unrender(run: Run, bindings: list[_Binding], own: frozenset[str], why: str = "") -> None:
@@ -763,6 +668,13 @@ def _emit_assistant(run: Run, g: _Group, templates: list[dict[str, Any]], claims
     labels = (run.node.get("metadata") or {}).get("labels")
     run_labels = {str(k): str(v) for k, v in labels.items()} if isinstance(labels, dict) else {}
     tpl = run.template()
+    ref = run.spec.get("pipelineRef") if run.kind == "PipelineRun" else None
+    ref_plain = yamlio.to_plain(ref) if isinstance(ref, dict) else None
+    pipeline_meta = None  # the referenced Pipeline's labels and generateName, when in the input
+    if ref_plain and isinstance(ref_plain.get("name"), str) and not (ref_plain.get("resolver") or ref_plain.get("bundle")):
+        pipeline = run.ctx.find("tekton.dev", "Pipeline", run.namespace, ref_plain["name"])
+        md = pipeline.node.get("metadata") if pipeline is not None and isinstance(pipeline.node, dict) else None
+        pipeline_meta = yamlio.to_plain(md) if isinstance(md, dict) else None
     spec = assistant_mod.Spec(
         name=g.assistant,
         namespace=run.namespace,
@@ -775,6 +687,10 @@ def _emit_assistant(run: Run, g: _Group, templates: list[dict[str, Any]], claims
         claim_templates=templates,
         claims=claims,
         isolate=isolate,
+        generate_name=run.item.meta.generate_name,
+        pipeline_ref=ref_plain,
+        embedded_pipeline=run.kind == "PipelineRun" and isinstance(run.spec.get("pipelineSpec"), dict),
+        pipeline_meta=pipeline_meta,
     )
     run.ctx.generate(run.item, assistant_mod.statefulset(spec, run.ctx.policy))
 

@@ -11,6 +11,8 @@ from krm_fn import names
 from krm_fn import validation
 from krm_fn import yamlio
 from krm_fn.errors import FieldError
+from krm_fn.keys import OWNER_ANNOTATION
+from krm_fn.tekton_run import REQUIRED
 from krm_fn.tekton_run import Run
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
@@ -187,6 +189,102 @@ def check_pipeline_shape(spec: Any, prefix: str, owner: str = "") -> None:
                     raise FieldError(wp, f"{who}workspace {j} of task {task['name']} must be a mapping with a name (a string) and the pipeline workspace it binds (workspace: ...)")
                 if w.get("workspace") is not None and not isinstance(w.get("workspace"), str):
                     raise FieldError(f"{wp}.workspace", f"{who}workspace {w['name']} of task {task['name']} binds a {guards.type_name(w.get('workspace'))}; workspace must name a pipeline workspace (a string)")
+
+
+# --------------------------------------------------------------------------- while coscheduling
+
+
+def no_foreign_pins(run: Run) -> bool:
+    """A pin to an assistant that is not this run's (the run was copied or renamed from a
+    rendered run, or its assistant was generated for another run) is an error: its pods would
+    wait for, or follow, another run's placeholder. False after reporting."""
+    own = run.own_assistants() if run.name and not run.nameless else frozenset()
+    ok = True
+    for path, tpl in [(run.tpl_path, run.template()), *run.trs_templates()]:
+        aff = tpl.get("affinity") if isinstance(tpl, dict) else None
+        pa = aff.get("podAffinity") if isinstance(aff, dict) else None
+        req = pa.get(REQUIRED) if isinstance(pa, dict) else None
+        for i, term in enumerate(req if isinstance(req, list) else []):
+            aa = names.pinned_assistant(yamlio.to_plain(term))
+            if aa is None or aa in own:
+                continue
+            sts = run.ctx.find("apps", "StatefulSet", run.namespace, aa)
+            owner = sts.meta.annotations.get(OWNER_ANNOTATION) if sts is not None else None
+            if owner == run.owner and not run.nameless:
+                continue  # ours under an older workspace name: cleaned up like our other terms
+            run.ctx.error(
+                run.item,
+                f"{path}.affinity.podAffinity.{REQUIRED}[{i}]",
+                f"pins the TaskRun pods to assistant {aa}, "
+                + (f"which is generated for {owner}" if owner else "which is not generated for this run (nor in the input)")
+                + ": this run looks copied or renamed from a rendered run, and its pods would wait "
+                "for or follow another run's placeholder. Remove this term (the function writes this "
+                "run's own), and bind volumeClaimTemplates instead of that run's claims",
+            )
+            ok = False
+    return ok
+
+
+def check_placement(run: Run, path: str, tpl: Any, aa: str, task: Any = None) -> None:
+    """A task template that selects nodes the assistant may not be on deadlocks: its pods
+    must share the assistant's node (Tekton places the assistant by the run-level template
+    only and ignores taskRunSpecs). Both forms: nodeSelector and required nodeAffinity."""
+    _check_node_affinity(run, path, tpl, aa, task)
+    own = tpl.get("nodeSelector")
+    if not isinstance(own, dict) or not own:
+        return
+    run_tpl = run.template()
+    placed = run_tpl.get("nodeSelector") if isinstance(run_tpl, dict) else None
+    if placed is None:
+        placed = run.ctx.policy.assistant_pod_template.get("nodeSelector")
+    placed = yamlio.to_plain(placed) if isinstance(placed, dict) else {}
+    missing = {str(k): str(v) for k, v in own.items() if placed.get(str(k)) != v}
+    if not missing:
+        return
+    want = ", ".join(f"{k}={v}" for k, v in sorted(missing.items()))
+    where = ", ".join(f"{k}={v}" for k, v in sorted(placed.items())) or "none"
+    run.ctx.warning(
+        run.item,
+        f"{path}.nodeSelector",
+        f"the taskRunSpecs template of task {task} selects nodes with {want}, but its pods are "
+        f"pinned to assistant {aa}, which is placed by the run-level nodeSelector ({where}); "
+        f"unless that node also has {want} these pods stay Pending. Put the selector on "
+        f"{run.tpl_path} instead",
+    )
+
+
+def _required_node_terms(tpl: Any) -> Any:
+    aff = tpl.get("affinity") if isinstance(tpl, dict) else None
+    na = aff.get("nodeAffinity") if isinstance(aff, dict) else None
+    req = na.get("requiredDuringSchedulingIgnoredDuringExecution") if isinstance(na, dict) else None
+    return yamlio.to_plain(req) if isinstance(req, dict) and req else None
+
+
+def _check_node_affinity(run: Run, path: str, tpl: Any, aa: str, task: Any) -> None:
+    own = _required_node_terms(tpl)
+    if own is None:
+        return
+    placed = _required_node_terms(run.template())
+    if placed is None:
+        placed = _required_node_terms(run.ctx.policy.assistant_pod_template)
+    if own == placed:
+        return
+    run.ctx.warning(
+        run.item,
+        f"{path}.affinity.nodeAffinity",
+        f"the taskRunSpecs template of task {task} requires nodes through nodeAffinity "
+        f"({json.dumps(own, sort_keys=True)}), but its pods are pinned to assistant {aa}, which is "
+        "placed by the run-level template (" + (f"nodeAffinity {json.dumps(placed, sort_keys=True)}" if placed else "no required nodeAffinity")
+        + "); unless that node also matches, these pods stay Pending. Put the node constraint on "
+        f"{run.tpl_path} instead",
+    )
+
+
+def task_of(run: Run, path: str) -> Any:
+    for i, trs in run.task_run_specs():
+        if path.startswith(f"spec.taskRunSpecs[{i}]."):
+            return trs.get("pipelineTaskName")
+    return None
 
 
 # --------------------------------------------------------------------------- after coscheduling

@@ -21,6 +21,7 @@ def test_no_config_means_defaults() -> None:
     assert p.mode == "workspaces"
     assert p.pvc_retention == {"whenDeleted": "Delete", "whenScaled": "Delete"}
     assert p.assistant_image == config.DEFAULT_NOP_IMAGE
+    assert p.default_service_account == "default"  # Tekton's default-service-account
     assert p.hardening == "deny" and p.on_conflict == "error" and p.generate_name == "error"
 
 
@@ -110,6 +111,7 @@ def test_configmap_tekton_keys() -> None:
                 "default-affinity-assistant-pod-template": "nodeSelector:\n  disktype: ssd\n",
                 "default-pod-template": "schedulerName: my-scheduler\n",
                 "nop-image": "example.com/nop:1",
+                "default-service-account": "pipeline",  # config-defaults
                 "enable-api-fields": "beta",  # a real feature-flags key: ignored
             }
         )
@@ -120,6 +122,7 @@ def test_configmap_tekton_keys() -> None:
     assert p.assistant_pod_template == {"nodeSelector": {"disktype": "ssd"}}
     assert p.default_pod_template == {"schedulerName": "my-scheduler"}
     assert p.assistant_image == "example.com/nop:1"
+    assert p.default_service_account == "pipeline"
 
 
 @pytest.mark.parametrize(
@@ -145,3 +148,86 @@ def test_config_file_annotations_become_result_file() -> None:
     c["metadata"]["annotations"] = {"internal.config.kubernetes.io/path": "policy.yaml", "internal.config.kubernetes.io/index": "0"}
     _p, res = config.load(c)
     assert res[0].file_path == "policy.yaml" and res[0].file_index == 0
+
+
+def test_default_service_account_typed_and_empty() -> None:
+    p, res = config.load(typed({"defaultServiceAccount": "pipeline"}))
+    assert p is not None and res == [] and p.default_service_account == "pipeline"
+    # Tekton takes an empty value as "no default": the assistant then names no account
+    p, res = config.load(cm({"default-service-account": ""}))
+    assert p is not None and res == [] and p.default_service_account == ""
+    p, res = config.load(typed({"defaultServiceAccount": 5}))
+    assert p is None and res[0].field_path == "spec.defaultServiceAccount"
+
+
+# --------------------------------------------------------------------------- the assistant image
+
+
+def test_the_release_table() -> None:
+    releases = config.nop_releases()
+    assert releases == sorted(set(releases))
+    assert releases[0] == (0, 15, 0) and releases[-1] == config.NEWEST_TEKTON
+    assert len(releases) == 223
+    assert {(0, 44, 1), (0, 67, 0), (1, 8, 0)}.isdisjoint(releases)  # never released
+    assert {(0, 44, 0), (0, 44, 5), (0, 47, 9), (1, 9, 6), (1, 14, 1)} <= set(releases)
+    assert config.nop_image(config.NEWEST_TEKTON) == config.DEFAULT_NOP_IMAGE
+
+
+@pytest.mark.parametrize(
+    ("version", "tag"),
+    [
+        ("v1.9.4", "v1.9.4"),
+        ("1.12", "v1.12.0"),
+        ("v1.8.0", "v1.7.0"),  # no such release: the newest before it
+        ("v1.15.3", "v1.15.0"),  # newer than the table
+        ("v0.15.0", "v0.15.0"),
+        ("v0.14.0", "v1.15.0"),  # Tekton ran no nop image then; the placeholder needs one
+    ],
+)
+def test_the_image_follows_the_tekton_version(version: str, tag: str) -> None:
+    for fc in (typed({"tektonVersion": version}), cm({"tekton-version": version})):
+        p, res = config.load(fc)
+        assert p is not None and res == []
+        assert p.assistant_image == f"{config.NOP_REPOSITORY}:{tag}"
+
+
+def test_an_image_of_another_release_warns() -> None:
+    image = f"{config.NOP_REPOSITORY}:v1.12.0@sha256:" + "0" * 64
+    p, res = config.load(typed({"tektonVersion": "v1.15.0", "assistant": {"image": image}}))
+    assert p is not None and p.assistant_image == image  # the user's image is used as set
+    (w,) = res
+    assert w.severity == "warning" and w.field_path == "spec.assistant.image"
+    assert "nop image of Tekton v1.12.0" in w.message and "spec.tektonVersion is v1.15.0" in w.message
+    assert f"{config.NOP_REPOSITORY}:v1.15.0" in w.message
+    assert w.message.startswith("CoschedulePolicy ")
+    p, res = config.load(cm({"tekton-version": "v1.14.1", "nop-image": "mirror.example.com/tekton/nop:v1.12.0"}))
+    assert p is not None
+    (w,) = res
+    assert w.field_path == "data.nop-image" and "data.tekton-version is v1.14.1" in w.message
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        {"tektonVersion": "v1.12.0", "assistant": {"image": "mirror.example.com/nop:v1.12.0"}},
+        {"tektonVersion": "v1.8.0", "assistant": {"image": f"{config.NOP_REPOSITORY}:v1.7.0"}},  # what v1.8.0 resolves to
+        {"tektonVersion": "v1.16.0", "assistant": {"image": f"{config.NOP_REPOSITORY}:v1.16.0"}},  # newer than the table
+        {"tektonVersion": "v1.12.0", "assistant": {"image": f"{config.NOP_REPOSITORY}@sha256:" + "0" * 64}},  # digest only
+        {"tektonVersion": "v1.12.0", "assistant": {"image": "registry.k8s.io/pause:3.10"}},  # not the nop image
+        {"tektonVersion": "v1.12.0", "assistant": {"image": f"{config.NOP_REPOSITORY}:latest"}},
+        {"tektonVersion": "v0.14.0", "assistant": {"image": f"{config.NOP_REPOSITORY}:v1.15.0"}},  # no nop release to compare
+        {"assistant": {"image": f"{config.NOP_REPOSITORY}:v1.12.0"}},  # no declared version
+    ],
+)
+def test_images_that_cannot_disagree_do_not_warn(spec: dict[str, Any]) -> None:
+    p, res = config.load(typed(spec))
+    assert p is not None and res == []
+    assert p.assistant_image == spec["assistant"]["image"]
+
+
+def test_nop_tag() -> None:
+    assert config.nop_tag(f"{config.NOP_REPOSITORY}:v1.12.0@sha256:abc") == (1, 12, 0)
+    assert config.nop_tag("localhost:5000/nop") is None  # the port is not a tag
+    assert config.nop_tag("localhost:5000/tekton/nop:0.50.1") == (0, 50, 1)
+    assert config.nop_tag("example.com/nop:v1.2") is None
+    assert config.nop_tag("example.com/not-nop:v1.2.3") is None

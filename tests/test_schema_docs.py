@@ -113,7 +113,8 @@ def test_an_explicit_default_resolves_like_an_absent_field(path: tuple[str, ...]
 def test_every_spec_field_with_a_code_default_declares_it() -> None:
     declared = {p for p, _ in _spec_defaults()}
     assert {("coschedule",), ("tektonVersion",), ("assistant", "image"), ("assistant", "pvcRetentionPolicy"),
-            ("scheduling", "onConflict"), ("hardening", "action"), ("generateName",)} <= declared
+            ("scheduling", "onConflict"), ("hardening", "action"), ("generateName",),
+            ("defaultServiceAccount",)} <= declared
 
 
 def test_the_topology_spread_selector_default_is_the_one_applied() -> None:

@@ -222,7 +222,8 @@ def test_statefulset_matches_tekton_shape() -> None:
     (sts,) = by_kind(out, "StatefulSet")
     aa = sts["metadata"]["name"]
     fixed = {"tekton.dev/pipelineRun": "my-pipelinerun", "app.kubernetes.io/instance": aa, "app.kubernetes.io/component": "affinity-assistant"}
-    assert sts["metadata"]["labels"] == fixed
+    # the run's labels as Tekton's reconciler leaves them: an embedded spec names the pipeline after the run
+    assert sts["metadata"]["labels"] == {"tekton.dev/pipeline": "my-pipelinerun", **fixed}
     assert sts["metadata"]["annotations"] == {"krm-coschedule.dev/owner": "PipelineRun/my-pipelinerun"}
     spec = sts["spec"]
     assert spec["replicas"] == 1 and spec["serviceName"] == aa
@@ -383,6 +384,27 @@ def test_workspaces_sharing_a_claim_share_the_last_ones_assistant() -> None:
     assert "taskRunTemplate" not in pr["spec"]
     plans = outcome.plans[0].assistants
     assert [a["tasks"] for a in plans] == [["uses-first", "fin"], ["uses-other"]]
+
+
+@pytest.mark.parametrize("mode", ["workspaces", "pipelineruns"])
+def test_the_pipelines_labels_and_name_reach_the_assistant_metadata(mode: str) -> None:
+    # Tekton's reconciler adds the Pipeline's labels (under the run's) and tekton.dev/pipeline
+    # to the run before it copies the run's labels to the assistant
+    items = SHARED.replace("metadata: {name: pr, namespace: ci}", "metadata: {name: pr, namespace: ci, labels: {team: a}}").replace(
+        "metadata: {name: p, namespace: ci}", "metadata: {name: p, namespace: ci, labels: {team: b, tier: ci}}"
+    )
+    out, _, code = render(items, _config(mode))
+    assert code == 0
+    for sts in by_kind(out, "StatefulSet"):
+        aa = sts["metadata"]["name"]
+        fixed = names.fixed_labels("tekton.dev/pipelineRun", "pr", aa)
+        assert sts["metadata"]["labels"] == {"team": "a", "tier": "ci", "tekton.dev/pipeline": "p", **fixed}
+        assert sts["spec"]["selector"]["matchLabels"] == fixed
+        assert sts["spec"]["template"]["metadata"]["labels"] == fixed
+        for t in sts["spec"].get("volumeClaimTemplates") or []:
+            assert t["metadata"]["labels"] == fixed
+    # the run itself is not relabelled: Tekton does that on the cluster
+    assert by_kind(out, "PipelineRun")[0]["metadata"]["labels"] == {"team": "a"}
 
 
 def test_workspaces_mode_multi_claim_task_is_an_error() -> None:
