@@ -129,12 +129,79 @@ def rt_yaml(mapping: int = 2, sequence: int = 2, offset: int = 0) -> Any:
         from ruamel.yaml import YAML
 
         y = YAML(typ="rt")
+        y.Constructor = _key_constructor()
+        y.Representer = _key_representer()
         y.preserve_quotes = True
         y.width = 1_000_000
         y.indent(mapping=mapping, sequence=sequence, offset=offset)
         y.allow_duplicate_keys = False
         _RT[key] = y
     return y
+
+
+class ScalarKey(str):
+    """A mapping key written as a plain int, bool or float (`1:`, `true:`): kept as its text,
+    a string, as Kubernetes reads it (YAML is converted to JSON, whose keys are strings), so
+    `1` and `true` in one mapping are two keys (as Python values they are equal, and the
+    round-trip loader took them for a duplicate), and written back as it was."""
+
+    __slots__ = ("tag",)
+    tag: str
+
+
+_KEY_TAGS = {
+    "tag:yaml.org,2002:int": "tag:krm-coschedule,key:int",
+    "tag:yaml.org,2002:bool": "tag:krm-coschedule,key:bool",
+    "tag:yaml.org,2002:float": "tag:krm-coschedule,key:float",
+}
+_KEY_TAGS_BACK = {v: k for k, v in _KEY_TAGS.items()}
+
+
+def _key_constructor() -> Any:
+    from ruamel.yaml.constructor import RoundTripConstructor
+    from ruamel.yaml.nodes import MappingNode
+    from ruamel.yaml.nodes import ScalarNode
+
+    class KeyConstructor(RoundTripConstructor):
+        def construct_document(self, node: Any) -> Any:
+            # retag plain int/bool/float mapping keys before construction, walking the node
+            # tree without recursion (a deeper Python stack would lower the depth bound)
+            stack = [node]
+            seen: set[int] = set()
+            while stack:
+                n = stack.pop()
+                if id(n) in seen or isinstance(n, ScalarNode):
+                    continue
+                seen.add(id(n))
+                if isinstance(n, MappingNode):
+                    for key_node, value_node in n.value:
+                        if isinstance(key_node, ScalarNode) and key_node.tag in _KEY_TAGS and key_node.style is None:
+                            key_node.tag = _KEY_TAGS[key_node.tag]
+                        stack.append(key_node)
+                        stack.append(value_node)
+                elif isinstance(n.value, list):
+                    stack.extend(n.value)
+            return super().construct_document(node)
+
+        def construct_key(self, node: Any) -> ScalarKey:
+            key = ScalarKey(node.value)
+            key.tag = _KEY_TAGS_BACK[node.tag]
+            return key
+
+    for tag in _KEY_TAGS.values():
+        KeyConstructor.add_constructor(tag, KeyConstructor.construct_key)
+    return KeyConstructor
+
+
+def _key_representer() -> Any:
+    from ruamel.yaml.representer import RoundTripRepresenter
+
+    class KeyRepresenter(RoundTripRepresenter):
+        def represent_key_scalar(self, data: ScalarKey) -> Any:
+            return self.represent_scalar(data.tag, str(data))
+
+    KeyRepresenter.add_representer(ScalarKey, KeyRepresenter.represent_key_scalar)
+    return KeyRepresenter
 
 
 def rt_load(text: str) -> Any:

@@ -19,6 +19,7 @@ from krm_fn import scanner
 from krm_fn import yamlio
 from krm_fn.items import Item
 from krm_fn.items import ResourceList
+from krm_fn.krm import run_resource_list
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 import gen  # noqa: E402
@@ -503,3 +504,21 @@ def test_full_parse_keeps_a_scalar_extra_section_readable() -> None:
     assert code == 0
     assert "\n...\n" not in out and "akind: ResourceList\n" in out
     assert yaml.safe_load(out)["akind"] == "ResourceList"
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_int_and_bool_keys_in_one_mapping_are_two_keys(fast: bool) -> None:
+    """`1:` and `true:` are different keys (Kubernetes reads them as the strings "1" and
+    "true"); Python's 1 == True made the round-trip loader call them a duplicate. An edited
+    object keeps them as written; a real duplicate (`1:` twice) is still refused."""
+    keys = "    annotations:\n      1: one\n      true: yes-value\n      2.5: f\n"
+    per_run = "functionConfig:\n  apiVersion: fn.kpt.dev/v1alpha1\n  kind: CoschedulePolicy\n  metadata: {name: c}\n  spec: {coschedule: pipelineruns}\n"
+    text = HEAD + "items:\n" + PIPELINERUN.replace("    name: build\n", "    name: build\n" + keys) + per_run
+    _frame, out, code = _run(text, fast=fast)
+    assert code == 0, out
+    assert keys in out and "pipelineRun: build" in out  # edited (pinned), keys as they were
+    data = yamlio.to_plain(yamlio.rt_load(out))
+    assert data["items"][0]["metadata"]["annotations"] == {"1": "one", "true": "yes-value", "2.5": "f"}
+    dup = HEAD + "items:\n" + PIPELINERUN.replace("    name: build\n", "    name: build\n    annotations:\n      1: a\n      1: b\n") + per_run
+    out, _outcome, code = run_resource_list(dup.encode())
+    assert code == 1 and "duplicate key '1'" in out
