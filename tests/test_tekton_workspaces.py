@@ -1,9 +1,10 @@
 """Which PipelineRun workspaces a pipeline task uses (krm_fn.tekton_workspaces): Tekton's
-propagated workspaces, optional and unbound declarations, pipelines in pipelines, on plain
-data."""
+propagated workspaces, optional and unbound declarations, pipelines in pipelines. First the
+rule on plain data, then whole runs through the KRM entry in coschedule workspaces mode."""
 from __future__ import annotations
 
 import re
+import textwrap
 from typing import Any
 
 import pytest
@@ -12,6 +13,9 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
+from krm_fn import names
+from krm_fn.krm import run_resource_list
+from krm_fn.process import Outcome
 from krm_fn.tekton_workspaces import references
 from krm_fn.tekton_workspaces import scanned_strings
 from krm_fn.tekton_workspaces import substituted
@@ -226,3 +230,241 @@ def test_a_child_pipeline_gets_only_its_mappings(child: dict[str, Any]) -> None:
 def test_wrong_shapes_are_ignored(task: Any) -> None:
     uses = task_workspaces(task)
     assert uses.names in ([], ["a"]) and uses.unbound == [] and uses.unreadable == []
+
+
+# --------------------------------------------------------------------------- whole runs
+
+HEADER = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
+
+
+def render(items: str, mode: str = "workspaces") -> tuple[str, Outcome, int]:
+    config = {"apiVersion": "fn.kpt.dev/v1alpha1", "kind": "CoschedulePolicy", "metadata": {"name": "c"}, "spec": {"coschedule": mode}}
+    text = HEADER + textwrap.dedent(items) + "functionConfig:\n" + textwrap.indent(yaml.safe_dump(config, sort_keys=False), "  ")
+    out, outcome, code = run_resource_list(text.encode())
+    assert outcome is not None
+    return out, outcome, code
+
+
+def pins(out: str) -> dict[str, str]:
+    """pipelineTaskName -> the assistant its taskRunSpecs entry pins it to."""
+    (pr,) = [i for i in yaml.safe_load(out)["items"] if i["kind"] == "PipelineRun"]
+    out_: dict[str, str] = {}
+    for t in pr["spec"].get("taskRunSpecs") or []:
+        tpl = t.get("podTemplate") or t.get("taskPodTemplate") or {}
+        for term in ((tpl.get("affinity") or {}).get("podAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution") or []:
+            out_[t["pipelineTaskName"]] = term["labelSelector"]["matchLabels"]["app.kubernetes.io/instance"]
+    return out_
+
+
+def results(outcome: Outcome, severity: str) -> list[Any]:
+    return [r for r in outcome.results if r.severity == severity]
+
+
+# The shape of Tekton's propagating-workspaces example: the run binds a claim template, a
+# ConfigMap and a Secret, and no task maps or declares any of them.
+PROPAGATED = """\
+- apiVersion: tekton.dev/v1
+  kind: PipelineRun
+  metadata: {name: bake, namespace: ci}
+  spec:
+    workspaces:
+    - name: scratch
+      volumeClaimTemplate:
+        spec:
+          accessModes: [ReadWriteOnce]
+          resources: {requests: {storage: 16Mi}}
+    - name: notes
+      configMap: {name: notes}
+    - name: token
+      secret: {secretName: token}
+    pipelineSpec:
+      tasks:
+      - name: gather
+        taskSpec:
+          steps:
+          - name: copy
+            image: busybox
+            script: |
+              test -s "$(workspaces.token.path)/value"
+              cp "$(workspaces.notes.path)/list.txt" "$(workspaces.scratch.path)/"
+      - name: show
+        runAfter: [gather]
+        taskSpec:
+          steps:
+          - name: show
+            image: busybox
+            command: [cat]
+            args: ["$(workspaces.scratch.path)/list.txt"]
+      - name: probe
+        taskSpec:
+          params: [{name: scratch, default: none}]
+          steps:
+          - name: probe
+            image: busybox
+            script: echo "$(params.scratch) $(workspaces.scratch.bound)"
+      finally:
+      - name: tidy
+        taskSpec:
+          stepTemplate:
+            workingDir: $(workspaces.scratch.path)
+          steps:
+          - {name: rm, image: busybox, script: rm -f list.txt}
+"""
+
+
+def test_propagated_workspaces_pin_the_tasks_that_refer_to_them() -> None:
+    out, outcome, code = render(PROPAGATED)
+    assert code == 0 and not results(outcome, "error") and not results(outcome, "warning")
+    aa = names.assistant_name("scratch", "bake")
+    # probe only asks whether scratch is bound (and has a param of that name): not pinned
+    assert pins(out) == {"gather": aa, "show": aa, "tidy": aa}
+    assert [a["tasks"] for a in outcome.plans[0].assistants] == [["gather", "show", "tidy"]]
+    again, _, code2 = run_resource_list(out.encode())
+    assert code2 == 0 and again.split("\nresults:\n")[0] == out.split("\nresults:\n")[0]
+
+
+# The shape of Tekton's propagating-workspaces-in-pipelines example: a referenced Pipeline
+# declares the workspace, its task only refers to it.
+PROPAGATED_REF = """\
+- apiVersion: tekton.dev/v1
+  kind: Pipeline
+  metadata: {name: listing, namespace: ci}
+  spec:
+    workspaces:
+    - name: shared
+    tasks:
+    - name: list
+      taskSpec:
+        steps:
+        - image: busybox
+          command: ["ls"]
+          args: ["$(workspaces.shared.path)"]
+    - name: other
+      taskRef: {name: other}
+- apiVersion: tekton.dev/v1
+  kind: PipelineRun
+  metadata: {name: listing-run, namespace: ci}
+  spec:
+    pipelineRef: {name: listing}
+    workspaces:
+    - name: shared
+      volumeClaimTemplate:
+        spec:
+          accessModes: [ReadWriteOnce]
+          resources: {requests: {storage: 16Mi}}
+"""
+
+
+def test_propagated_workspaces_in_a_referenced_pipeline() -> None:
+    out, outcome, code = render(PROPAGATED_REF)
+    assert code == 0 and not results(outcome, "error")
+    assert pins(out) == {"list": names.assistant_name("shared", "listing-run")}
+    # the Pipeline need not declare it: Tekton propagates what the run binds
+    out2, _, code2 = render(PROPAGATED_REF.replace("    workspaces:\n    - name: shared\n    tasks:", "    tasks:"))
+    assert code2 == 0 and pins(out2) == pins(out)
+
+
+# The shape of Tekton's optional-workspaces example, with claims: the build task declares an
+# optional cache it is not given, on another claim than its source.
+OPTIONAL = """\
+- apiVersion: tekton.dev/v1
+  kind: PipelineRun
+  metadata: {name: opt, namespace: ci}
+  spec:
+    workspaces:
+    - name: source
+      volumeClaimTemplate:
+        spec:
+          accessModes: [ReadWriteOnce]
+          resources: {requests: {storage: 1Gi}}
+    - name: cache
+      persistentVolumeClaim: {claimName: shared-cache}
+    pipelineSpec:
+      workspaces:
+      - name: source
+      - name: cache
+        optional: true
+      tasks:
+      - name: build
+        workspaces:
+        - name: source
+        taskSpec:
+          workspaces:
+          - name: source
+          - name: cache
+            optional: true
+          steps:
+          - image: busybox
+            script: |
+              if [ "$(workspaces.cache.bound)" = true ]; then echo cached; fi
+              make -C "$(workspaces.source.path)"
+      - name: warm
+        workspaces:
+        - name: cache
+        taskRef: {name: warm}
+"""
+
+
+def test_an_optional_workspace_the_task_is_not_given_is_not_used() -> None:
+    out, outcome, code = render(OPTIONAL)
+    # before: build counted cache as used, a false "uses workspaces backed by different claims"
+    assert code == 0 and not results(outcome, "error") and not results(outcome, "warning")
+    assert pins(out) == {"build": names.assistant_name("source", "opt"), "warm": names.assistant_name("cache", "opt")}
+
+
+def test_an_optional_workspace_the_task_refers_to_is_used() -> None:
+    items = OPTIONAL.replace('echo cached; fi', 'ls "$(workspaces.cache.path)"; fi')
+    _, outcome, code = render(items)
+    assert code == 1
+    (err,) = results(outcome, "error")
+    assert err.field_path == "spec.pipelineSpec.tasks[0].workspaces"
+    assert "build" in err.message and "more than one PersistentVolumeClaim is bound" in err.message
+
+
+CHILD = """\
+- apiVersion: tekton.dev/v1
+  kind: PipelineRun
+  metadata: {name: outer, namespace: ci}
+  spec:
+    workspaces:
+    - name: source
+      volumeClaimTemplate:
+        spec:
+          accessModes: [ReadWriteOnce]
+          resources: {requests: {storage: 1Gi}}
+    pipelineSpec:
+      tasks:
+      - name: fetch
+        taskRef: {name: fetch}
+        workspaces: [{name: source}]
+      - name: checks
+        runAfter: [fetch]
+        pipelineRef: {name: checks}
+        workspaces: [{name: src, workspace: source}]
+"""
+
+
+def test_a_child_pipeline_with_a_claim_is_a_warning_in_workspaces_mode() -> None:
+    out, outcome, code = render(CHILD)
+    assert code == 0
+    aa = names.assistant_name("source", "outer")
+    assert pins(out) == {"fetch": aa}  # a taskRunSpecs entry would not reach the child's pods
+    (warn,) = results(outcome, "warning")
+    assert warn.field_path == "spec.pipelineSpec.tasks[1].workspaces"
+    assert "pipeline task checks runs a child pipeline" in warn.message and aa in warn.message
+    assert "coschedule: pipelineruns" in warn.message
+
+
+def test_a_child_pipeline_follows_the_run_level_pin_in_per_run_modes() -> None:
+    out, outcome, code = render(CHILD, "pipelineruns")
+    assert code == 0 and not results(outcome, "warning")
+    (pr,) = [i for i in yaml.safe_load(out)["items"] if i["kind"] == "PipelineRun"]
+    # Tekton copies spec.taskRunTemplate into the child PipelineRun
+    term = pr["spec"]["taskRunTemplate"]["podTemplate"]["affinity"]["podAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+    assert term == [names.pin_term(names.assistant_name("", "outer"))]
+
+
+def test_a_child_pipeline_without_a_claim_is_fine() -> None:
+    items = CHILD.replace("workspaces: [{name: src, workspace: source}]", "params: [{name: x, value: y}]")
+    out, outcome, code = render(items)
+    assert code == 0 and not results(outcome, "warning")
