@@ -421,6 +421,35 @@ def test_an_optional_workspace_the_task_refers_to_is_used() -> None:
     assert "build" in err.message and "more than one PersistentVolumeClaim is bound" in err.message
 
 
+def test_a_required_workspace_the_task_is_not_given_is_a_warning() -> None:
+    items = OPTIONAL.replace("          - name: cache\n            optional: true\n", "          - name: cache\n")
+    out, outcome, code = render(items)
+    assert code == 0
+    (warn,) = results(outcome, "warning")
+    assert warn.field_path == "spec.pipelineSpec.tasks[0].taskSpec.workspaces[1]"
+    assert "pipeline task build declares workspace cache" in warn.message
+    assert "is required but has not been bound" in warn.message and "optional: true" in warn.message
+    # never pinned for it: Tekton gives it no PipelineRun workspace
+    assert pins(out)["build"] == names.assistant_name("source", "opt")
+
+
+def test_a_required_workspace_in_a_referenced_pipeline_names_the_pipeline() -> None:
+    items = PROPAGATED_REF.replace("      taskSpec:\n        steps:", "      taskSpec:\n        workspaces: [{name: out}]\n        steps:")
+    _, outcome, _ = render(items, "pipelineruns")
+    (warn,) = results(outcome, "warning")
+    assert warn.field_path == "spec.pipelineRef.tasks[0].taskSpec.workspaces[0]"
+    assert warn.message.startswith("Pipeline listing: pipeline task list declares workspace out")
+
+
+def test_a_reference_tekton_cannot_read_is_an_error() -> None:
+    out, outcome, code = render(PROPAGATED.replace("$(workspaces.scratch.path)/list.txt", "$(workspaces.scratch.path.x)"))
+    assert code == 1
+    (err,) = results(outcome, "error")
+    assert err.field_path == "spec.pipelineSpec.tasks[1].taskSpec.steps[0].args[0]"
+    assert "$(workspaces.scratch.path.x)" in err.message and "$(workspaces.NAME.path)" in err.message
+    assert not [i for i in yaml.safe_load(out)["items"] if i["kind"] == "StatefulSet"]
+
+
 CHILD = """\
 - apiVersion: tekton.dev/v1
   kind: PipelineRun
