@@ -1,7 +1,7 @@
 """Render-time checks of a Tekton run: what Tekton's webhook, its controller or the API
 server would refuse later (names, labels, workspace bindings, the shapes of an embedded
 pipeline, taskRunSpecs naming tasks the Pipeline lacks, pipeline tasks' workspace references
-Tekton cannot read or required workspaces it binds nothing to), caught before anything is
+Tekton cannot use or required workspaces it binds nothing to), caught before anything is
 generated for the run."""
 from __future__ import annotations
 
@@ -142,7 +142,7 @@ def _check_task_run_specs(run: Run) -> bool:
 
 def _check_task_workspaces(run: Run) -> bool:
     """What Tekton makes of each pipeline task's workspaces (tekton_workspaces) that fails
-    it: a `$(workspaces...)` reference it cannot read (an error: the run stops there), a
+    it: a `$(workspaces...)` reference it cannot use (an error: the run stops there), a
     required workspace the task's taskSpec declares but gets nothing for (a warning: a
     cluster default binding may fill it)."""
     known_pipeline = _known_pipeline(run)

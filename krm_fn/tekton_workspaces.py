@@ -49,7 +49,7 @@ class Uses(Record):
     `child`: it runs a child PipelineRun (the names are that run's); `unbound`: (field path
     under the task, name) of each required workspace its taskSpec declares but gets nothing
     for; `unreadable`: (field path under the task, reference) of each `$(workspaces...)`
-    reference Tekton cannot read."""
+    reference Tekton cannot use."""
 
     __slots__ = ("names", "child", "unbound", "unreadable")
 
@@ -162,8 +162,9 @@ def _items(v: Any) -> list[Any]:
 
 def references(text: str) -> list[tuple[str | None, str]]:
     """Tekton's reading of the `$(workspaces...)` references in one string, left to right, each
-    as (workspace name, reference text); the name is None for a reference Tekton cannot read
-    (more than two dot-separated parts after `workspaces.`).
+    as (workspace name, reference text); the name is None for a reference Tekton cannot use:
+    more than two dot-separated parts after `workspaces.` (Tekton cannot read it), or an
+    empty name (Tekton looks for a workspace called "" and finds none).
 
     The forms, each on one line and ending at the first closing that fits:
     `$(workspaces.NAME)` and `$(workspaces.NAME.FIELD)` (up to the first `)`), and
@@ -205,8 +206,7 @@ def references(text: str) -> list[tuple[str | None, str]]:
         if close == ")" and "." in var:
             parts = var.split(".")
             name = parts[0] if len(parts) == 2 else None
-        if name != "":
-            out.append((name, text[i:stop]))
+        out.append((name or None, text[i:stop]))
         i = text.find(_OPEN, stop)
     return out
 
@@ -227,10 +227,10 @@ def unbound_message(task: str, name: str) -> str:
 
 def unreadable_message(task: str, ref: str) -> str:
     return (
-        f"pipeline task {task} refers to {ref}, which Tekton cannot read (after "
-        "$(workspaces. it takes a name and at most one field), so it stops the PipelineRun at "
-        "this task (Error while extracting workspace); write $(workspaces.NAME.path), or .bound, "
-        ".claim or .volume"
+        f"pipeline task {task} refers to {ref}, which Tekton cannot use (after $(workspaces. "
+        "it takes a name and at most one field), so it stops the PipelineRun at this task "
+        "without creating its TaskRun; write $(workspaces.NAME.path), or .bound, .claim or "
+        ".volume"
     )
 
 
