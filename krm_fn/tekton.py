@@ -18,6 +18,7 @@ from krm_fn import names
 from krm_fn import runkeyed
 from krm_fn import scheduling
 from krm_fn import tekton_checks
+from krm_fn import tekton_workspaces
 from krm_fn import yamlio
 from krm_fn.context import Context
 from krm_fn.context import Plan
@@ -318,6 +319,7 @@ def _task_groups(run: Run, bindings: list[_Binding]) -> tuple[dict[str, _Group],
         return None
     pspec, where = pipeline
     by_ws = {b.name: groups[b.key] for b in bindings}
+    substituted = tekton_workspaces.substituted(run.spec, pspec)
     pinned: dict[str, str] = {}
     ok = True
     for section in ("tasks", "finally"):
@@ -327,8 +329,14 @@ def _task_groups(run: Run, bindings: list[_Binding]) -> tuple[dict[str, _Group],
         for i, task in enumerate(tasks):
             if not isinstance(task, dict) or not isinstance(task.get("name"), str):
                 continue
-            used = [(ws, by_ws[ws]) for ws in _task_workspaces(task) if ws in by_ws]
+            uses = tekton_workspaces.task_workspaces(task, substituted)
+            used = [(ws, by_ws[ws]) for ws in uses.names if ws in by_ws]
             if not used:
+                continue
+            if uses.child:
+                held = "; ".join(sorted({f"{_describe(g)}, assistant {g.assistant}" for _ws, g in used}))
+                msg = tekton_workspaces.child_pipeline_message(task["name"], [ws for ws, _g in used], held)
+                run.ctx.warning(run.item, f"{where}.{section}[{i}].workspaces", msg)
                 continue
             distinct = {id(g): g for _ws, g in used}
             if len(distinct) > 1:
@@ -612,25 +620,6 @@ def _pipeline_spec(run: Run) -> tuple[dict[str, Any], str] | None:
         "spec.pipelineSpec), or use coschedule: pipelineruns, which pins every task",
     )
     return None
-
-
-def _task_workspaces(task: dict[str, Any]) -> list[str]:
-    """PipelineRun workspace names a pipeline task uses: explicit mappings (`workspace`
-    defaults to `name`), plus those an embedded taskSpec declares (propagated workspaces)."""
-    out: list[str] = []
-    mapped: set[str] = set()
-    for w in task.get("workspaces") or []:
-        if isinstance(w, dict) and isinstance(w.get("name"), str):
-            mapped.add(w["name"])
-            ws = w.get("workspace") or w["name"]
-            if ws not in out:
-                out.append(ws)
-    ts = task.get("taskSpec")
-    if isinstance(ts, dict) and isinstance(ts.get("workspaces"), list):
-        for w in ts["workspaces"]:
-            if isinstance(w, dict) and isinstance(w.get("name"), str) and w["name"] not in mapped and w["name"] not in out:
-                out.append(w["name"])
-    return out
 
 
 def _multi_claim_error(run: Run, bindings: list[_Binding]) -> None:

@@ -1,6 +1,7 @@
 """Render-time checks of a Tekton run: what Tekton's webhook, its controller or the API
 server would refuse later (names, labels, workspace bindings, the shapes of an embedded
-pipeline, taskRunSpecs naming tasks the Pipeline lacks), caught before anything is
+pipeline, taskRunSpecs naming tasks the Pipeline lacks, pipeline tasks' workspace references
+Tekton cannot use or required workspaces it binds nothing to), caught before anything is
 generated for the run."""
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import json
 
 from krm_fn import guards
 from krm_fn import names
+from krm_fn import tekton_workspaces
 from krm_fn import validation
 from krm_fn import yamlio
 from krm_fn.errors import FieldError
@@ -56,6 +58,7 @@ def valid(run: Run) -> bool:
                 ok = False
     if run.kind == "PipelineRun":
         ok = _check_task_run_specs(run) and ok
+        ok = _check_task_workspaces(run) and ok
     return ok
 
 
@@ -123,9 +126,10 @@ def _check_task_run_specs(run: Run) -> bool:
     trs = run.spec.get("taskRunSpecs")
     if not isinstance(trs, list) or not trs:
         return True
-    spec = _known_pipeline(run)
-    if spec is None:
+    known_pipeline = _known_pipeline(run)
+    if known_pipeline is None:
         return True  # unknown here; workspaces mode reports the missing Pipeline itself
+    spec = known_pipeline[0]
     known: list[Any] = []
     for key in ("tasks", "finally"):
         tasks = spec.get(key)
@@ -146,18 +150,46 @@ def _check_task_run_specs(run: Run) -> bool:
     return ok
 
 
-def _known_pipeline(run: Run) -> dict[str, Any] | None:
-    """The pipeline spec when it is embedded or in the input; None otherwise (no result)."""
+def _check_task_workspaces(run: Run) -> bool:
+    """What Tekton makes of each pipeline task's workspaces (tekton_workspaces) that fails
+    it: a `$(workspaces...)` reference it cannot use (an error: the run stops there), a
+    required workspace the task's taskSpec declares but gets nothing for (a warning: a
+    cluster default binding may fill it)."""
+    known_pipeline = _known_pipeline(run)
+    if known_pipeline is None:
+        return True
+    spec, prefix, owner = known_pipeline
+    who = f"{owner}: " if owner else ""
+    substituted = tekton_workspaces.substituted(run.spec, spec)
+    ok = True
+    for key in ("tasks", "finally"):
+        tasks = spec.get(key)
+        for i, task in enumerate(tasks if isinstance(tasks, list) else []):
+            name = task.get("name") if isinstance(task, dict) else None
+            if not isinstance(name, str):
+                continue
+            uses = tekton_workspaces.task_workspaces(task, substituted)
+            for path, ref in uses.unreadable:
+                run.ctx.error(run.item, f"{prefix}.{key}[{i}].{path}", who + tekton_workspaces.unreadable_message(name, ref))
+                ok = False
+            for path, ws in uses.unbound:
+                run.ctx.warning(run.item, f"{prefix}.{key}[{i}].{path}", who + tekton_workspaces.unbound_message(name, ws))
+    return ok
+
+
+def _known_pipeline(run: Run) -> tuple[dict[str, Any], str, str] | None:
+    """(pipeline spec, field path prefix for results, owner to name in messages) when the
+    spec is embedded or in the input; None otherwise (no result)."""
     embedded = run.spec.get("pipelineSpec")
     if isinstance(embedded, dict):
-        return embedded
+        return embedded, "spec.pipelineSpec", ""
     ref = run.spec.get("pipelineRef")
     name = ref.get("name") if isinstance(ref, dict) and not (ref.get("resolver") or ref.get("bundle")) else None
     if not isinstance(name, str) or not name:
         return None
     pipeline = run.ctx.find("tekton.dev", "Pipeline", run.namespace, name)
     spec = pipeline.node.get("spec") if pipeline is not None and isinstance(pipeline.node, dict) else None
-    return spec if isinstance(spec, dict) else None
+    return (spec, "spec.pipelineRef", f"Pipeline {name}") if isinstance(spec, dict) else None
 
 
 def check_pipeline_shape(spec: Any, prefix: str, owner: str = "") -> None:

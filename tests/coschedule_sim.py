@@ -2,7 +2,8 @@
 
 * ``render`` is the only place that touches ``krm_fn`` (its layout is being redesigned).
 * ``scenarios`` (hypothesis) draws Pipelines and several PipelineRuns of them: tasks with
-  ``runAfter`` edges, parallel branches and ``finally`` tasks; workspaces bound to a
+  ``runAfter`` edges, parallel branches and ``finally`` tasks, that map workspaces, refer to
+  them in an embedded ``taskSpec`` (propagated) or declare unused optional ones; workspaces bound to a
   ``volumeClaimTemplate``, a ``persistentVolumeClaim`` (sometimes two workspaces on one claim)
   or an ``emptyDir``; v1 and v1beta1; embedded specs and ``pipelineRef``; run- and task-level
   pod templates that set affinity, nodeSelector or labels; standalone TaskRuns; two
@@ -281,11 +282,24 @@ def scenarios(
         if single_claim:  # Tekton fails a TaskRun with two claims in workspaces mode
             first = next((_claim_identity(kinds, shares, j) for j in used if _claim_identity(kinds, shares, j)), None)
             used = [j for j in used if _claim_identity(kinds, shares, j) in (None, first)]
-        if used:
-            t["workspaces"] = [
-                {"name": f"w{j}", "workspace": f"ws{j}"} if draw(st.booleans()) else {"name": f"ws{j}"}
-                for j in used
-            ]
+        # a workspace is mapped (under its own name or another), or, with an embedded taskSpec,
+        # only referred to in a step: Tekton propagates it (tekton_pods.task_claims)
+        how = {j: draw(st.sampled_from(["renamed", "same", "propagated"])) for j in used}
+        mapped = [
+            {"name": f"w{j}", "workspace": f"ws{j}"} if how[j] == "renamed" else {"name": f"ws{j}"}
+            for j in used if how[j] != "propagated"
+        ]
+        if mapped:
+            t["workspaces"] = mapped
+        # a declared optional workspace the task neither maps nor refers to binds nothing
+        decoys = draw(st.lists(st.sampled_from([j for j in range(n_ws) if j not in used] or [-1]), max_size=1))
+        decoys = [j for j in decoys if j >= 0]
+        if "propagated" in how.values() or decoys:
+            del t["taskRef"]
+            script = "; ".join(f"ls $(workspaces.ws{j}.path)" for j in used if how[j] == "propagated") or "true"
+            t["taskSpec"] = {"steps": [{"name": "step", "image": "busybox", "script": script}]}
+            if decoys:
+                t["taskSpec"]["workspaces"] = [{"name": f"ws{j}", "optional": True} for j in decoys]
         return t
 
     n_tasks = draw(st.integers(1, 5))

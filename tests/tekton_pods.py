@@ -41,7 +41,11 @@ on ``kubernetes.io/hostname``.
 
 Claims (``getTaskrunWorkspaces``, ``taskWorkspaceByWorkspaceVolumeSource``): a pipeline task's
 workspace maps to the pipeline workspace named by its ``workspace`` field, or by its own name
-when that is empty. A ``persistentVolumeClaim`` binding mounts ``claimName``; a
+when that is empty. With an embedded ``taskSpec``, a workspace its steps refer to as
+``$(workspaces.NAME.path)`` that the task does not map is added as ``{name: NAME}``
+(``propagateWorkspaces``; ``FindWorkspacesUsedByTask`` in ``pkg/workspace/apply.go``); a
+declared workspace that is neither mapped nor referred to gets nothing (an optional one is
+simply absent). A ``persistentVolumeClaim`` binding mounts ``claimName``; a
 ``volumeClaimTemplate`` binding mounts the claim Tekton creates for the run (with
 ``coschedule: disabled``: ``<template name or "pvc">-`` + h10(binding name + run UID),
 ``GeneratePVCNameFromWorkspaceBinding``), one per run per workspace binding, created before the
@@ -50,8 +54,7 @@ first TaskRun.
 TaskRun names are ``<run>-<pipeline task>`` (``GetTaskRunName``; kmeta.ChildName's shortening of
 long names is not modelled); pods ``<taskrun>-pod``.
 
-Not modelled: propagated workspaces (a ``taskSpec`` using ``$(workspaces.x...)`` it does not
-declare), optional workspaces, matrix fan-out, ``when`` expressions, retries, custom tasks,
+Not modelled: propagated workspaces referred to anywhere but a step's ``script``, matrix fan-out, ``when`` expressions, retries, custom tasks,
 pipelines in pipelines, results, the Task objects' own labels (taskRefs are not resolved),
 ``default-pod-template``.
 
@@ -64,6 +67,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import re
 from typing import Any
 
 from scheduler_sim import HOSTNAME
@@ -186,11 +190,27 @@ def vct_claim_name(binding: dict[str, Any], uid: str) -> str:
     return f"{prefix}-{h10(binding['name'] + uid)}"
 
 
+# `$(workspaces.NAME.FIELD)` in a step's script: the one place the simulation writes them
+_STEP_REFERENCE = re.compile(r"\$\(workspaces\.([^.()\s]+)\.(?:path|claim|volume)\)")
+
+
+def task_workspaces(ptask: dict[str, Any]) -> list[str]:
+    """The PipelineRun workspaces a pipeline task's TaskRun binds: its mappings, then what its
+    embedded taskSpec's steps refer to in their scripts without a mapping (propagated)."""
+    out = [w.get("workspace") or w["name"] for w in ptask.get("workspaces") or []]
+    mapped = {w["name"] for w in ptask.get("workspaces") or []}
+    for step in (ptask.get("taskSpec") or {}).get("steps") or []:
+        for m in _STEP_REFERENCE.finditer(step.get("script") or ""):
+            if m.group(1) not in mapped and m.group(1) not in out:
+                out.append(m.group(1))
+    return out
+
+
 def task_claims(run: dict[str, Any], ptask: dict[str, Any], uid: str) -> tuple[str, ...]:
     bindings = {b["name"]: b for b in run["spec"].get("workspaces") or []}
     out: list[str] = []
-    for w in ptask.get("workspaces") or []:
-        b = bindings.get(w.get("workspace") or w["name"])
+    for ws in task_workspaces(ptask):
+        b = bindings.get(ws)
         if b is None:
             continue
         if b.get("persistentVolumeClaim"):

@@ -16,7 +16,7 @@ LAYERS = [
     ["items", "scanner", "resourcelist"],
     ["config"],
     ["context"],
-    ["assistant", "tekton_run", "tekton_checks", "scheduling", "runkeyed", "tekton", "shipwright", "triggers"],
+    ["assistant", "tekton_run", "tekton_workspaces", "tekton_checks", "scheduling", "runkeyed", "tekton", "shipwright", "triggers"],
     ["process"],
     ["streams", "packages", "krm", "files", "kustomize", "explain"],
     ["cli", "__main__"],

@@ -82,6 +82,18 @@ def test_claim_workspaces_of_one_run_take_linear_time() -> None:
     assert ratio(make, 100) < BOUND
 
 
+def test_workspace_references_are_read_in_linear_time() -> None:
+    """A script of many `$(workspaces` openings that never close (or close on a later line):
+    a backtracking reader looks for the closing again from every opening."""
+    from krm_fn.tekton_workspaces import references
+
+    def make(n: int) -> Callable[[], object]:
+        text = "$(workspaces.a" * n + '$(workspaces["b' * n + "\n)\"])" + "$(workspaces.c" * n
+        return lambda: references(text)
+
+    assert ratio(make, 20000) < BOUND
+
+
 def test_rendering_again_is_linear_in_the_assistants() -> None:
     def make(n: int) -> Callable[[], object]:
         rendered, _, code = run_resource_list(_resource_list([_run_with_workspaces(n)]))
