@@ -230,7 +230,9 @@ def no_foreign_pins(run: Run) -> bool:
     """A pin to an assistant that is not this run's (the run was copied or renamed from a
     rendered run, or its assistant was generated for another run) is an error: its pods would
     wait for, or follow, another run's placeholder. False after reporting."""
-    own = run.own_assistants() if run.name and not run.nameless else frozenset()
+    # a named run's own assistants, whatever strategy it gets now (a Pipelines-as-Code run
+    # rendered with a placeholder before is cleaned up, not refused)
+    own = run.own_assistants() if run.name else frozenset()
     ok = True
     for path, tpl in [(run.tpl_path, run.template()), *run.trs_templates()]:
         aff = tpl.get("affinity") if isinstance(tpl, dict) else None
@@ -242,7 +244,7 @@ def no_foreign_pins(run: Run) -> bool:
                 continue
             sts = run.ctx.find("apps", "StatefulSet", run.namespace, aa)
             owner = sts.meta.annotations.get(OWNER_ANNOTATION) if sts is not None else None
-            if owner == run.owner and not run.nameless:
+            if owner == run.owner and run.name:
                 continue  # ours under an older workspace name: cleaned up like our other terms
             run.ctx.error(
                 run.item,

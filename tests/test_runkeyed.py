@@ -305,3 +305,27 @@ def test_pipelines_as_code_runs_by_path_in_files_mode(tmp_path: Path) -> None:
     assert len(docs) == 1  # no StatefulSet appended: PaC applies no other document
     assert docs[0]["metadata"]["labels"] == {names.RUN_KEYED_LABEL: "pipelineruns"}
     assert _cli(tmp_path, "--config", "policy.yaml", "--check", ".tekton/pull-request.yaml")[0] == 0
+
+
+def test_a_pipelines_as_code_run_rendered_with_a_placeholder_before_is_repaired(tmp_path: Path) -> None:
+    """Earlier versions rewrote `.tekton/` runs with a placeholder PaC never applies; now the
+    run is run-keyed: its claim template comes back, its pin and StatefulSet go."""
+    (tmp_path / "old").mkdir()
+    (tmp_path / ".tekton").mkdir()
+    original = yaml.safe_dump(run(meta={"name": "web-pr"}), sort_keys=False)
+    (tmp_path / "old" / "pr.yaml").write_text(original)
+    (tmp_path / "p.yaml").write_text(yaml.safe_dump(policy("pipelineruns")))
+    assert _cli(tmp_path, "--config", "p.yaml", "old/pr.yaml")[0] == 1  # a placeholder, as before
+    old = (tmp_path / "old" / "pr.yaml").read_text()
+    assert [d["kind"] for d in yaml.safe_load_all(old)] == ["PipelineRun", "StatefulSet"]
+    pr = tmp_path / ".tekton" / "pr.yaml"
+    pr.write_text(old)
+    code, text = _cli(tmp_path, "--config", "p.yaml", ".tekton/pr.yaml")
+    assert code == 1 and "holds claim template" in text, text
+    docs = list(yaml.safe_load_all(pr.read_text()))
+    assert [d["kind"] for d in docs] == ["PipelineRun"]
+    direct, _, _ = render([run(meta={"name": "web-pr", "annotations": {"pipelinesascode.tekton.dev/on-event": "x"}})], policy("pipelineruns"))
+    want = direct["items"][0]
+    del want["metadata"]["annotations"]
+    assert docs[0] == want
+    assert _cli(tmp_path, "--config", "p.yaml", "--check", ".tekton/pr.yaml")[0] == 0
