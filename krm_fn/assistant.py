@@ -134,7 +134,8 @@ def pipeline_label(spec: Spec, own: str | None, tekton_version: tuple[int, int, 
             first = (restrict_length(spec.generate_name) or spec.owner_name) if spec.generate_name else spec.owner_name
         return _resolved(spec.owner_name, spec.generate_name, first, tekton_version)
     if ref.get("resolver"):
-        params = {p.get("name"): p.get("value") for p in ref.get("params") or [] if isinstance(p, dict)}
+        raw = ref.get("params")
+        params = {p["name"]: p.get("value") for p in (raw if isinstance(raw, list) else []) if isinstance(p, dict) and isinstance(p.get("name"), str)}
         name = params.get("name")
         if params.get("kind") == "pipeline" and isinstance(name, str) and name:
             # then the resolved Pipeline's name, which is this one for the cluster resolver

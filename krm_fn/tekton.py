@@ -113,8 +113,11 @@ def _handle(item: Item, ctx: Context, node: Any = None, meta: Meta | None = None
         run = Run(item, ctx, node, meta, template=node is not None)
         if not tekton_checks.valid(run):
             return
+        errors_before = sum(r.severity == "error" for r in ctx.results)
         _apply_defaults(run)
         _apply_scheduling(run)
+        if sum(r.severity == "error" for r in ctx.results) > errors_before:
+            return  # a pod template the policy could not apply to: the assistant would copy it
         _coschedule(run)
         tekton_checks.warn_unplaceable(run)
         run.drop_empty_parent()

@@ -46,6 +46,23 @@ def valid(run: Run) -> bool:
             vct = b.get("volumeClaimTemplate") if isinstance(b, dict) else None
             if not isinstance(vct, dict):
                 continue
+            md = vct.get("metadata")
+            for key in ("labels", "annotations") if isinstance(md, dict) else ():
+                if md.get(key) is not None and not isinstance(md.get(key), dict):
+                    run.ctx.error(
+                        run.item,
+                        f"spec.workspaces[{i}].volumeClaimTemplate.metadata.{key}",
+                        f"the volumeClaimTemplate's metadata.{key} is a {guards.type_name(md.get(key))}; "
+                        f"it must be a mapping of strings (the claim made from it carries them)",
+                    )
+                    ok = False
+            if md is not None and not isinstance(md, dict):
+                run.ctx.error(
+                    run.item,
+                    f"spec.workspaces[{i}].volumeClaimTemplate.metadata",
+                    f"the volumeClaimTemplate's metadata is a {guards.type_name(md)}; it must be a mapping (name, labels, annotations)",
+                )
+                ok = False
             spec = vct.get("spec")
             if not isinstance(spec, dict) or not spec:
                 run.ctx.error(

@@ -58,6 +58,13 @@ CASES = {
     "BuildRun spec.build.spec a string": (
         "- apiVersion: shipwright.io/v1beta1\n  kind: BuildRun\n  metadata: {name: br}\n  spec:\n    build:\n      spec: str\n"
         + policy("scheduling: {nodeSelector: {pool: ci}}"), "spec.build.spec", "must be a Build spec"),
+    # found by the fuzz target with more seeds (session 4)
+    "run nodeSelector a string under a per-run mode": (
+        run(TASKS + "\ntaskRunTemplate:\n  podTemplate:\n    nodeSelector: abc\n" + VCT) + policy("coschedule: pipelineruns"),
+        "spec.taskRunTemplate.podTemplate.nodeSelector", "map"),
+    "volumeClaimTemplate metadata.labels a string": (
+        run(TASKS + "\nworkspaces: [{name: w, volumeClaimTemplate: {metadata: {labels: text}, spec: {accessModes: [ReadWriteOnce]}}}]") + policy("coschedule: pipelineruns"),
+        "spec.workspaces[0].volumeClaimTemplate.metadata.labels", "must be a mapping of strings"),
     "a recursive alias": ("- apiVersion: tekton.dev/v1\n  kind: PipelineRun\n  metadata: {name: r}\n  spec: &s\n    params: [*s]\n",
                           None, "refers to itself through a YAML alias"),
     "a lone surrogate escape": ('- apiVersion: tekton.dev/v1\n  kind: PipelineRun\n  metadata: {name: r}\n  spec:\n    params: [{name: a, value: "\\ud800"}]\n',
@@ -90,11 +97,18 @@ def test_known_wrong_types_are_errors_with_field_and_fix(name: str) -> None:
     assert hits, errors
 
 
+def test_a_resolver_param_name_that_is_a_list_is_not_a_bug() -> None:
+    """Found by the fuzz target: the assistant's tekton.dev/pipeline label reads the
+    resolver's params; a name that is not a string is no name (the label is left out)."""
+    code, _errors = check(H + run("pipelineRef: {resolver: git, params: [{name: [a], value: b}]}\n" + VCT) + policy("coschedule: pipelineruns"))
+    assert code == 0
+
+
 # --------------------------------------------------------------------------- fuzz target
 
 
 def _objects() -> list[dict[str, Any]]:
-    """Tekton and Shipwright objects (and policies) of the fixtures, as plain data."""
+    """Tekton, Triggers and Shipwright objects of the fixtures, as plain data."""
     objs: list[dict[str, Any]] = []
     for case in sorted((ROOT / "fixtures").iterdir()):
         try:
@@ -102,7 +116,7 @@ def _objects() -> list[dict[str, Any]]:
         except (OSError, yaml.YAMLError):
             continue
         for it in (doc or {}).get("items") or []:
-            if isinstance(it, dict) and str(it.get("apiVersion", "")).startswith(("tekton.dev/", "shipwright.io/")):
+            if isinstance(it, dict) and str(it.get("apiVersion", "")).startswith(("tekton.dev/", "shipwright.io/", "triggers.tekton.dev/")):
                 objs.append(it)
     return objs
 
@@ -113,6 +127,10 @@ POLICIES = [
      "spec": {"coschedule": mode, "scheduling": {"nodeSelector": {"pool": "ci"}, "tolerations": [{"key": "ci", "operator": "Exists", "effect": "NoSchedule"}]},
               "defaultPodTemplate": {"schedulerName": "s", "securityContext": {"runAsNonRoot": True}}}}
     for mode in ("workspaces", "pipelineruns", "isolate-pipelinerun", "disabled")
+] + [
+    {"apiVersion": "fn.kpt.dev/v1alpha1", "kind": "CoschedulePolicy", "metadata": {"name": "p"},
+     "spec": {"coschedule": mode, "strategy": "run-keyed"}}
+    for mode in ("workspaces", "pipelineruns", "isolate-pipelinerun")
 ]
 WRONG = st.sampled_from(["text", 7, None, True, [], ["x"], {}, {"k": "v"}, [{"a": 1}], 1.5])
 
