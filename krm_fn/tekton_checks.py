@@ -47,12 +47,13 @@ def valid(run: Run) -> bool:
             if not isinstance(vct, dict):
                 continue
             md = vct.get("metadata")
-            for key in ("labels", "annotations") if isinstance(md, dict) else ():
-                if md.get(key) is not None and not isinstance(md.get(key), dict):
+            for key in ("labels", "annotations"):
+                value = md.get(key) if isinstance(md, dict) else None
+                if value is not None and not isinstance(value, dict):
                     run.ctx.error(
                         run.item,
                         f"spec.workspaces[{i}].volumeClaimTemplate.metadata.{key}",
-                        f"the volumeClaimTemplate's metadata.{key} is a {guards.type_name(md.get(key))}; "
+                        f"the volumeClaimTemplate's metadata.{key} is a {guards.type_name(value)}; "
                         f"it must be a mapping of strings (the claim made from it carries them)",
                     )
                     ok = False
