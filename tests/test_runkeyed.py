@@ -329,3 +329,18 @@ def test_a_pipelines_as_code_run_rendered_with_a_placeholder_before_is_repaired(
     del want["metadata"]["annotations"]
     assert docs[0] == want
     assert _cli(tmp_path, "--config", "p.yaml", "--check", ".tekton/pr.yaml")[0] == 0
+
+
+@pytest.mark.parametrize("mode", ["workspaces", "pipelineruns", "isolate-pipelinerun"])
+def test_templates_and_pac_runs_render_as_the_generate_name_runs_they_become(mode: str) -> None:
+    """What the simulation plays for them: a TriggerTemplate's run template and a PaC run get
+    the very spec a generateName run gets."""
+    plain, _, _ = render([run()], policy(mode))
+    want = plain["items"][0]["spec"]
+    tt = {"apiVersion": "triggers.tekton.dev/v1beta1", "kind": "TriggerTemplate", "metadata": {"name": "t", "namespace": "ci"},
+          "spec": {"resourcetemplates": [run(meta={"generateName": "build-"})]}}
+    pac = run(meta={"name": "build", "namespace": "ci", "annotations": {"pipelinesascode.tekton.dev/on-event": "[push]"}})
+    rl, code, _ = render([tt, pac], policy(mode))
+    assert code == 0
+    assert rl["items"][0]["spec"]["resourcetemplates"][0]["spec"] == want
+    assert rl["items"][1]["spec"] == want
