@@ -171,6 +171,13 @@ def run(
     """Render the files package by package (krm_fn.packages): each package's other YAML
     files are read as context, and its policy is `function_config` (--config) when given,
     else its own. Decides every file's new text; writes nothing."""
+    with process_mod.PausedGC():
+        return _run(names, function_config, light, progress)
+
+
+def _run(
+    names: list[str], function_config: Any, light: bool, progress: Callable[[int, int, str], None] | None
+) -> FilesOutcome:
     names = _unique(packages.expand(names))
     outcome = FilesOutcome([], [], [])
     groups = packages.group(names)

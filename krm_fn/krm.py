@@ -8,6 +8,7 @@ from krm_fn import yamlio
 from krm_fn.errors import InputError
 from krm_fn.errors import YamlSyntaxError
 from krm_fn.process import Outcome
+from krm_fn.process import PausedGC
 from krm_fn.process import process_guarded
 from krm_fn.process import unchanged
 from krm_fn.results import Result
@@ -24,6 +25,11 @@ def light_default() -> bool:
 def run_resource_list(data: bytes, light: bool | None = None) -> tuple[str, Outcome | None, int]:
     """(output text, outcome, exit code). The output is always a complete ResourceList:
     unreadable input gives one with a single error result (outcome None)."""
+    with PausedGC():
+        return _run_resource_list(data, light)
+
+
+def _run_resource_list(data: bytes, light: bool | None) -> tuple[str, Outcome | None, int]:
     if light is None:
         light = light_default()
     try:
