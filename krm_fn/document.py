@@ -38,6 +38,10 @@ class Document:
         """Whether the data differs from what was read."""
         return yamlio.to_plain(self.data) != self.before
 
+    def as_plain(self) -> Any:
+        """The data as plain dicts, lists and scalars, for comparing (not to be edited)."""
+        return yamlio.to_plain(self.data)
+
     def new_map(self) -> Any:
         raise NotImplementedError
 
@@ -65,8 +69,24 @@ class LightDocument(Document):
         self.data = data
         self.layout = layout
         self.read = lite.copy_data(data)  # the data as read, scalar types kept
-        self.before = yamlio.to_plain(data)
-        self._rendered: tuple[Any, str] | None = None  # (plain data, text) last written
+        self._before: Any = None
+        self._rendered: tuple[Any, str] | None = None  # (data, text) last written
+
+    @property
+    def before(self) -> Any:
+        """The data as read, as plain data (made when asked for)."""
+        if self._before is None:
+            self._before = yamlio.to_plain(self.read)
+        return self._before
+
+    def as_plain(self) -> Any:
+        return self.data  # plain already; `==` treats its str subclasses as str
+
+    @property
+    def changed(self) -> bool:
+        # both sides are plain dicts, lists and scalars (str subclasses for quoted and block
+        # scalars): `==` compares them as to_plain would, without copying either
+        return bool(self.data != self.read)
 
     def new_map(self) -> Any:
         return {}
@@ -89,9 +109,8 @@ class LightDocument(Document):
         m.update(rest)
 
     def render(self, d: int) -> tuple[str, bool]:
-        plain = yamlio.to_plain(self.data)
-        if self._rendered is None or self._rendered[0] != plain:
-            self._rendered = (plain, lite.render_item(self.layout, self.read, self.data))
+        if self._rendered is None or self._rendered[0] != self.data:
+            self._rendered = (lite.copy_data(self.data), lite.render_item(self.layout, self.read, self.data))
         return self._rendered[1], True
 
 

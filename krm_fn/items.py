@@ -148,16 +148,17 @@ def in_file_lines(message: str, first: int | None) -> str:
 
 
 def _light_document(text: str) -> LightDocument | None:
-    """The item read by the light reader; None when it is not sure of the text."""
-    if guards.may_nest_deeper_than_limit(text):
-        return None  # the round-trip path names the deepest field
+    """The item read by the light reader; None when it is not sure of the text. No depth or
+    alias check is needed on what it reads: it takes no anchors or aliases (a tree, each
+    node once) and nothing indented deeper than lite.MAX_INDENT (which bounds the depth far
+    below guards.MAX_DEPTH); a deeper object goes to the round-trip path, which names the
+    deepest field."""
     body, c = item_body(text)
     m, s, o = detect_indent(body, c)
     try:
         data, layout = lite.load_item(text, m, s, o)
     except Unsure:
         return None
-    guards.check_limits(data, "the object")
     return LightDocument(data, layout)
 
 

@@ -104,93 +104,110 @@ class Doc:
         self.first_inline = ""  # the dash line when the first key sits on it
 
 
+# Deepest indentation the reader takes. Every level of nesting it reads is at least one column
+# deeper (a sequence's entries are mappings or scalars, flow collections hold scalars), so
+# this bounds the depth of what it builds, and of its own recursion, well under guards'
+# MAX_DEPTH: a deeper object goes to the round-trip path, which names the deepest field.
+MAX_INDENT = 120
+
+
 class _Reader:
     def __init__(self, lines: list[str], m: int, o: int) -> None:
         self.lines = lines
         self.m = m
         self.o = o
-        self.n = len(lines)
+        n = self.n = len(lines)
         self.i = 0
         self.last_line = -1
+        # Each line's indentation, and for each line the first content line at or after it
+        # (nxt[n] = n): one pass here instead of a strip per look at a line. A blank or
+        # comment line with trailing blanks is refused here, wherever it sits (a block
+        # scalar refuses trailing blanks on its own lines too).
+        stripped = [x.lstrip(" ") for x in lines]
+        self.ind = ind = [len(x) - len(t) for x, t in zip(lines, stripped, strict=True)]
+        if ind and max(ind) > MAX_INDENT:
+            raise Unsure("nested too deep for the light reader")
+        nxt = [n] * (n + 1)
+        k = n
+        for j in range(n - 1, -1, -1):
+            t = stripped[j]
+            if t and t[0] != "#":
+                k = j
+            elif lines[j][-1:].isspace():
+                raise Unsure("trailing blanks")
+            nxt[j] = k
+        self.nxt = nxt
 
     def skip(self) -> None:
         """Past blank and comment lines."""
-        lines = self.lines
-        while self.i < self.n:
-            s = lines[self.i]
-            t = s.lstrip(" ")
-            if t and not t.startswith("#"):
-                return
-            if s != s.rstrip():
-                raise Unsure("trailing blanks")
-            self.i += 1
+        self.i = self.nxt[self.i]
 
     def indent(self) -> int:
-        s = self.lines[self.i]
-        return len(s) - len(s.lstrip(" "))
+        return self.ind[self.i]
 
     def mapping(self, indent: int, first: tuple[int, int] | None = None) -> tuple[dict[str, Any], MapPos]:
         """A block mapping whose keys sit at `indent`. `first`: (line, column) of a first
         key that sits after a sequence dash."""
         data: dict[str, Any] = {}
         pos = MapPos(indent)
+        entries = pos.entries
+        lines, ind, nxt, n = self.lines, self.ind, self.nxt, self.n
         while True:
             if first is not None:
                 li, col = first
                 first = None
             else:
-                self.skip()
-                if self.i >= self.n:
+                li = self.i = nxt[self.i]
+                if li >= n:
                     break
-                ind = self.indent()
-                if ind < indent:
+                col = ind[li]
+                if col < indent:
                     break
-                if ind > indent:
+                if col > indent:
                     raise Unsure("odd indentation")
-                li, col = self.i, ind
-            line = self.lines[li]
+            line = lines[li]
             km = _KEY_RE.match(line, col)
             if km is None:
                 if line.startswith("-", col):
                     break  # an indentless sequence of the key before ends here
                 raise Unsure("not a plain key")
             key = km.group(1)
-            if _resolve(key) is not key or key in data:
+            if key in data or (key not in _PLAIN_KEYS and not _plain_key(key)):
                 raise Unsure("key")
             e = Entry(li)
             self.i = li + 1
             self.last_line = li
             v = data[key] = self.value(e, line, km.end(), indent)
-            if isinstance(v, (dict, list)):
+            if v.__class__ is dict or v.__class__ is list:
                 e.node = v
-            pos.entries[key] = e
+            entries[key] = e
         return data, pos
 
     def value(self, e: Entry, line: str, at: int, indent: int) -> Any:
         """The value after `key:` or `- ` at `at` on `line`: inline, or on the lines below."""
         rest = line[at:]
-        if rest != rest.rstrip() and not rest.lstrip().startswith("#"):
-            raise Unsure("trailing blanks")
-        if rest.startswith(" ") and not rest.startswith(" #"):
-            if rest.startswith("  "):
-                raise Unsure("two spaces")
-            v = self.inline(e, line, at + 1, indent)
-            self.after_inline(indent)
-            return v
-        if rest and not rest.startswith(" #"):
-            raise Unsure("value")
         if rest:
+            if rest[-1].isspace() and not rest.lstrip().startswith("#"):
+                raise Unsure("trailing blanks")
+            if rest[0] == " " and rest[1:2] != "#":
+                if rest[1:2] == " ":
+                    raise Unsure("two spaces")
+                v = self.inline(e, line, at + 1, indent)
+                self.after_inline(indent)
+                return v
+            if not rest.startswith(" #"):
+                raise Unsure("value")
             e.comment = True
         # the value is on the lines below (or null)
-        self.skip()
-        if self.i < self.n:
-            ind = self.indent()
-            s = self.lines[self.i]
+        i = self.i = self.nxt[self.i]
+        if i < self.n:
+            ind = self.ind[i]
+            s = self.lines[i]
             if s.startswith("-", ind) and (len(s) == ind + 1 or s[ind + 1] == " "):
                 if ind == indent + self.o:
                     v, p = self.sequence(ind)
                     e.value = p
-                    e.last = self.last_content()
+                    e.last = self.last_line
                     return v
                 if ind >= indent:
                     raise Unsure("sequence indentation")
@@ -199,14 +216,14 @@ class _Reader:
                     raise Unsure("mapping indentation")
                 v, p2 = self.mapping(ind)
                 e.value = p2
-                e.last = self.last_content()
+                e.last = self.last_line
                 return v
         return None
 
     def after_inline(self, indent: int) -> None:
         """An inline value has no lines below it: a deeper line would be a continuation."""
-        self.skip()
-        if self.i < self.n and self.indent() > indent:
+        i = self.i = self.nxt[self.i]
+        if i < self.n and self.ind[i] > indent:
             raise Unsure("continuation line")
 
     def last_content(self) -> int:
@@ -216,23 +233,24 @@ class _Reader:
     def sequence(self, dash: int) -> tuple[list[Any], SeqPos]:
         data: list[Any] = []
         pos = SeqPos(dash)
+        items = pos.items
+        lines, ind, nxt, n = self.lines, self.ind, self.nxt, self.n
+        col = dash + 2
         while True:
-            self.skip()
-            if self.i >= self.n or self.indent() != dash:
+            li = self.i = nxt[self.i]
+            if li >= n or ind[li] != dash:
                 break
-            li = self.i
-            line = self.lines[li]
+            line = lines[li]
             if not line.startswith("- ", dash):
                 break
             e = Entry(li)
-            col = dash + 2
-            if line.startswith((" ", "-", "#"), col) or col >= len(line):
+            if col >= len(line) or line[col] in " -#":
                 raise Unsure("sequence item layout")
             km = _KEY_RE.match(line, col)
             if km is not None:
                 v, p = self.mapping(col, (li, col))
                 e.value = p
-                e.last = self.last_content()
+                e.last = self.last_line
             else:
                 if line[col] in "|>":
                     raise Unsure("block scalar as a sequence item")
@@ -240,10 +258,10 @@ class _Reader:
                 self.last_line = li
                 v = self.inline(e, line, col, dash)
                 self.after_inline(dash)
-            if isinstance(v, (dict, list)):
+            if v.__class__ is dict or v.__class__ is list:
                 e.node = v
             data.append(v)
-            pos.items.append(e)
+            items.append(e)
         return data, pos
 
     def inline(self, e: Entry, line: str, col: int, indent: int) -> Any:
@@ -388,6 +406,19 @@ def _plain(text: str) -> Any:
     return _resolve(text)
 
 
+# Keys already known to read as themselves (a string, not true/1/null): most keys repeat.
+_PLAIN_KEYS: set[str] = set()
+
+
+def _plain_key(key: str) -> bool:
+    """Whether a key that matched _KEY_RE reads as the string itself (remembered)."""
+    if _resolve(key) is not key:
+        return False
+    if len(_PLAIN_KEYS) < 65536:
+        _PLAIN_KEYS.add(key)
+    return True
+
+
 def _resolve(text: str) -> Any:
     """The YAML 1.2 value of a plain scalar, as ruamel reads it, for the canonical forms
     ruamel also writes back unchanged; Unsure for any other typed form."""
@@ -479,7 +510,8 @@ def render_item(doc: Doc, before: Any, after: Any) -> str:
     lines = w.apply()
     # the new text must read back as the data it is meant to hold
     check, _ = read(lines, doc.m, doc.o, doc.root.indent)
-    if yamlio.to_plain(check) != yamlio.to_plain(after):
+    # plain data on both sides: `==` compares as to_plain would (never more leniently)
+    if check != after:
         raise Unsure("read-back differs")
     if doc.first_inline:
         if not lines or lines[0] != doc.lines[0]:
