@@ -299,10 +299,11 @@ def detect_indent(body: list[str], c: int) -> tuple[int, int, int]:
     seq: tuple[int, int] | None = None
     prev_key_indent = -1
     for line in body:
-        if yamltext.is_blank_or_comment(line):
+        stripped = line.lstrip(" ")
+        bare = stripped.strip()
+        if not bare or bare[0] == "#":  # yamltext.is_blank_or_comment, inline
             continue
-        ind = yamltext.indent_of(line)
-        stripped = line[ind:]
+        ind = len(line) - len(stripped)
         if stripped.startswith("- ") or stripped.rstrip() == "-":
             if seq is None and prev_key_indent >= 0 and ind >= prev_key_indent:
                 off = ind - prev_key_indent

@@ -36,13 +36,13 @@ class Lit(str):
 
 DQ = yamlio.DQ
 
+_NOT_PLAIN = frozenset("'\"[{|")
 # Plain keys the writer can emit as they are: Kubernetes field and label/annotation keys.
 _KEY_RE = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_./-]*):(?= |$)")
 _INT_RE = re.compile(r"-?(?:0|[1-9][0-9]*)")
 # Plain scalars the reader accepts (printable ASCII, no indicator first, nothing a YAML 1.2
 # resolver types other than the canonical int/bool handled above: that is checked after)
 _PLAIN_RE = re.compile(r"[A-Za-z0-9_./$(~=+-][\x20-\x7e]*")
-_PLAIN_FORBIDDEN = (": ", " #", "\t")
 _NUMBERISH = re.compile(r"[-+.0-9]")
 _ASCII_PRINTABLE = re.compile(r"[\x20-\x7e]*")
 _TS_RE = re.compile(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}")
@@ -112,7 +112,7 @@ MAX_INDENT = 120
 
 
 class _Reader:
-    def __init__(self, lines: list[str], m: int, o: int) -> None:
+    def __init__(self, lines: list[str], m: int, o: int, left: int = 0) -> None:
         self.lines = lines
         self.m = m
         self.o = o
@@ -122,7 +122,8 @@ class _Reader:
         # Each line's indentation, and for each line the first content line at or after it
         # (nxt[n] = n): one pass here instead of a strip per look at a line. A blank or
         # comment line with trailing blanks is refused here, wherever it sits (a block
-        # scalar refuses trailing blanks on its own lines too).
+        # scalar refuses trailing blanks on its own lines too), and so is a comment left of
+        # column `left` (where the document's keys sit).
         stripped = [x.lstrip(" ") for x in lines]
         self.ind = ind = [len(x) - len(t) for x, t in zip(lines, stripped, strict=True)]
         if ind and max(ind) > MAX_INDENT:
@@ -135,6 +136,8 @@ class _Reader:
                 k = j
             elif lines[j][-1:].isspace():
                 raise Unsure("trailing blanks")
+            elif t and ind[j] < left:
+                raise Unsure("comment left of the item")
             nxt[j] = k
         self.nxt = nxt
 
@@ -267,9 +270,14 @@ class _Reader:
     def inline(self, e: Entry, line: str, col: int, indent: int) -> Any:
         """An inline scalar or one-line flow collection at `col`; records its span."""
         c = line[col]
-        if c == "'":
+        if c not in _NOT_PLAIN:  # the common case first
+            cut = line.find(" #", col)
+            text = (line[col:] if cut < 0 else line[col:cut]).rstrip(" ")
+            end = col + len(text)
+            v: Any = _plain(text)
+        elif c == "'":
             end = _quoted_end(line, col, "'")
-            v: Any = SQ(line[col + 1 : end - 1].replace("''", "'"))
+            v = SQ(line[col + 1 : end - 1].replace("''", "'"))
         elif c == '"':
             end = _quoted_end(line, col, '"')
             body = line[col + 1 : end - 1]
@@ -292,13 +300,8 @@ class _Reader:
             v = _flow_map(line[col:end])
             e.value = MapPos(-1)
             e.value.flow = True
-        elif c == "|":
+        else:  # "|"
             return self.literal(e, line, col, indent)
-        else:
-            cut = line.find(" #", col)
-            text = (line[col:] if cut < 0 else line[col:cut]).rstrip(" ")
-            end = col + len(text)
-            v = _plain(text)
         tail = line[end:]
         if tail:
             if not tail.startswith(" #") and not tail.lstrip(" ").startswith("#"):
@@ -396,14 +399,32 @@ def _flow_map(text: str) -> dict[str, Any]:
     return out
 
 
+# The values of plain scalars already read (most repeat: ReadWriteOnce, kubernetes.io/hostname...)
+_PLAIN_VALUES: dict[str, Any] = {}
+_MISSING = object()
+
+
 def _plain(text: str) -> Any:
-    if text[:2] in ("- ", "? ", ": ") or text in ("-", "?") or not _PLAIN_RE.fullmatch(text) or any(f in text for f in _PLAIN_FORBIDDEN) or text.endswith(":"):
+    v = _PLAIN_VALUES.get(text, _MISSING)
+    if v is not _MISSING:
+        return v
+    if (
+        text[:2] in ("- ", "? ", ": ")
+        or text in ("-", "?")
+        or not _PLAIN_RE.fullmatch(text)
+        or ": " in text
+        or " #" in text
+        or "\t" in text
+        or text.endswith(":")
+    ):
         raise Unsure("plain scalar")
-    if text in _NULLS:
-        # ruamel writes `key:` for it, so a line that holds one is never rewritten (_clean):
-        # both writers keep it as it is
-        return None
-    return _resolve(text)
+    # null: ruamel writes `key:` for it, so a line that holds one is never rewritten
+    # (_clean): both writers keep it as it is
+    v = None if text in _NULLS else _resolve(text)
+    if len(_PLAIN_VALUES) >= 65536:
+        _PLAIN_VALUES.clear()
+    _PLAIN_VALUES[text] = v
+    return v
 
 
 # Keys already known to read as themselves (a string, not true/1/null): most keys repeat.
@@ -439,7 +460,7 @@ def _resolve(text: str) -> Any:
 def read(lines: list[str], m: int, o: int, indent: int) -> tuple[dict[str, Any], Doc]:
     """Read a block mapping document whose keys sit at `indent`; Unsure when unsure."""
     doc = Doc(lines, m, o)
-    r = _Reader(lines, m, o)
+    r = _Reader(lines, m, o, indent)
     r.skip()
     if r.i >= r.n or r.indent() != indent:
         raise Unsure("layout")
@@ -481,10 +502,6 @@ def load_item(chunk: str, m: int, s: int, o: int) -> tuple[dict[str, Any], Doc]:
         head = [first]
         body = lines[1:]
         first_inline = ""
-    for s_ in body:
-        t = s_.lstrip(" ")
-        if t.startswith("#") and len(s_) - len(t) < c:
-            raise Unsure("comment left of the item")
     if pre:
         if head:
             raise Unsure("comments before and after the dash")
@@ -743,9 +760,9 @@ def _same(a: Any, b: Any) -> bool:
 def copy_data(v: Any) -> Any:
     """A copy of loaded data (collections new, scalars shared: they are immutable)."""
     if isinstance(v, dict):
-        return {k: copy_data(x) for k, x in v.items()}
+        return {k: copy_data(x) if isinstance(x, (dict, list)) else x for k, x in v.items()}
     if isinstance(v, list):
-        return [copy_data(x) for x in v]
+        return [copy_data(x) if isinstance(x, (dict, list)) else x for x in v]
     return v
 
 
