@@ -64,9 +64,11 @@ class Meta(Record):
 
 class Item(Record):
     """One entry of `items`. `text` is the exact input text (fast path), or None when the
-    item came from a full parse (then `doc` is set from the start)."""
+    item came from a full parse (then `doc` is set from the start). `document`: the text is
+    a whole YAML document (files mode and the kustomize plugin read streams of them), made
+    into a `- ` entry only when the item is read, and rendered back as a document."""
 
-    __slots__ = ("pos", "text", "meta", "complex_meta", "doc", "unreadable", "line")
+    __slots__ = ("pos", "text", "meta", "complex_meta", "doc", "unreadable", "line", "document")
 
     def __init__(
         self,
@@ -75,6 +77,7 @@ class Item(Record):
         meta: Meta,
         complex_meta: bool = False,
         doc: Document | None = None,
+        document: bool = False,
     ) -> None:
         self.pos = pos
         self.text = text
@@ -86,6 +89,7 @@ class Item(Record):
         # the line of the text's first line in the file the user has (None: unknown, as in a
         # list kpt serialized): parser messages are given in that file's lines
         self.line: int | None = None
+        self.document = document
 
     @property
     def node(self) -> Any:
@@ -101,13 +105,18 @@ class Item(Record):
     def changed(self) -> bool:
         return self.doc is not None and self.doc.changed
 
+    def entry_text(self) -> str:
+        """The text as one `- ` entry (line for line: a document's lines, indented)."""
+        assert self.text is not None
+        return yamltext.entry_of(self.text) if self.document else self.text
+
     def load(self, light: bool = False) -> Any:
         """Parse this item (once): with the light reader when `light` and the text is in its
         form, else with the round-trip loader. Returns the data."""
         if self.doc is None:
-            assert self.text is not None
+            entry = self.entry_text()
             try:
-                self.doc = (_light_document(self.text) if light else None) or _round_trip_document(self.text)
+                self.doc = (_light_document(entry) if light else None) or _round_trip_document(entry)
             except InputError as e:
                 raise type(e)(in_file_lines(str(e), self.line)) from None
         return self.doc.data
@@ -115,21 +124,23 @@ class Item(Record):
     def load_round_trip(self) -> Any:
         """Parse the item's text with the round-trip loader, dropping a light reading and
         whatever was done to it."""
-        assert self.text is not None
+        entry = self.entry_text()
         self.doc = None  # a failed load leaves the item unloaded
         try:
-            self.doc = _round_trip_document(self.text)
+            self.doc = _round_trip_document(entry)
         except InputError as e:
             raise type(e)(in_file_lines(str(e), self.line)) from None
         return self.doc.data
 
     def render(self, d: int) -> tuple[str, bool]:
-        """(text, faithful): the entry at dash indent `d`, the input text when unchanged.
-        faithful is False when the round-trip emitter could not keep the comments."""
+        """(text, faithful): the entry at dash indent `d` (a document item: the document),
+        the input text when unchanged. faithful is False when the round-trip emitter could
+        not keep the comments."""
         if self.text is not None and not self.changed:
             return self.text, True
         assert self.doc is not None
-        return self.doc.render(d)
+        text, faithful = self.doc.render(d)
+        return (yamltext.unentry(text) if self.document else text), faithful
 
 
 _AT_LINE = re.compile(r" at line (\d+), column (\d+)")

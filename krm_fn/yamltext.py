@@ -82,3 +82,38 @@ def indent_entry(dumped: str, d: int) -> str:
     if not dashed:
         out.append(" " * d + "- {}\n")
     return "".join(out)
+
+
+def entry_of(body: str) -> str:
+    """A document as one `- ` entry of a top-level sequence (the form the item readers and
+    writers work on): the first content line gets the dash, every other line two spaces."""
+    out: list[str] = []
+    dashed = False
+    for line in body.replace("\r\n", "\n").splitlines(keepends=True):
+        if not line.strip():
+            out.append("\n")
+        elif not dashed and not line.lstrip().startswith("#"):
+            out.append("- " + line)
+            dashed = True
+        else:
+            out.append("  " + line)
+    if out and not out[-1].endswith("\n"):
+        out[-1] += "\n"
+    return "".join(out)
+
+
+def unentry(text: str) -> str:
+    """Reverse of indent_entry(dumped, 0): the document text of an item entry."""
+    out: list[str] = []
+    dashed = False
+    for line in text.splitlines(keepends=True):
+        if not line.strip():
+            out.append("\n")
+        elif not dashed and line.startswith("- "):
+            out.append(line[2:])
+            dashed = True
+        elif line.startswith("  "):
+            out.append(line[2:])
+        else:
+            out.append(line)
+    return "".join(out)
