@@ -37,6 +37,7 @@ class Lit(str):
 DQ = yamlio.DQ
 
 _NOT_PLAIN = frozenset("'\"[{|")
+_NOT_PLAIN_VALUE = _NOT_PLAIN | {" ", "#"}
 # Plain keys the writer can emit as they are: Kubernetes field and label/annotation keys.
 _KEY_RE = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_./-]*):(?= |$)")
 _INT_RE = re.compile(r"-?(?:0|[1-9][0-9]*)")
@@ -177,13 +178,27 @@ class _Reader:
             key = km.group(1)
             if key in data or (key not in _PLAIN_KEYS and not _plain_key(key)):
                 raise Unsure("key")
-            e = Entry(li)
-            self.i = li + 1
+            e = entries[key] = Entry(li)
             self.last_line = li
-            v = data[key] = self.value(e, line, km.end(), indent)
+            at = km.end()
+            if at + 1 < len(line) and line[at] == " " and line[at + 1] not in _NOT_PLAIN_VALUE:
+                # `key: plain scalar`, most lines: value(), inline() and after_inline() in one
+                if line[-1].isspace():
+                    raise Unsure("trailing blanks")
+                cut = line.find(" #", at + 1)
+                if cut < 0:
+                    data[key] = _plain(line[at + 1 :])
+                else:
+                    data[key] = _plain(line[at + 1 : cut].rstrip(" "))
+                    e.comment = True
+                li = self.i = nxt[li + 1]
+                if li < n and ind[li] > indent:
+                    raise Unsure("continuation line")
+                continue
+            self.i = li + 1
+            v = data[key] = self.value(e, line, at, indent)
             if v.__class__ is dict or v.__class__ is list:
                 e.node = v
-            entries[key] = e
         return data, pos
 
     def value(self, e: Entry, line: str, at: int, indent: int) -> Any:
