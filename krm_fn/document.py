@@ -63,14 +63,55 @@ class Document:
 
 class LightDocument(Document):
     """An object read by the light reader: plain data, written back by splicing the changed
-    lines into its own text."""
+    lines into its own text (`source`, the item's `- ` entry).
 
-    def __init__(self, data: dict[str, Any], layout: lite.Doc) -> None:
+    Once written, `compact()` lets go of what only a new writing needs (the layout: lines and
+    positions; the copy as read): a list of 10,000 runs held all of them at once. Should the
+    data change after that, both are read again from `source`, the positions given back the
+    collections they had (by reading order), and the object is written as before."""
+
+    def __init__(self, data: dict[str, Any], layout: lite.Doc, source: str = "") -> None:
         self.data = data
-        self.layout = layout
-        self.read = lite.copy_data(data)  # the data as read, scalar types kept
+        self.source = source
+        self._layout: lite.Doc | None = layout
+        self._read: Any = lite.copy_data(data)  # the data as read, scalar types kept
         self._before: Any = None
         self._rendered: tuple[Any, str] | None = None  # (data, text) last written
+        self._indent = (layout.m, layout.o)
+        self._nodes: list[Any] | None = None  # compacted: each position's collection, in order
+        self._changed = False  # compacted: whether the data written differs from the data read
+
+    @property
+    def layout(self) -> lite.Doc:
+        if self._layout is None:
+            self._reread()
+        assert self._layout is not None
+        return self._layout
+
+    @property
+    def read(self) -> Any:
+        """The data as read (a copy: the transform edits `data`)."""
+        if self._read is None:
+            self._reread()
+        return self._read
+
+    def _reread(self) -> None:
+        m, o = self._indent
+        read, layout = lite.load_item(self.source, m, o + 2, o)
+        entries = list(lite.entries(layout))
+        assert self._nodes is not None and len(entries) == len(self._nodes), "the source reads as before"
+        for e, node in zip(entries, self._nodes, strict=True):
+            e.node = node
+        self._read, self._layout, self._nodes = read, layout, None
+
+    def compact(self) -> None:
+        """Keep the data and the text last written (rendered for the data as it is now);
+        drop the layout and the copy as read (read again from `source` when needed)."""
+        if self._layout is None or not self.source or self._rendered is None or self._rendered[0] != self.data:
+            return
+        self._changed = self.data != self._read
+        self._nodes = [e.node for e in lite.entries(self._layout)]
+        self._layout = self._read = None
 
     @property
     def before(self) -> Any:
@@ -84,6 +125,8 @@ class LightDocument(Document):
 
     @property
     def changed(self) -> bool:
+        if self._read is None and self._rendered is not None and self._rendered[0] == self.data:
+            return self._changed  # compacted, and the data is what was written then
         # both sides are plain dicts, lists and scalars (str subclasses for quoted and block
         # scalars): `==` compares them as to_plain would, without copying either
         return bool(self.data != self.read)

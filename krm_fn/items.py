@@ -68,7 +68,7 @@ class Item(Record):
     a whole YAML document (files mode and the kustomize plugin read streams of them), made
     into a `- ` entry only when the item is read, and rendered back as a document."""
 
-    __slots__ = ("pos", "text", "meta", "complex_meta", "doc", "unreadable", "line", "document")
+    __slots__ = ("pos", "text", "meta", "complex_meta", "doc", "unreadable", "line", "document", "was_read")
 
     def __init__(
         self,
@@ -90,6 +90,7 @@ class Item(Record):
         # list kpt serialized): parser messages are given in that file's lines
         self.line: int | None = None
         self.document = document
+        self.was_read = doc is not None  # a reader took the text (it is YAML)
 
     @property
     def node(self) -> Any:
@@ -119,7 +120,20 @@ class Item(Record):
                 self.doc = (_light_document(entry) if light else None) or _round_trip_document(entry)
             except InputError as e:
                 raise type(e)(in_file_lines(str(e), self.line)) from None
+            self.was_read = True
         return self.doc.data
+
+    def release(self) -> None:
+        """After the item's transform: drop a light reading that nothing changed (the output
+        is the item's text, and a later lookup reads the text again: the same data), or
+        compact a changed one (written already: LightDocument.compact). A large list holds
+        one object's reading at a time instead of all of them."""
+        if self.text is None or not isinstance(self.doc, LightDocument):
+            return
+        if not self.doc.changed:
+            self.doc = None
+        else:
+            self.doc.compact()
 
     def load_round_trip(self) -> Any:
         """Parse the item's text with the round-trip loader, dropping a light reading and
@@ -130,6 +144,7 @@ class Item(Record):
             self.doc = _round_trip_document(entry)
         except InputError as e:
             raise type(e)(in_file_lines(str(e), self.line)) from None
+        self.was_read = True
         return self.doc.data
 
     def render(self, d: int) -> tuple[str, bool]:
@@ -170,7 +185,7 @@ def _light_document(text: str) -> LightDocument | None:
         data, layout = lite.load_item(text, m, s, o)
     except Unsure:
         return None
-    return LightDocument(data, layout)
+    return LightDocument(data, layout, text)
 
 
 def _round_trip_document(text: str) -> RoundTripDocument:

@@ -58,6 +58,8 @@ def _run_resource_list(data: bytes, light: bool | None) -> tuple[str, Outcome | 
         except InputError as whole_error:
             return error_list(str(whole_error)), None, 1
         outcome = process_guarded(rl)
+    for it in rl.items:
+        it.doc = None  # every text is decided: the objects read can go before the output is built
     out = resourcelist.render(rl, outcome.item_texts, outcome.generated_texts, [r.as_dict() for r in outcome.results])
     return out, outcome, outcome.exit_code
 

@@ -23,6 +23,7 @@ from krm_fn.errors import Unsure
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Any
 
 
@@ -175,8 +176,8 @@ class _Reader:
                 if line.startswith("-", col):
                     break  # an indentless sequence of the key before ends here
                 raise Unsure("not a plain key")
-            key = km.group(1)
-            if key in data or (key not in _PLAIN_KEYS and not _plain_key(key)):
+            key = _PLAIN_KEYS.get(km.group(1)) or _plain_key(km.group(1))
+            if key in data:
                 raise Unsure("key")
             e = entries[key] = Entry(li)
             self.last_line = li
@@ -442,17 +443,19 @@ def _plain(text: str) -> Any:
     return v
 
 
-# Keys already known to read as themselves (a string, not true/1/null): most keys repeat.
-_PLAIN_KEYS: set[str] = set()
+# Keys already known to read as themselves (a string, not true/1/null), each kept once: most
+# keys repeat, and every object read holds its keys (10,000 objects: 290,000 key strings).
+_PLAIN_KEYS: dict[str, str] = {}
 
 
-def _plain_key(key: str) -> bool:
-    """Whether a key that matched _KEY_RE reads as the string itself (remembered)."""
+def _plain_key(key: str) -> str:
+    """A key that matched _KEY_RE, when it reads as the string itself (remembered); Unsure
+    for a key YAML types (true, 1, null)."""
     if _resolve(key) is not key:
-        return False
+        raise Unsure("key")
     if len(_PLAIN_KEYS) < 65536:
-        _PLAIN_KEYS.add(key)
-    return True
+        _PLAIN_KEYS[key] = key
+    return key
 
 
 def _resolve(text: str) -> Any:
@@ -530,6 +533,17 @@ def load_item(chunk: str, m: int, s: int, o: int) -> tuple[dict[str, Any], Doc]:
     doc.head = head
     doc.first_inline = first_inline
     return data, doc
+
+
+def entries(doc: Doc) -> Iterator[Entry]:
+    """Every position of a read item, in reading order (the same order for the same text)."""
+    assert doc.root is not None
+    stack: list[MapPos | SeqPos] = [doc.root]
+    while stack:
+        pos = stack.pop()
+        kids = list(pos.entries.values()) if isinstance(pos, MapPos) else pos.items
+        yield from kids
+        stack.extend(e.value for e in reversed(kids) if e.value is not None)
 
 
 def render_item(doc: Doc, before: Any, after: Any) -> str:

@@ -331,6 +331,7 @@ def _dispatch(item: Item, ctx: Context) -> None:
     mark = ctx.mark()
     _transform(handler, item, ctx)
     if not light or not item.changed:
+        item.release()  # unchanged: its text is the output (a lookup reads it again)
         return
     # a light-path edit is written right away; when the splicing writer is not sure of it,
     # what the transform did is undone and the item goes again on the round-trip path
@@ -340,6 +341,8 @@ def _dispatch(item: Item, ctx: Context) -> None:
         ctx.rollback(mark)
         item.load_round_trip()
         _transform(handler, item, ctx)
+        return
+    item.release()  # written: what only another writing needs can go
 
 
 def _load(item: Item, ctx: Context, light: bool, named: bool) -> bool:
