@@ -24,6 +24,7 @@ from krm_fn.errors import Unsure
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Any
 
 
@@ -74,7 +75,7 @@ class LightDocument(Document):
         self.data = data
         self.source = source
         self._layout: lite.Doc | None = layout
-        self._read: Any = lite.copy_data(data)  # the data as read, scalar types kept
+        self._read: Any = copy_data(data)  # the data as read, scalar types kept
         self._before: Any = None
         self._rendered: tuple[Any, str] | None = None  # (data, text) last written
         self._indent = (layout.m, layout.o)
@@ -98,9 +99,9 @@ class LightDocument(Document):
     def _reread(self) -> None:
         m, o = self._indent
         read, layout = lite.load_item(self.source, m, o + 2, o)
-        entries = list(lite.entries(layout))
-        assert self._nodes is not None and len(entries) == len(self._nodes), "the source reads as before"
-        for e, node in zip(entries, self._nodes, strict=True):
+        positions = list(entries(layout))
+        assert self._nodes is not None and len(positions) == len(self._nodes), "the source reads as before"
+        for e, node in zip(positions, self._nodes, strict=True):
             e.node = node
         self._read, self._layout, self._nodes = read, layout, None
 
@@ -110,7 +111,7 @@ class LightDocument(Document):
         if self._layout is None or not self.source or self._rendered is None or self._rendered[0] != self.data:
             return
         self._changed = self.data != self._read
-        self._nodes = [e.node for e in lite.entries(self._layout)]
+        self._nodes = [e.node for e in entries(self._layout)]
         self._layout = self._read = None
 
     @property
@@ -153,8 +154,28 @@ class LightDocument(Document):
 
     def render(self, d: int) -> tuple[str, bool]:
         if self._rendered is None or self._rendered[0] != self.data:
-            self._rendered = (lite.copy_data(self.data), lite.render_item(self.layout, self.read, self.data))
+            self._rendered = (copy_data(self.data), lite.render_item(self.layout, self.read, self.data))
         return self._rendered[1], True
+
+
+def copy_data(v: Any) -> Any:
+    """A copy of loaded data (collections new, scalars shared: they are immutable)."""
+    if isinstance(v, dict):
+        return {k: copy_data(x) if isinstance(x, (dict, list)) else x for k, x in v.items()}
+    if isinstance(v, list):
+        return [copy_data(x) if isinstance(x, (dict, list)) else x for x in v]
+    return v
+
+
+def entries(doc: lite.Doc) -> Iterator[lite.Entry]:
+    """Every position of a read item, in reading order (the same order for the same text)."""
+    assert doc.root is not None
+    stack: list[lite.MapPos | lite.SeqPos] = [doc.root]
+    while stack:
+        pos = stack.pop()
+        kids = list(pos.entries.values()) if isinstance(pos, lite.MapPos) else pos.items
+        yield from kids
+        stack.extend(e.value for e in reversed(kids) if e.value is not None)
 
 
 class RoundTripDocument(Document):

@@ -23,7 +23,6 @@ from krm_fn.errors import Unsure
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
-    from collections.abc import Iterator
     from typing import Any
 
 
@@ -424,15 +423,9 @@ def _plain(text: str) -> Any:
     v = _PLAIN_VALUES.get(text, _MISSING)
     if v is not _MISSING:
         return v
-    if (
-        text[:2] in ("- ", "? ", ": ")
-        or text in ("-", "?")
-        or not _PLAIN_RE.fullmatch(text)
-        or ": " in text
-        or " #" in text
-        or "\t" in text
-        or text.endswith(":")
-    ):
+    if text[:2] in ("- ", "? ", ": ") or text in ("-", "?") or not _PLAIN_RE.fullmatch(text):
+        raise Unsure("plain scalar")
+    if ": " in text or " #" in text or "\t" in text or text.endswith(":"):
         raise Unsure("plain scalar")
     # null: ruamel writes `key:` for it, so a line that holds one is never rewritten
     # (_clean): both writers keep it as it is
@@ -533,17 +526,6 @@ def load_item(chunk: str, m: int, s: int, o: int) -> tuple[dict[str, Any], Doc]:
     doc.head = head
     doc.first_inline = first_inline
     return data, doc
-
-
-def entries(doc: Doc) -> Iterator[Entry]:
-    """Every position of a read item, in reading order (the same order for the same text)."""
-    assert doc.root is not None
-    stack: list[MapPos | SeqPos] = [doc.root]
-    while stack:
-        pos = stack.pop()
-        kids = list(pos.entries.values()) if isinstance(pos, MapPos) else pos.items
-        yield from kids
-        stack.extend(e.value for e in reversed(kids) if e.value is not None)
 
 
 def render_item(doc: Doc, before: Any, after: Any) -> str:
@@ -784,15 +766,6 @@ def _same(a: Any, b: Any) -> bool:
     if isinstance(a, list):
         return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
     return bool(a == b)
-
-
-def copy_data(v: Any) -> Any:
-    """A copy of loaded data (collections new, scalars shared: they are immutable)."""
-    if isinstance(v, dict):
-        return {k: copy_data(x) if isinstance(x, (dict, list)) else x for k, x in v.items()}
-    if isinstance(v, list):
-        return [copy_data(x) if isinstance(x, (dict, list)) else x for x in v]
-    return v
 
 
 def _scalar(v: Any) -> str:

@@ -12,11 +12,13 @@ import re
 
 from krm_fn import guards
 from krm_fn import items as items_mod
+from krm_fn import lite
 from krm_fn import scanner
 from krm_fn import yamlio
 from krm_fn import yamltext
 from krm_fn.document import RoundTripDocument
 from krm_fn.errors import InputError
+from krm_fn.errors import Unsure
 from krm_fn.errors import short
 from krm_fn.items import Item
 from krm_fn.items import ResourceList
@@ -393,6 +395,17 @@ def _newlines(text: str, newline: str) -> str:
     return text.replace("\n", newline) if newline != "\n" else text
 
 
+def _light_config(body: str) -> Any:
+    """The policy document read by the light reader, as a ResourceList's functionConfig is
+    (scanner): no round-trip loader to import for a plain policy file. None when unsure."""
+    lines = yamltext.split_lines(body, keepends=False)
+    m, _s, o = items_mod.detect_indent([x + "\n" for x in lines], 0)
+    try:
+        return lite.read(lines, m, o, 0)[0]
+    except Unsure:
+        return None
+
+
 def read_config(text: str, name: str) -> Any:
     """A functionConfig from a file (one YAML document). Raises InputError."""
     stream = split(text, None)
@@ -401,8 +414,12 @@ def read_config(text: str, name: str) -> Any:
             f"{name}: expected one YAML document (a CoschedulePolicy or a ConfigMap), "
             f"found {len(stream.docs)}"
         )
+    body = stream.docs[0].body.replace("\r\n", "\n")
+    light = _light_config(body)
+    if light is not None:
+        return light
     try:
-        node = yamlio.rt_load(stream.docs[0].body.replace("\r\n", "\n"))
+        node = yamlio.rt_load(body)
         guards.check_limits(node)
     except InputError as e:
         raise InputError(f"{name}: {e}") from None
