@@ -174,6 +174,9 @@ def make_items(stream: Stream) -> None:
 
 
 _DIRECTIVE_RE = re.compile(r"^%", re.M)
+# A file this small is checked by the light reader when it takes every document (a few ms at
+# most): libyaml's parser costs ~20 ms to import (ruamel.yaml.clib imports ruamel.yaml)
+_SMALL = 64 * 1024
 
 
 def _reads_whole(stream: Stream) -> bool:
@@ -186,6 +189,8 @@ def _reads_whole(stream: Stream) -> bool:
     text = stream.raw[len(stream.bom):]
     if _DIRECTIVE_RE.search(text) or not guards.flow_nesting_within_limit(text):
         return False
+    if len(text) <= _SMALL and all(_light_document(d.body) is not None for d in stream.docs):
+        return True  # what the light reader reads, the round-trip loader reads the same
     return items_mod.libyaml_reads(text)
 
 
@@ -395,9 +400,11 @@ def _newlines(text: str, newline: str) -> str:
     return text.replace("\n", newline) if newline != "\n" else text
 
 
-def _light_config(body: str) -> Any:
-    """The policy document read by the light reader, as a ResourceList's functionConfig is
-    (scanner): no round-trip loader to import for a plain policy file. None when unsure."""
+def _light_document(body: str) -> Any:
+    """A document (keys at column 0) read by the light reader, as a ResourceList's
+    functionConfig is (scanner); None when unsure. A policy file read so needs no
+    round-trip loader; a document read so is YAML (tests/test_lite.py: what the reader takes,
+    the round-trip loader reads the same)."""
     lines = yamltext.split_lines(body, keepends=False)
     m, _s, o = items_mod.detect_indent([x + "\n" for x in lines], 0)
     try:
@@ -415,7 +422,7 @@ def read_config(text: str, name: str) -> Any:
             f"found {len(stream.docs)}"
         )
     body = stream.docs[0].body.replace("\r\n", "\n")
-    light = _light_config(body)
+    light = _light_document(body)
     if light is not None:
         return light
     try:
