@@ -174,9 +174,12 @@ def make_items(stream: Stream) -> None:
 
 
 _DIRECTIVE_RE = re.compile(r"^%", re.M)
-# A file this small is checked by the light reader when it takes every document (a few ms at
-# most): libyaml's parser costs ~20 ms to import (ruamel.yaml.clib imports ruamel.yaml)
-_SMALL = 64 * 1024
+# The first 64 KB of files a process checks are checked by the light reader when it takes
+# every document of the file (a few ms at most): libyaml's parser costs ~20 ms to import
+# (ruamel.yaml.clib imports ruamel.yaml), which a larger input repays (the light reader is
+# slower per byte, and most documents are read again anyway). Either way the verdict is the
+# same: what the light reader takes, the round-trip loader reads the same.
+_LIGHT_CHECK_BUDGET = [64 * 1024]
 
 
 def _reads_whole(stream: Stream) -> bool:
@@ -189,8 +192,10 @@ def _reads_whole(stream: Stream) -> bool:
     text = stream.raw[len(stream.bom):]
     if _DIRECTIVE_RE.search(text) or not guards.flow_nesting_within_limit(text):
         return False
-    if len(text) <= _SMALL and all(_light_document(d.body) is not None for d in stream.docs):
-        return True  # what the light reader reads, the round-trip loader reads the same
+    if len(text) <= _LIGHT_CHECK_BUDGET[0]:
+        _LIGHT_CHECK_BUDGET[0] -= len(text)
+        if all(_light_document(d.body) is not None for d in stream.docs):
+            return True
     return items_mod.libyaml_reads(text)
 
 
