@@ -96,14 +96,17 @@ def _emit(obj: Any, ind: int, compact: bool, out: list[str]) -> None:
         if not obj:
             out.append(pad + "{}\n")
             return
+        cached = _SCALARS.get
         for k, v in obj.items():
-            key = scalar(k)
+            key = (cached(k) if k.__class__ is str else None) or scalar(k)
             if isinstance(v, dict) and v:
                 out.append(f"{pad}{key}:\n")
                 _emit(v, ind + 2, compact, out)
             elif isinstance(v, list) and v:
                 out.append(f"{pad}{key}:\n")
                 _emit(v, ind if compact else ind + 2, compact, out)
+            elif v.__class__ is str:
+                out.append(f"{pad}{key}: {cached(v) or scalar(v)}\n")
             else:
                 out.append(f"{pad}{key}: {_inline(v)}\n")
     elif isinstance(obj, list):
