@@ -65,6 +65,11 @@ def item_document(chunk: str) -> tuple[str, int]:
 def indent_entry(dumped: str, d: int) -> str:
     """Turn a top-level YAML document into one `- ` entry of a sequence at indent `d`."""
     pad = " " * (d + 2)
+    if dumped.endswith("\n") and not dumped.startswith("...") and "\n..." not in dumped:
+        lines = dumped[:-1].split("\n")
+        if "" not in map(str.strip, lines):
+            # every line has content (the emitter's documents): joined in C, not line by line
+            return " " * d + "- " + ("\n" + pad).join(lines) + "\n"
     out = []
     dashed = False
     for line in split_lines(dumped):
