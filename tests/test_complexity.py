@@ -239,8 +239,8 @@ def _run_doc(name: str) -> str:
 
 
 def test_steady_state_in_every_mode_regenerates_and_reparses_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The benchmark's package rendered, then rendered again: in files mode and as one
-    ResourceList, no generated object is emitted again (each equals what is there), and
+    """The benchmark's package rendered, then rendered again: in files mode, as one
+    ResourceList and through the kustomize plugin, no generated object is emitted again (each equals what is there), and
     nothing, generated or not, goes through the round-trip loader (the light path reads it
     all); the first render does not use the round-trip loader either (generated objects are
     written by the block emitter and placed as text)."""
@@ -273,3 +273,15 @@ def test_steady_state_in_every_mode_regenerates_and_reparses_nothing(tmp_path: P
     assert calls(monkeypatch, yamlio, "rt_load", lambda: run_resource_list(again)) == 0
     out2, _, _ = run_resource_list(again)
     assert out2.split("\nresults:\n")[0] + "\n" == again.decode()
+
+    # the kustomize plugin: one stream of documents on stdin, the assistants appended to it
+    from krm_fn.kustomize import run_plugin
+
+    files = gen.package(6, seed=2)
+    stream = "---\n".join(t for p, t in files.items() if p.startswith("runs/") or p == "pipeline.yaml").encode()
+    policy = str(tmp_path / "pkg" / "coschedule-policy.yaml")
+    first, _, code = run_plugin(policy, stream, light=True)
+    assert code == 0 and first.count("kind: StatefulSet") == 12
+    assert emitted_kinds(lambda: run_plugin(policy, first.encode(), light=True)) == []
+    assert calls(monkeypatch, yamlio, "rt_load", lambda: run_plugin(policy, first.encode(), light=True)) == 0
+    assert run_plugin(policy, first.encode(), light=True)[0] == first
