@@ -115,12 +115,19 @@ class PausedGC:
     """`with PausedGC():` the cyclic garbage collector does not run inside (it is restored
     after, as it was). A run builds hundreds of thousands of dicts and lists and frees almost
     none of them before it ends; the collector walked them all again and again (a third of
-    the CPU time of a 1,500-file re-render), and found no cycles to free: the objects are
-    trees, freed by reference counting. What is still alive at the end is moved out of the
-    collector's sight (gc.freeze), or the first collection after would walk it all once
-    more (0.6 s there). Nests (only the outermost one turns it back on)."""
+    the CPU time of a 1,500-file re-render), and found few cycles to free: the objects are
+    trees, freed by reference counting. Nests (only the outermost one turns it back on).
+
+    At the end, what the run left (all in the youngest generation) is collected once, which
+    frees the cycles made among its own objects (the round-trip loader makes some); after a
+    run that left more than FREEZE_ABOVE objects it is moved out of the collector's sight
+    instead (gc.freeze): the first collections after would walk it all again (0.2-0.3 s for
+    1,500 files), and such a run is the command line's, whose process ends next. A program
+    that calls runs in a loop sees cycles through its older objects freed later than without
+    the pause (at its next full collection), and keeps a large run's cycles."""
 
     __slots__ = ("was",)
+    FREEZE_ABOVE = 200_000
 
     def __enter__(self) -> None:
         import gc
@@ -132,7 +139,10 @@ class PausedGC:
         if self.was:
             import gc
 
-            gc.freeze()
+            if gc.get_count()[0] > self.FREEZE_ABOVE:
+                gc.freeze()
+            else:
+                gc.collect(0)
             gc.enable()
 
 

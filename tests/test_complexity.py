@@ -285,3 +285,25 @@ def test_steady_state_in_every_mode_regenerates_and_reparses_nothing(tmp_path: P
     assert emitted_kinds(lambda: run_plugin(policy, first.encode(), light=True)) == []
     assert calls(monkeypatch, yamlio, "rt_load", lambda: run_plugin(policy, first.encode(), light=True)) == 0
     assert run_plugin(policy, first.encode(), light=True)[0] == first
+
+
+def test_the_collector_pause_ends_with_the_run() -> None:
+    """process.PausedGC: the cyclic collector is off while a run works (it walked the run's
+    objects again and again and freed nothing), and back on after; a run of ordinary size
+    freezes nothing (its cycles, from the round-trip loader, are collected at its end), so a
+    program that calls runs in a loop does not pile frozen objects up."""
+    import gc
+
+    data = _resource_list([{**_run_with_workspaces(2), "metadata": {"name": f"r{i}"}} for i in range(20)])
+    assert gc.isenabled()
+    before = gc.get_freeze_count()
+    for light in (True, False, True, False):
+        _, _, code = run_resource_list(data, light=light)
+        assert code == 0 and gc.isenabled()
+    assert gc.get_freeze_count() == before
+    gc.disable()
+    try:
+        run_resource_list(data)
+        assert not gc.isenabled()  # left as it was found
+    finally:
+        gc.enable()
