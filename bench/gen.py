@@ -11,14 +11,18 @@ from __future__ import annotations
 
 import argparse
 import random
+import re
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 TARGET_KINDS = ("PipelineRun", "TaskRun", "BuildRun")
 PLAIN_KINDS = ("Deployment", "Service", "ConfigMap")
 
 
-def _ann(path: str, index: int) -> str:
+def _ann(path: str | None, index: int) -> str:
+    if path is None:  # a document in a file of its own: no kpt annotations
+        return ""
     return (
         "    annotations:\n"
         f"      config.kubernetes.io/index: '{index}'\n"
@@ -28,7 +32,7 @@ def _ann(path: str, index: int) -> str:
     )
 
 
-def deployment(n: int, ns: str, path: str, idx: int, rnd: random.Random) -> str:
+def deployment(n: int, ns: str, path: str | None, idx: int, rnd: random.Random) -> str:
     replicas = rnd.randint(1, 5)
     return (
         f"- # Deployment {n}: owned by team-{n % 7}\n"
@@ -69,7 +73,7 @@ def deployment(n: int, ns: str, path: str, idx: int, rnd: random.Random) -> str:
     )
 
 
-def service(n: int, ns: str, path: str, idx: int, rnd: random.Random) -> str:
+def service(n: int, ns: str, path: str | None, idx: int, rnd: random.Random) -> str:
     return (
         "- apiVersion: v1\n"
         "  kind: Service\n"
@@ -89,7 +93,7 @@ def service(n: int, ns: str, path: str, idx: int, rnd: random.Random) -> str:
     )
 
 
-def configmap(n: int, ns: str, path: str, idx: int, rnd: random.Random) -> str:
+def configmap(n: int, ns: str, path: str | None, idx: int, rnd: random.Random) -> str:
     return (
         "- apiVersion: v1\n"
         "  kind: ConfigMap\n"
@@ -107,7 +111,7 @@ def configmap(n: int, ns: str, path: str, idx: int, rnd: random.Random) -> str:
     )
 
 
-def pipelinerun(n: int, ns: str, path: str, idx: int, rnd: random.Random) -> str:
+def pipelinerun(n: int, ns: str, path: str | None, idx: int, rnd: random.Random) -> str:
     # the Pipeline is embedded: coschedule `workspaces` needs to see which tasks use a PVC
     return (
         f"- # nightly build {n}\n"
@@ -163,7 +167,7 @@ def pipelinerun(n: int, ns: str, path: str, idx: int, rnd: random.Random) -> str
     )
 
 
-def taskrun(n: int, ns: str, path: str, idx: int, rnd: random.Random) -> str:
+def taskrun(n: int, ns: str, path: str | None, idx: int, rnd: random.Random) -> str:
     return (
         "- apiVersion: tekton.dev/v1\n"
         "  kind: TaskRun\n"
@@ -181,7 +185,7 @@ def taskrun(n: int, ns: str, path: str, idx: int, rnd: random.Random) -> str:
     )
 
 
-def buildrun(n: int, ns: str, path: str, idx: int, rnd: random.Random) -> str:
+def buildrun(n: int, ns: str, path: str | None, idx: int, rnd: random.Random) -> str:
     return (
         "- apiVersion: shipwright.io/v1beta1\n"
         "  kind: BuildRun\n"
@@ -244,6 +248,330 @@ def generate(items: int, targets: float = 0.05, seed: int = 1, config: bool = Tr
         out.append(_MAKERS[kind](n, ns, path, idx, rnd))
     if config:
         out.append(CONFIG)
+    return "".join(out)
+
+
+def documents(n: int, targets: float = 0.05, seed: int = 1) -> str:
+    """The objects of generate(n, targets, seed), without kpt's annotations, as one
+    multi-document YAML file (files mode's documents-per-file workload)."""
+    rnd = random.Random(seed)
+    n_targets = round(n * targets)
+    kinds = [TARGET_KINDS[i % len(TARGET_KINDS)] for i in range(n_targets)]
+    kinds += [PLAIN_KINDS[i % len(PLAIN_KINDS)] for i in range(n - n_targets)]
+    rnd.shuffle(kinds)
+    docs = []
+    for k, kind in enumerate(kinds):
+        entry = _MAKERS[kind](k, f"team-{k % 13}", None, 0, rnd)
+        docs.append("".join(line[2:] for line in entry.splitlines(keepends=True)))
+    return "---\n".join(docs)
+
+
+# --------------------------------------------------------------------------- a kpt package
+
+PACKAGE_POLICY = """\
+# The policy of this package (the Kptfile names it; pre-commit passes it with --config)
+apiVersion: fn.kpt.dev/v1alpha1
+kind: CoschedulePolicy
+metadata:
+  name: coschedule
+  annotations:
+    config.kubernetes.io/local-config: "true"
+spec:
+  coschedule: workspaces
+  assistant:
+    podTemplate:
+      nodeSelector:
+        pool: ci   # the CI node pool
+"""
+
+KPTFILE = """\
+apiVersion: kpt.dev/v1
+kind: Kptfile
+metadata:
+  name: ci-runs
+  annotations:
+    config.kubernetes.io/local-config: "true"
+info:
+  description: 'Nightly PipelineRuns of every service, one file per run'
+pipeline:
+  mutators:
+  - exec: krm-coschedule
+    configPath: coschedule-policy.yaml
+"""
+
+PIPELINE = """\
+# The pipeline every service runs: clone, test and build the image; the cache is warmed
+# alongside. Each task uses at most one PVC-backed workspace (coschedule: workspaces).
+apiVersion: tekton.dev/v1
+kind: Pipeline
+metadata:
+  name: build-and-test
+  namespace: ci
+  labels:
+    app.kubernetes.io/part-of: "shop"
+spec:
+  params:
+    - name: revision
+      type: string
+    - name: repo-url
+      type: string
+  workspaces:
+    - name: source
+    - name: cache
+    - name: docker-config
+      optional: true
+  tasks:
+    - name: clone
+      taskRef:
+        name: git-clone
+      params:
+        - name: url
+          value: $(params.repo-url)
+        - name: revision
+          value: $(params.revision)
+      workspaces:
+        - name: output
+          workspace: source
+    - name: unit-test   # go test ./...
+      runAfter: ["clone"]
+      taskRef:
+        name: go-test
+      workspaces:
+        - name: source
+          workspace: source
+    - name: build-image
+      runAfter:
+        - unit-test
+      taskRef:
+        name: kaniko
+      workspaces:
+        - name: source
+          workspace: source
+        - name: dockerconfig
+          workspace: docker-config
+    - name: warm-cache
+      taskRef:
+        name: cache-fetch
+      workspaces:
+        - name: cache
+          workspace: cache
+  finally:
+    - name: notify
+      taskRef:
+        name: send-to-chat
+      params:
+        - name: status
+          value: "$(tasks.status)"
+"""
+
+TASKS = """\
+apiVersion: tekton.dev/v1
+kind: Task
+metadata:
+  name: go-test
+  namespace: ci
+spec:
+  workspaces:
+  - name: source
+  steps:
+  - name: test
+    image: golang:1.22
+    workingDir: $(workspaces.source.path)
+    script: |
+      #!/bin/sh
+      go test ./...
+---
+apiVersion: tekton.dev/v1
+kind: Task
+metadata:
+  name: cache-fetch
+  namespace: ci
+spec:
+  workspaces:
+  - name: cache
+  steps:
+  - name: fetch
+    image: 'registry.example.com/tools/cache:2.1'
+    args: ["fetch", "--into", "$(workspaces.cache.path)"]
+"""
+
+RBAC = """\
+# CI service account and what it may do in the namespace
+apiVersion: v1
+kind: ServiceAccount
+metadata:
+  name: ci-bot
+  namespace: ci
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: ci-bot-edit
+  namespace: ci
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: ClusterRole
+  name: edit
+subjects:
+- kind: ServiceAccount
+  name: ci-bot
+  namespace: ci
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: ci-settings
+  namespace: ci
+data:
+  chat-channel: "#ci"
+  retries: '3'
+"""
+
+
+def package_run(n: int, rnd: random.Random) -> str:
+    """One PipelineRun file as people write it: on the package's Pipeline (pipelineRef), two
+    volumeClaimTemplate workspaces and a Secret one, comments and quoting; a third of the files
+    with indentless sequences (`- ` at the key's column), the others indented."""
+    svc = f"svc-{n:04d}"
+    off = "" if n % 3 == 0 else "  "  # a sequence's dashes: at its key's column, or indented
+    d = "  " + off  # the dash column of spec's sequences
+    rev = f"{rnd.randrange(16**8):08x}"
+    size = rnd.choice(("1Gi", "2Gi", "5Gi"))
+    template = (
+        "  taskRunTemplate:\n"
+        "    serviceAccountName: ci-bot\n"
+        "    podTemplate:\n"
+        "      nodeSelector:\n"
+        "        disktype: ssd\n"
+    ) if n % 4 == 0 else (
+        "  taskRunTemplate:\n"
+        "    serviceAccountName: ci-bot\n"
+    )
+    return (
+        f"# Nightly build of {svc} (team-{n % 7})\n"
+        "apiVersion: tekton.dev/v1\n"
+        "kind: PipelineRun\n"
+        "metadata:\n"
+        f"  name: nightly-{svc}\n"
+        "  namespace: ci\n"
+        "  labels:\n"
+        f"    app.kubernetes.io/name: {svc}\n"
+        '    app.kubernetes.io/part-of: "shop"\n'
+        f"    team: team-{n % 7}\n"
+        "  annotations:\n"
+        f"    description: 'nightly build of {svc}'\n"
+        "spec:\n"
+        "  pipelineRef:\n"
+        "    name: build-and-test\n"
+        "  params:\n"
+        f"{d}- name: revision\n"
+        f'{d}  value: "{rev}"   # pinned by the release bot\n'
+        f"{d}- name: repo-url\n"
+        f"{d}  value: https://git.example.com/shop/{svc}.git\n"
+        + template
+        + "  timeouts:\n"
+        '    pipeline: "1h0m0s"\n'
+        "  workspaces:\n"
+        f"{d}- name: source # the clone, shared by clone, unit-test and build-image\n"
+        f"{d}  volumeClaimTemplate:\n"
+        f"{d}    spec:\n"
+        f'{d}      accessModes: ["ReadWriteOnce"]\n'
+        f"{d}      resources:\n"
+        f"{d}        requests:\n"
+        f"{d}          storage: {size}\n"
+        f"{d}- name: cache\n"
+        f"{d}  volumeClaimTemplate:\n"
+        f"{d}    metadata:\n"
+        f"{d}      name: gocache\n"
+        f"{d}    spec:\n"
+        f"{d}      accessModes:\n"
+        f"{d}      {off}- ReadWriteOnce\n"
+        f"{d}      resources:\n"
+        f"{d}        requests:\n"
+        f"{d}          storage: 2Gi\n"
+        f"{d}- name: docker-config\n"
+        f"{d}  secret:\n"
+        f"{d}    secretName: registry-creds\n"
+    )
+
+
+def package(runs: int, seed: int = 1) -> dict[str, str]:
+    """A kpt package as {relative path: text}: a Kptfile naming the policy, the policy, the
+    Pipeline every run uses, two Tasks, RBAC and a ConfigMap, and `runs` PipelineRun files
+    under runs/ (one PipelineRun per file)."""
+    rnd = random.Random(seed)
+    files = {
+        "Kptfile": KPTFILE,
+        "coschedule-policy.yaml": PACKAGE_POLICY,
+        "pipeline.yaml": PIPELINE,
+        "tasks.yaml": TASKS,
+        "rbac.yaml": RBAC,
+    }
+    for n in range(runs):
+        files[f"runs/nightly-{n:05d}.yaml"] = package_run(n, rnd)
+    return files
+
+
+def write_package(files: dict[str, str], root: Path) -> None:
+    for rel, text in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+
+
+def read_package(root: Path) -> dict[str, str]:
+    """A package on disk as {relative path: text} (the Kptfile and every YAML file, sorted)."""
+    out: dict[str, str] = {}
+    for p in sorted(root.rglob("*")):
+        if p.is_file() and (p.name == "Kptfile" or p.suffix in (".yaml", ".yml")):
+            out[p.relative_to(root).as_posix()] = p.read_text()
+    return out
+
+
+def package_resource_list(files: dict[str, str], config: str = "coschedule-policy.yaml") -> str:
+    """The package as kpt hands it to a function: one ResourceList, every document an item with
+    kpt's path and index annotations (legacy and internal), `config`'s document as the
+    functionConfig."""
+    out = ["apiVersion: config.kubernetes.io/v1\n", "kind: ResourceList\n", "items:\n"]
+    for rel, text in files.items():
+        for idx, doc in enumerate(d for d in re.split(r"(?m)^---\n", text) if d.strip()):
+            ann = [
+                f"config.kubernetes.io/index: '{idx}'",
+                f"config.kubernetes.io/path: '{rel}'",
+                f"internal.config.kubernetes.io/index: '{idx}'",
+                f"internal.config.kubernetes.io/path: '{rel}'",
+            ]
+            out.append(_as_entry(_with_annotations(doc, ann)))
+    out.append("functionConfig:\n")
+    body = files[config]
+    out.extend("  " + line if line.strip() else line for line in body.splitlines(keepends=True))
+    return "".join(out)
+
+
+def _with_annotations(doc: str, ann: list[str]) -> str:
+    """`doc` with `ann` added to metadata.annotations (metadata's keys at two spaces)."""
+    lines = doc.splitlines(keepends=True)
+    at = lines.index("metadata:\n") + 1
+    end = at
+    while end < len(lines) and (lines[end].startswith("  ") or not lines[end].strip()):
+        if lines[end] == "  annotations:\n":
+            lines[end + 1 : end + 1] = [f"    {a}\n" for a in ann]
+            return "".join(lines)
+        end += 1
+    lines[end:end] = ["  annotations:\n", *(f"    {a}\n" for a in ann)]
+    return "".join(lines)
+
+
+def _as_entry(doc: str) -> str:
+    """A document as one `- ` entry of `items`, as kpt (kyaml) writes it: the head comment
+    after the dash (`- # comment`), the keys below it."""
+    lines = doc.splitlines(keepends=True)
+    head = [x for x in lines if x.startswith("#")]
+    body = [x for x in lines if not x.startswith("#") and x.strip()]
+    if head:
+        out = ["- " + head[0]] + ["  " + x for x in head[1:] + body]
+    else:
+        out = ["- " + body[0]] + ["  " + x for x in body[1:]]
     return "".join(out)
 
 

@@ -1,11 +1,25 @@
 """Benchmark krm-coschedule against a plain libyaml round trip and a bare interpreter.
 
-Every command runs as a subprocess with the same interpreter and the same stdin file, one
-after another inside each repetition (so machine noise hits all of them alike); the table
-reports medians, ratios and each command's peak RSS (os.wait4 rusage of that very child).
+Every workload is measured as subprocesses with the same interpreter, the function and its
+baselines one after another inside each repetition (so machine noise hits all of them
+alike); the report gives medians, ratios, each command's peak RSS (os.wait4 rusage of that
+very child), growth from the smallest to the largest size of a workload, and the targets of
+issue 13 with met or missed.
 
-    python bench/run.py                       # 1 PipelineRun, 1,000 and 10,000 items, 5% targets
-    python bench/run.py --sizes 1000 --repeat 3 --markdown out.md
+Workloads (`--workloads`, default all):
+
+- `one`: one PipelineRun on stdin, against `python -c pass` (cold start);
+- `list`: N items at 5% targets (`--sizes`), KRM mode;
+- `list100`: N items at 100% targets (`--full-sizes`), KRM mode;
+- `files`: a kpt package of N PipelineRun files (`--files`) in files mode: the first render
+  (writes every run file) and the re-render with `--check` (must change nothing, exit 0);
+- `krm`: the same package as one ResourceList, KRM mode: first render, and the rendered
+  output (results left out, as kpt reads the files again) fed back;
+- `stream`: one file of N documents, 5% targets (`--documents`), in files mode: first render
+  and re-render with `--check` (the cost of documents per file).
+
+    python bench/run.py                                   # everything, 5 repetitions
+    python bench/run.py --workloads files krm --files 150 1500 --repeat 3 --markdown out.md
 """
 from __future__ import annotations
 
@@ -19,7 +33,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
+from collections.abc import Callable
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -32,12 +46,53 @@ LIBYAML_SCRIPT = (
     "yaml.dump(data, sys.stdout, Dumper=yaml.CSafeDumper, default_flow_style=False, sort_keys=False)\n"
 )
 
+# the same job over a package: every file the function reads (its YAML files and the
+# Kptfile), all documents loaded and dumped again; the text goes to stdout (/dev/null)
+LIBYAML_FILES_SCRIPT = (
+    "import os, sys, yaml\n"
+    "for root, dirs, files in os.walk(sys.argv[1]):\n"
+    "    dirs[:] = sorted(d for d in dirs if not d.startswith('.'))\n"
+    "    for f in sorted(files):\n"
+    "        if f == 'Kptfile' or f.endswith(('.yaml', '.yml')):\n"
+    "            with open(os.path.join(root, f), 'rb') as fh:\n"
+    "                docs = list(yaml.load_all(fh, Loader=yaml.CSafeLoader))\n"
+    "            sys.stdout.write(yaml.dump_all(docs, Dumper=yaml.CSafeDumper, default_flow_style=False, sort_keys=False))\n"
+)
+
+WORKLOADS = ("one", "list", "list100", "files", "krm", "stream")
+
 
 @dataclasses.dataclass
 class Input:
+    """A KRM-mode input: `items` objects as one ResourceList text."""
+
     label: str
     items: int
     text: str
+
+
+@dataclasses.dataclass
+class Cmd:
+    """One command to time: argv, stdin file (None: /dev/null), the exit codes it may give,
+    and an untimed step before every run (putting a package back as it was)."""
+
+    argv: list[str]
+    stdin: Path | None = None
+    ok: tuple[int, ...] = (0,)
+    prepare: Callable[[], None] | None = None
+
+
+@dataclasses.dataclass
+class Case:
+    """One row: the function's command and its libyaml baseline on the same YAML. `group`
+    names the workload (rows of one group at several sizes give the growth line)."""
+
+    label: str
+    group: str
+    n: int  # items, or files in the package
+    size: int  # bytes of YAML the function reads
+    fn: Cmd
+    libyaml: Cmd
 
 
 @dataclasses.dataclass
@@ -53,6 +108,7 @@ class Row:
     items: int
     size: int
     runs: dict[str, list[Sample]]  # "fn", "libyaml", "python"
+    group: str = "list"
 
     def wall(self, name: str) -> float:
         return statistics.median(s.wall for s in self.runs[name])
@@ -62,6 +118,30 @@ class Row:
 
     def rss_mb(self, name: str) -> float:
         return max(s.rss_kb for s in self.runs[name]) / 1024
+
+
+# (group, what is compared, bound): issue 13's targets; "libyaml" and "python" are ratios of
+# the function's wall-time median to that baseline's, "rss" the peak in MB at 10,000 items,
+# "growth" the function's time from the smallest to the largest size (10x the input)
+TARGETS: tuple[tuple[str, str, float], ...] = (
+    ("list", "libyaml", 0.1),
+    ("list100", "libyaml", 0.5),
+    ("files-first", "libyaml", 0.3),
+    ("files-again", "libyaml", 0.3),
+    ("krm-first", "libyaml", 0.3),
+    ("krm-again", "libyaml", 0.3),
+    ("one", "python", 2.0),
+    ("list", "rss", 150.0),
+    ("list100", "rss", 150.0),
+    ("list", "growth", 10.0),
+    ("list100", "growth", 10.0),
+    ("files-first", "growth", 10.0),
+    ("files-again", "growth", 10.0),
+    ("krm-first", "growth", 10.0),
+    ("krm-again", "growth", 10.0),
+    ("stream-first", "growth", 10.0),
+    ("stream-again", "growth", 10.0),
+)
 
 
 def child_env() -> dict[str, str]:
@@ -79,23 +159,78 @@ def fn_command() -> list[str]:
         return [str(here)]
     found = shutil.which("krm-coschedule")
     if not found:
-        raise SystemExit("krm-coschedule is not installed: pip install -e . first")
+        raise SystemExit("krm-coschedule is not installed: pip install . first")
     return [found]
 
 
-def measure(cmd: Sequence[str], stdin_path: Path) -> Sample:
-    """Wall time, CPU time and peak RSS of one run of `cmd` < stdin_path > /dev/null (from
-    os.wait4: the rusage of that very child, not a running maximum over all children)."""
-    with open(stdin_path, "rb") as fin, tempfile.TemporaryFile() as err:
-        t0 = time.perf_counter()
-        p = subprocess.Popen(list(cmd), stdin=fin, stdout=subprocess.DEVNULL, stderr=err, env=child_env())
-        _pid, status, usage = os.wait4(p.pid, 0)
-        wall = time.perf_counter() - t0
-        p.returncode = os.waitstatus_to_exitcode(status)
-        if p.returncode != 0:
-            err.seek(0)
-            raise SystemExit(f"{' '.join(cmd)} failed ({p.returncode}): {err.read().decode()[-2000:]}")
-    return Sample(wall, usage.ru_utime + usage.ru_stime, int(usage.ru_maxrss))
+# Every timed command is started by this small launcher, not by the runner itself: a child's
+# peak RSS (ru_maxrss) starts at the peak of the process that spawned it (vfork and exec keep
+# the spawner's high-water mark), and the runner holds the generated inputs (100 MB and more).
+# The launcher imports nothing beyond os, sys and time: its own ~9 MB are the floor of every
+# RSS figure, about that of `python -c pass`. One request per line: stdin, stderr file, argv,
+# each in hex (an argument may hold newlines); one answer per line: wall, CPU, peak RSS (KB),
+# exit code.
+LAUNCHER_SCRIPT = r"""
+import os, sys, time
+for line in sys.stdin:
+    stdin, err, *argv = [bytes.fromhex(f).decode() for f in line.split()]
+    acts = [(os.POSIX_SPAWN_OPEN, 0, stdin, os.O_RDONLY, 0),
+            (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+            (os.POSIX_SPAWN_OPEN, 2, err, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)]
+    t0 = time.perf_counter()
+    pid = os.posix_spawn(argv[0], argv, os.environ, file_actions=acts)
+    _, status, ru = os.wait4(pid, 0)
+    wall = time.perf_counter() - t0
+    sys.stdout.write(f"{wall} {ru.ru_utime + ru.ru_stime} {ru.ru_maxrss} {os.waitstatus_to_exitcode(status)}\n")
+    sys.stdout.flush()
+"""
+
+
+class Launcher:
+    """The launcher process (started on first use, kept for the whole run)."""
+
+    proc: subprocess.Popen[str] | None = None
+
+    @classmethod
+    def run(cls, argv: Sequence[str], stdin: Path | None, err: Path) -> tuple[float, float, int, int]:
+        if cls.proc is None or cls.proc.poll() is not None:
+            cls.proc = subprocess.Popen(
+                [sys.executable, "-S", "-c", LAUNCHER_SCRIPT],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=child_env(),
+            )
+        assert cls.proc.stdin is not None and cls.proc.stdout is not None
+        cls.proc.stdin.write(" ".join(f.encode().hex() for f in [str(stdin or os.devnull), str(err), *argv]) + "\n")
+        cls.proc.stdin.flush()
+        wall, cpu, rss, code = cls.proc.stdout.readline().split()
+        return float(wall), float(cpu), int(rss), int(code)
+
+
+def measure(cmd: Cmd | Sequence[str], stdin_path: Path | None = None) -> Sample:
+    """Wall time, CPU time and peak RSS of one run of `cmd` (stdout to /dev/null), from
+    os.wait4 in the launcher: the rusage of that very child, not a running maximum over all
+    children."""
+    if not isinstance(cmd, Cmd):
+        cmd = Cmd(list(cmd), stdin_path)
+    if cmd.prepare is not None:
+        cmd.prepare()
+    with tempfile.TemporaryDirectory(prefix="krm-bench-err-") as d:
+        err = Path(d) / "stderr"
+        wall, cpu, rss, code = Launcher.run(cmd.argv, cmd.stdin, err)
+        if code not in cmd.ok:
+            text = err.read_text(errors="replace") if err.exists() else ""
+            raise SystemExit(f"{' '.join(cmd.argv)} exited {code}: {text[-2000:]}")
+    return Sample(wall, cpu, rss)
+
+
+def capture(cmd: Cmd) -> bytes:
+    """Run `cmd` once (untimed: warm-up and checks); its stdout."""
+    if cmd.prepare is not None:
+        cmd.prepare()
+    with open(cmd.stdin or os.devnull, "rb") as fin:
+        p = subprocess.run(cmd.argv, stdin=fin, capture_output=True, env=child_env())
+    if p.returncode not in cmd.ok:
+        raise SystemExit(f"{' '.join(cmd.argv)} exited {p.returncode}: {p.stderr.decode()[-2000:]}")
+    return p.stdout
 
 
 def inputs(sizes: Sequence[int], targets: float, seed: int) -> list[Input]:
@@ -105,25 +240,124 @@ def inputs(sizes: Sequence[int], targets: float, seed: int) -> list[Input]:
     return out
 
 
-def run(cases: Sequence[Input], repeat: int, workdir: Path) -> list[Row]:
+def list_cases(lists: Sequence[Input], workdir: Path, group: str = "list") -> list[Case]:
+    """KRM-mode cases: each input on stdin, against the libyaml round trip of that stdin."""
     fn = fn_command()
-    libyaml = [sys.executable, "-c", LIBYAML_SCRIPT]
-    bare = [sys.executable, "-c", "pass"]
+    out = []
+    for inp in lists:
+        path = workdir / f"{group}-{inp.items}.yaml"
+        path.write_text(inp.text)
+        g = "one" if inp.items == 1 and inp.label.startswith("1 ") else group
+        out.append(Case(inp.label, g, inp.items, len(inp.text.encode()), Cmd(fn, path), _libyaml(path)))
+    return out
+
+
+def _libyaml(stdin: Path) -> Cmd:
+    return Cmd([sys.executable, "-c", LIBYAML_SCRIPT], stdin)
+
+
+def _libyaml_files(root: Path) -> Cmd:
+    return Cmd([sys.executable, "-c", LIBYAML_FILES_SCRIPT, str(root)])
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def _restore(orig: Path, work: Path) -> Callable[[], None]:
+    def go() -> None:
+        shutil.rmtree(work, ignore_errors=True)
+        shutil.copytree(orig, work)
+
+    return go
+
+
+def package_cases(runs: Sequence[int], seed: int, workdir: Path, modes: Sequence[str] = ("files", "krm")) -> list[Case]:
+    """For each size: the package in files mode (first render, re-render with --check) and as
+    one ResourceList in KRM mode (first render, the output fed back). Checks that the first
+    render changes the runs and the re-render changes nothing."""
+    fn = fn_command()
+    out: list[Case] = []
+    for n in runs:
+        base = workdir / f"pkg-{n}"
+        files = gen.package(n, seed)
+        orig, work, rendered = base / "orig", base / "work", base / "rendered"
+        gen.write_package(files, orig)
+        size = sum(len(t.encode()) for t in files.values())
+        label = f"package of {n:,} PipelineRun files"
+        if "files" in modes:
+            _restore(orig, rendered)()
+            policy = rendered / "coschedule-policy.yaml"
+            capture(Cmd([*fn, "--config", str(policy), str(rendered)], ok=(1,)))  # the rendering
+            snapshot = _tree(rendered)
+            if snapshot == _tree(orig):
+                raise SystemExit(f"{label}: the first render changed nothing")
+            first = Cmd([*fn, "--config", str(work / "coschedule-policy.yaml"), str(work)], ok=(1,), prepare=_restore(orig, work))
+            again = Cmd([*fn, "--check", "--config", str(policy), str(rendered)], ok=(0,))
+            capture(again)
+            if _tree(rendered) != snapshot:
+                raise SystemExit(f"{label}: the re-render with --check changed files")
+            rsize = sum(len(b) for b in snapshot.values())
+            out.append(Case(f"{label}: first render", "files-first", n, size, first, _libyaml_files(orig)))
+            out.append(Case(f"{label}: re-render --check", "files-again", n, rsize, again, _libyaml_files(rendered)))
+        if "krm" in modes:
+            rl = base / "list.yaml"
+            rl.write_text(gen.package_resource_list(files))
+            first_k = Cmd(list(fn), rl)
+            output = capture(first_k).decode()
+            again_text = output.split("\nresults:\n", 1)[0] + "\n"
+            if again_text == rl.read_text():
+                raise SystemExit(f"{label}: KRM mode changed nothing")
+            rl2 = base / "list-rendered.yaml"
+            rl2.write_text(again_text)
+            again_k = Cmd(list(fn), rl2)
+            if capture(again_k).decode().split("\nresults:\n", 1)[0] + "\n" != again_text:
+                raise SystemExit(f"{label}: the KRM re-render changed items")
+            out.append(Case(f"{label}, one ResourceList: first render", "krm-first", n, len(rl.read_bytes()), first_k, _libyaml(rl)))
+            out.append(Case(f"{label}, one ResourceList: re-render", "krm-again", n, len(again_text.encode()), again_k, _libyaml(rl2)))
+    return out
+
+
+def stream_cases(sizes: Sequence[int], seed: int, workdir: Path) -> list[Case]:
+    """For each size: one file of that many documents in files mode, first render and
+    re-render with --check."""
+    fn = fn_command()
+    out: list[Case] = []
+    for n in sizes:
+        base = workdir / f"stream-{n}"
+        orig, work, rendered = base / "orig", base / "work", base / "rendered"
+        for d in (orig, rendered):
+            d.mkdir(parents=True)
+            (d / "all.yaml").write_text(gen.documents(n, 0.05, seed))
+            (d / "policy.yaml").write_text(gen.PACKAGE_POLICY)
+        render = Cmd([*fn, "--config", str(rendered / "policy.yaml"), str(rendered / "all.yaml")], ok=(1,))
+        capture(render)
+        again = Cmd([*fn, "--check", "--config", str(rendered / "policy.yaml"), str(rendered / "all.yaml")], ok=(0,))
+        first = Cmd([*fn, "--config", str(work / "policy.yaml"), str(work / "all.yaml")], ok=(1,), prepare=_restore(orig, work))
+        label = f"one file of {n:,} documents, 5% targets"
+        size = len((orig / "all.yaml").read_bytes())
+        rsize = len((rendered / "all.yaml").read_bytes())
+        out.append(Case(f"{label}: first render", "stream-first", n, size, first, _libyaml_files(orig)))
+        out.append(Case(f"{label}: re-render --check", "stream-again", n, rsize, again, _libyaml_files(rendered)))
+    return out
+
+
+def measure_cases(cases: Sequence[Case], repeat: int) -> list[Row]:
+    bare = Cmd([sys.executable, "-c", "pass"])
     rows = []
     for case in cases:
-        path = workdir / f"input-{case.items}.yaml"
-        path.write_text(case.text)
-        # warm-up (page cache, .pyc files), and a check that the function accepts the input
-        with open(path, "rb") as fin:
-            check = subprocess.run(fn, stdin=fin, capture_output=True, env=child_env())
-        if check.returncode != 0 or not check.stdout.startswith(case.text.split("items:", 1)[0].encode()):
-            raise SystemExit(f"krm-coschedule failed on {case.label}: {check.stderr.decode()[-2000:]}")
+        capture(case.fn)  # warm-up (page cache, .pyc files), and a check that it runs
         runs: dict[str, list[Sample]] = {"fn": [], "libyaml": [], "python": []}
         for _ in range(repeat):
-            for name, cmd in (("fn", fn), ("libyaml", libyaml), ("python", bare)):
-                runs[name].append(measure(cmd, path))
-        rows.append(Row(case.label, case.items, len(case.text.encode()), runs))
+            for name, cmd in (("fn", case.fn), ("libyaml", case.libyaml), ("python", bare)):
+                runs[name].append(measure(cmd))
+        rows.append(Row(case.label, case.n, case.size, runs, case.group))
     return rows
+
+
+def run(cases: Sequence[Input], repeat: int, workdir: Path) -> list[Row]:
+    """KRM-mode rows for ResourceList inputs (the one-PipelineRun input and lists)."""
+    return measure_cases(list_cases(cases, workdir), repeat)
 
 
 def machine() -> str:
@@ -142,15 +376,18 @@ def machine() -> str:
         cwd=tempfile.gettempdir(),
     ).stdout.strip()
     install = "regular install" if "site-packages" in where else "editable install (adds ~25 ms to every start)"
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     return (
-        f"{os.cpu_count()} CPUs ({cpu}), load average {load:.1f} at start; Python "
+        f"{os.cpu_count()} CPUs ({cpu}), load average {load():.1f} at start; Python "
         f"{platform.python_version()}, {platform.system()} {platform.release()}; krm_fn: {install}"
     )
 
 
+def load() -> float:
+    return os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+
+
 def table(rows: Sequence[Row], repeat: int) -> str:
-    """The results as one markdown table plus the growth line."""
+    """The results as one markdown table plus the growth lines."""
     out = [
         f"Medians of {repeat} runs; wall and CPU (user + system) seconds; the ratios divide medians; "
         "RSS is the peak resident memory of one run.",
@@ -169,16 +406,70 @@ def table(rows: Sequence[Row], repeat: int) -> str:
             f"| {r.wall('fn') / r.wall('python'):.1f}x ({r.cpu('fn') / r.cpu('python'):.1f}x) "
             f"| {r.rss_mb('fn'):.0f} MB | {r.rss_mb('libyaml'):.0f} MB |"
         )
-    big = [r for r in rows if r.items > 1]
-    if len(big) >= 2:
-        a, b = big[0], big[-1]
+    growth = [g for g in (_growth(rows, group) for group in _groups(rows)) if g is not None]
+    if growth:
         out.append("")
-        out.append(
-            f"Growth from {a.items:,} to {b.items:,} items ({b.items / a.items:.0f}x the input), wall (CPU): "
-            f"krm-coschedule {b.wall('fn') / a.wall('fn'):.1f}x ({b.cpu('fn') / a.cpu('fn'):.1f}x), "
-            f"libyaml round trip {b.wall('libyaml') / a.wall('libyaml'):.1f}x "
-            f"({b.cpu('libyaml') / a.cpu('libyaml'):.1f}x)."
-        )
+        out.extend(line for _, _, line in growth)
+    return "\n".join(out) + "\n"
+
+
+def _groups(rows: Sequence[Row]) -> list[str]:
+    seen: list[str] = []
+    for r in rows:
+        if r.group not in seen:
+            seen.append(r.group)
+    return seen
+
+
+def _growth(rows: Sequence[Row], group: str) -> tuple[float, float, str] | None:
+    """(wall growth, CPU growth, sentence) of the function from the smallest to the largest
+    size of `group`; None for fewer than two sizes."""
+    big = sorted((r for r in rows if r.group == group), key=lambda r: r.items)
+    if len(big) < 2 or big[0].items == big[-1].items:
+        return None
+    a, b = big[0], big[-1]
+    unit = "files" if group.startswith(("files", "krm")) else "documents" if group.startswith("stream") else "items"
+    what = {"stream-first": " (one file, first render)", "stream-again": " (one file, re-render)","files-first": " (files mode, first render)", "files-again": " (files mode, re-render)",
+            "krm-first": " (package as one ResourceList, first render)", "krm-again": " (package as one ResourceList, re-render)",
+            "list100": " (100% targets)"}.get(group, "")
+    gw, gc = b.wall("fn") / a.wall("fn"), b.cpu("fn") / a.cpu("fn")
+    line = (
+        f"Growth from {a.items:,} to {b.items:,} {unit}{what} ({b.items / a.items:.0f}x the input), wall (CPU): "
+        f"krm-coschedule {gw:.1f}x ({gc:.1f}x), "
+        f"libyaml round trip {b.wall('libyaml') / a.wall('libyaml'):.1f}x "
+        f"({b.cpu('libyaml') / a.cpu('libyaml'):.1f}x)."
+    )
+    return gw, gc, line
+
+
+def targets(rows: Sequence[Row]) -> str:
+    """Issue 13's targets against these rows: the largest size of each workload (ratios and
+    RSS), growth from the smallest to the largest. A target without rows is left out."""
+    out = ["| workload | target | result | |", "|---|---|---:|---|"]
+    for group, what, bound in TARGETS:
+        mine = sorted((r for r in rows if r.group == group), key=lambda r: r.items)
+        if not mine:
+            continue
+        r = mine[-1]
+        if what == "rss":
+            if r.items < 10_000:
+                continue
+            value, shown, target = r.rss_mb("fn"), f"{r.rss_mb('fn'):.0f} MB", f"peak RSS < {bound:.0f} MB at {r.items:,} items"
+            met = value < bound
+        elif what == "growth":
+            g = _growth(rows, group)
+            if g is None:
+                continue
+            value, shown = g[0], f"{g[0]:.1f}x ({g[1]:.1f}x CPU)"
+            target = f"{mine[0].items:,} -> {r.items:,}: time grows <= {bound:.0f}x"
+            met = value <= bound
+        else:
+            value = r.wall("fn") / r.wall(what)
+            shown = f"{value:.2f}x ({r.cpu('fn') / r.cpu(what):.2f}x CPU)"
+            base = "libyaml" if what == "libyaml" else "`python -c pass`"
+            target = f"<= {bound:g}x {base}"
+            met = value <= bound
+        out.append(f"| {r.label} | {target} | {shown} | {'met' if met else 'missed'} |")
     return "\n".join(out) + "\n"
 
 
@@ -192,18 +483,40 @@ def _size(n: int) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--sizes", type=int, nargs="*", default=[1000, 10000])
+    ap.add_argument("--workloads", nargs="*", choices=WORKLOADS, default=list(WORKLOADS))
+    ap.add_argument("--sizes", type=int, nargs="*", default=[1000, 10000], help="items of the 5%% lists")
+    ap.add_argument("--full-sizes", type=int, nargs="*", default=[1000, 10000], help="items of the 100%% lists")
+    ap.add_argument("--files", type=int, nargs="*", default=[150, 1500], help="PipelineRun files of the packages")
+    ap.add_argument("--documents", type=int, nargs="*", default=[2000, 20000], help="documents in one file")
     ap.add_argument("--targets", type=float, default=0.05)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--markdown", type=Path, help="also write the report to this file")
     a = ap.parse_args(argv)
+    started = f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC"
+    where = machine()
     with tempfile.TemporaryDirectory(prefix="krm-bench-") as d:
-        rows = run(inputs(a.sizes, a.targets, a.seed), a.repeat, Path(d))
+        work = Path(d)
+        cases: list[Case] = []
+        if "one" in a.workloads:
+            cases += list_cases([Input("1 PipelineRun", 1, gen.generate(1, 1.0, a.seed))], work)
+        if "list" in a.workloads:
+            cases += list_cases(inputs(a.sizes, a.targets, a.seed)[1:], work)
+        if "list100" in a.workloads:
+            full = [Input(f"{n:,} items, 100% targets", n, gen.generate(n, 1.0, a.seed)) for n in a.full_sizes]
+            cases += list_cases(full, work, "list100")
+        modes = [m for m in ("files", "krm") if m in a.workloads]
+        if modes:
+            cases += package_cases(a.files, a.seed, work, modes)
+        if "stream" in a.workloads:
+            cases += stream_cases(a.documents, a.seed, work)
+        rows = measure_cases(cases, a.repeat)
     report = (
-        f"Machine: {machine()}\n"
-        f"Date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC\n\n"
+        f"Machine: {where}; load average {load():.1f} at the end\n"
+        f"Date: {started}\n\n"
         + table(rows, a.repeat)
+        + "\nTargets (issue 13):\n\n"
+        + targets(rows)
     )
     sys.stdout.write(report)
     if a.markdown:

@@ -24,6 +24,7 @@ from krm_fn.errors import Unsure
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Any
 
 
@@ -37,6 +38,10 @@ class Document:
     def changed(self) -> bool:
         """Whether the data differs from what was read."""
         return yamlio.to_plain(self.data) != self.before
+
+    def as_plain(self) -> Any:
+        """The data as plain dicts, lists and scalars, for comparing (not to be edited)."""
+        return yamlio.to_plain(self.data)
 
     def new_map(self) -> Any:
         raise NotImplementedError
@@ -59,14 +64,73 @@ class Document:
 
 class LightDocument(Document):
     """An object read by the light reader: plain data, written back by splicing the changed
-    lines into its own text."""
+    lines into its own text (`source`, the item's `- ` entry).
 
-    def __init__(self, data: dict[str, Any], layout: lite.Doc) -> None:
+    Once written, `compact()` lets go of what only a new writing needs (the layout: lines and
+    positions; the copy as read): a list of 10,000 runs held all of them at once. Should the
+    data change after that, both are read again from `source`, the positions given back the
+    collections they had (by reading order), and the object is written as before."""
+
+    def __init__(self, data: dict[str, Any], layout: lite.Doc, source: str = "") -> None:
         self.data = data
-        self.layout = layout
-        self.read = lite.copy_data(data)  # the data as read, scalar types kept
-        self.before = yamlio.to_plain(data)
-        self._rendered: tuple[Any, str] | None = None  # (plain data, text) last written
+        self.source = source
+        self._layout: lite.Doc | None = layout
+        self._read: Any = copy_data(data)  # the data as read, scalar types kept
+        self._before: Any = None
+        self._rendered: tuple[Any, str] | None = None  # (data, text) last written
+        self._indent = (layout.m, layout.o)
+        self._nodes: list[Any] | None = None  # compacted: each position's collection, in order
+        self._changed = False  # compacted: whether the data written differs from the data read
+
+    @property
+    def layout(self) -> lite.Doc:
+        if self._layout is None:
+            self._reread()
+        assert self._layout is not None
+        return self._layout
+
+    @property
+    def read(self) -> Any:
+        """The data as read (a copy: the transform edits `data`)."""
+        if self._read is None:
+            self._reread()
+        return self._read
+
+    def _reread(self) -> None:
+        m, o = self._indent
+        read, layout = lite.load_item(self.source, m, o + 2, o)
+        positions = list(entries(layout))
+        assert self._nodes is not None and len(positions) == len(self._nodes), "the source reads as before"
+        for e, node in zip(positions, self._nodes, strict=True):
+            e.node = node
+        self._read, self._layout, self._nodes = read, layout, None
+
+    def compact(self) -> None:
+        """Keep the data and the text last written (rendered for the data as it is now);
+        drop the layout and the copy as read (read again from `source` when needed)."""
+        if self._layout is None or not self.source or self._rendered is None or self._rendered[0] != self.data:
+            return
+        self._changed = self.data != self._read
+        self._nodes = [e.node for e in entries(self._layout)]
+        self._layout = self._read = None
+
+    @property
+    def before(self) -> Any:
+        """The data as read, as plain data (made when asked for)."""
+        if self._before is None:
+            self._before = yamlio.to_plain(self.read)
+        return self._before
+
+    def as_plain(self) -> Any:
+        return self.data  # plain already; `==` treats its str subclasses as str
+
+    @property
+    def changed(self) -> bool:
+        if self._read is None and self._rendered is not None and self._rendered[0] == self.data:
+            return self._changed  # compacted, and the data is what was written then
+        # both sides are plain dicts, lists and scalars (str subclasses for quoted and block
+        # scalars): `==` compares them as to_plain would, without copying either
+        return bool(self.data != self.read)
 
     def new_map(self) -> Any:
         return {}
@@ -89,10 +153,29 @@ class LightDocument(Document):
         m.update(rest)
 
     def render(self, d: int) -> tuple[str, bool]:
-        plain = yamlio.to_plain(self.data)
-        if self._rendered is None or self._rendered[0] != plain:
-            self._rendered = (plain, lite.render_item(self.layout, self.read, self.data))
+        if self._rendered is None or self._rendered[0] != self.data:
+            self._rendered = (copy_data(self.data), lite.render_item(self.layout, self.read, self.data))
         return self._rendered[1], True
+
+
+def copy_data(v: Any) -> Any:
+    """A copy of loaded data (collections new, scalars shared: they are immutable)."""
+    if isinstance(v, dict):
+        return {k: copy_data(x) if isinstance(x, (dict, list)) else x for k, x in v.items()}
+    if isinstance(v, list):
+        return [copy_data(x) if isinstance(x, (dict, list)) else x for x in v]
+    return v
+
+
+def entries(doc: lite.Doc) -> Iterator[lite.Entry]:
+    """Every position of a read item, in reading order (the same order for the same text)."""
+    assert doc.root is not None
+    stack: list[lite.MapPos | lite.SeqPos] = [doc.root]
+    while stack:
+        pos = stack.pop()
+        kids = list(pos.entries.values()) if isinstance(pos, lite.MapPos) else pos.items
+        yield from kids
+        stack.extend(e.value for e in reversed(kids) if e.value is not None)
 
 
 class RoundTripDocument(Document):

@@ -149,6 +149,14 @@ def check_flow_depth(text: str, what: str) -> None:
         _scan_events(text, what)
 
 
+def flow_nesting_within_limit(text: str) -> bool:
+    """True when no flow nesting in `text` can exceed MAX_DEPTH, by the same bound as
+    check_flow_depth, without the event walk. For a stream of documents it bounds every
+    document at once: a document's bracket depth alone is never above its depth in the
+    stream (the count starts there at 0 or more, and never goes below 0)."""
+    return text.count("[") + text.count("{") <= MAX_DEPTH or _bracket_depth(text) <= MAX_DEPTH
+
+
 _BRACKET_RE = re.compile(r"[\[\]{}]")
 
 

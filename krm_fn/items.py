@@ -64,9 +64,11 @@ class Meta(Record):
 
 class Item(Record):
     """One entry of `items`. `text` is the exact input text (fast path), or None when the
-    item came from a full parse (then `doc` is set from the start)."""
+    item came from a full parse (then `doc` is set from the start). `document`: the text is
+    a whole YAML document (files mode and the kustomize plugin read streams of them), made
+    into a `- ` entry only when the item is read, and rendered back as a document."""
 
-    __slots__ = ("pos", "text", "meta", "complex_meta", "doc", "unreadable", "line")
+    __slots__ = ("pos", "text", "meta", "complex_meta", "doc", "unreadable", "line", "document", "was_read")
 
     def __init__(
         self,
@@ -75,6 +77,7 @@ class Item(Record):
         meta: Meta,
         complex_meta: bool = False,
         doc: Document | None = None,
+        document: bool = False,
     ) -> None:
         self.pos = pos
         self.text = text
@@ -86,6 +89,8 @@ class Item(Record):
         # the line of the text's first line in the file the user has (None: unknown, as in a
         # list kpt serialized): parser messages are given in that file's lines
         self.line: int | None = None
+        self.document = document
+        self.was_read = doc is not None  # a reader took the text (it is YAML)
 
     @property
     def node(self) -> Any:
@@ -101,35 +106,56 @@ class Item(Record):
     def changed(self) -> bool:
         return self.doc is not None and self.doc.changed
 
+    def entry_text(self) -> str:
+        """The text as one `- ` entry (line for line: a document's lines, indented)."""
+        assert self.text is not None
+        return yamltext.entry_of(self.text) if self.document else self.text
+
     def load(self, light: bool = False) -> Any:
         """Parse this item (once): with the light reader when `light` and the text is in its
         form, else with the round-trip loader. Returns the data."""
         if self.doc is None:
-            assert self.text is not None
+            entry = self.entry_text()
             try:
-                self.doc = (_light_document(self.text) if light else None) or _round_trip_document(self.text)
+                self.doc = (_light_document(entry) if light else None) or _round_trip_document(entry)
             except InputError as e:
                 raise type(e)(in_file_lines(str(e), self.line)) from None
+            self.was_read = True
         return self.doc.data
+
+    def release(self) -> None:
+        """After the item's transform: drop a light reading that nothing changed (the output
+        is the item's text, and a later lookup reads the text again: the same data), or
+        compact a changed one (written already: LightDocument.compact). A large list holds
+        one object's reading at a time instead of all of them."""
+        if self.text is None or not isinstance(self.doc, LightDocument):
+            return
+        if not self.doc.changed:
+            self.doc = None
+        else:
+            self.doc.compact()
 
     def load_round_trip(self) -> Any:
         """Parse the item's text with the round-trip loader, dropping a light reading and
         whatever was done to it."""
-        assert self.text is not None
+        entry = self.entry_text()
         self.doc = None  # a failed load leaves the item unloaded
         try:
-            self.doc = _round_trip_document(self.text)
+            self.doc = _round_trip_document(entry)
         except InputError as e:
             raise type(e)(in_file_lines(str(e), self.line)) from None
+        self.was_read = True
         return self.doc.data
 
     def render(self, d: int) -> tuple[str, bool]:
-        """(text, faithful): the entry at dash indent `d`, the input text when unchanged.
-        faithful is False when the round-trip emitter could not keep the comments."""
+        """(text, faithful): the entry at dash indent `d` (a document item: the document),
+        the input text when unchanged. faithful is False when the round-trip emitter could
+        not keep the comments."""
         if self.text is not None and not self.changed:
             return self.text, True
         assert self.doc is not None
-        return self.doc.render(d)
+        text, faithful = self.doc.render(d)
+        return (yamltext.unentry(text) if self.document else text), faithful
 
 
 _AT_LINE = re.compile(r" at line (\d+), column (\d+)")
@@ -148,17 +174,18 @@ def in_file_lines(message: str, first: int | None) -> str:
 
 
 def _light_document(text: str) -> LightDocument | None:
-    """The item read by the light reader; None when it is not sure of the text."""
-    if guards.may_nest_deeper_than_limit(text):
-        return None  # the round-trip path names the deepest field
+    """The item read by the light reader; None when it is not sure of the text. No depth or
+    alias check is needed on what it reads: it takes no anchors or aliases (a tree, each
+    node once) and nothing indented deeper than lite.MAX_INDENT (which bounds the depth far
+    below guards.MAX_DEPTH); a deeper object goes to the round-trip path, which names the
+    deepest field."""
     body, c = item_body(text)
     m, s, o = detect_indent(body, c)
     try:
         data, layout = lite.load_item(text, m, s, o)
     except Unsure:
         return None
-    guards.check_limits(data, "the object")
-    return LightDocument(data, layout)
+    return LightDocument(data, layout, text)
 
 
 def _round_trip_document(text: str) -> RoundTripDocument:
@@ -298,10 +325,11 @@ def detect_indent(body: list[str], c: int) -> tuple[int, int, int]:
     seq: tuple[int, int] | None = None
     prev_key_indent = -1
     for line in body:
-        if yamltext.is_blank_or_comment(line):
+        stripped = line.lstrip(" ")
+        bare = stripped.strip()
+        if not bare or bare[0] == "#":  # yamltext.is_blank_or_comment, inline
             continue
-        ind = yamltext.indent_of(line)
-        stripped = line[ind:]
+        ind = len(line) - len(stripped)
         if stripped.startswith("- ") or stripped.rstrip() == "-":
             if seq is None and prev_key_indent >= 0 and ind >= prev_key_indent:
                 off = ind - prev_key_indent

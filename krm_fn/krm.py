@@ -8,6 +8,7 @@ from krm_fn import yamlio
 from krm_fn.errors import InputError
 from krm_fn.errors import YamlSyntaxError
 from krm_fn.process import Outcome
+from krm_fn.process import PausedGC
 from krm_fn.process import process_guarded
 from krm_fn.process import unchanged
 from krm_fn.results import Result
@@ -24,6 +25,11 @@ def light_default() -> bool:
 def run_resource_list(data: bytes, light: bool | None = None) -> tuple[str, Outcome | None, int]:
     """(output text, outcome, exit code). The output is always a complete ResourceList:
     unreadable input gives one with a single error result (outcome None)."""
+    with PausedGC():
+        return _run_resource_list(data, light)
+
+
+def _run_resource_list(data: bytes, light: bool | None) -> tuple[str, Outcome | None, int]:
     if light is None:
         light = light_default()
     try:
@@ -52,6 +58,8 @@ def run_resource_list(data: bytes, light: bool | None = None) -> tuple[str, Outc
         except InputError as whole_error:
             return error_list(str(whole_error)), None, 1
         outcome = process_guarded(rl)
+    for it in rl.items:
+        it.doc = None  # every text is decided: the objects read can go before the output is built
     out = resourcelist.render(rl, outcome.item_texts, outcome.generated_texts, [r.as_dict() for r in outcome.results])
     return out, outcome, outcome.exit_code
 

@@ -36,13 +36,14 @@ class Lit(str):
 
 DQ = yamlio.DQ
 
+_NOT_PLAIN = frozenset("'\"[{|")
+_NOT_PLAIN_VALUE = _NOT_PLAIN | {" ", "#"}
 # Plain keys the writer can emit as they are: Kubernetes field and label/annotation keys.
 _KEY_RE = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_./-]*):(?= |$)")
 _INT_RE = re.compile(r"-?(?:0|[1-9][0-9]*)")
 # Plain scalars the reader accepts (printable ASCII, no indicator first, nothing a YAML 1.2
 # resolver types other than the canonical int/bool handled above: that is checked after)
 _PLAIN_RE = re.compile(r"[A-Za-z0-9_./$(~=+-][\x20-\x7e]*")
-_PLAIN_FORBIDDEN = (": ", " #", "\t")
 _NUMBERISH = re.compile(r"[-+.0-9]")
 _ASCII_PRINTABLE = re.compile(r"[\x20-\x7e]*")
 _TS_RE = re.compile(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}")
@@ -104,93 +105,127 @@ class Doc:
         self.first_inline = ""  # the dash line when the first key sits on it
 
 
+# Deepest indentation the reader takes. Every level of nesting it reads is at least one column
+# deeper (a sequence's entries are mappings or scalars, flow collections hold scalars), so
+# this bounds the depth of what it builds, and of its own recursion, well under guards'
+# MAX_DEPTH: a deeper object goes to the round-trip path, which names the deepest field.
+MAX_INDENT = 120
+
+
 class _Reader:
-    def __init__(self, lines: list[str], m: int, o: int) -> None:
+    def __init__(self, lines: list[str], m: int, o: int, left: int = 0) -> None:
         self.lines = lines
         self.m = m
         self.o = o
-        self.n = len(lines)
+        n = self.n = len(lines)
         self.i = 0
         self.last_line = -1
+        # Each line's indentation, and for each line the first content line at or after it
+        # (nxt[n] = n): one pass here instead of a strip per look at a line. A blank or
+        # comment line with trailing blanks is refused here, wherever it sits (a block
+        # scalar refuses trailing blanks on its own lines too), and so is a comment left of
+        # column `left` (where the document's keys sit).
+        stripped = [x.lstrip(" ") for x in lines]
+        self.ind = ind = [len(x) - len(t) for x, t in zip(lines, stripped, strict=True)]
+        if ind and max(ind) > MAX_INDENT:
+            raise Unsure("nested too deep for the light reader")
+        nxt = [n] * (n + 1)
+        k = n
+        for j in range(n - 1, -1, -1):
+            t = stripped[j]
+            if t and t[0] != "#":
+                k = j
+            elif lines[j][-1:].isspace():
+                raise Unsure("trailing blanks")
+            elif t and ind[j] < left:
+                raise Unsure("comment left of the item")
+            nxt[j] = k
+        self.nxt = nxt
 
     def skip(self) -> None:
         """Past blank and comment lines."""
-        lines = self.lines
-        while self.i < self.n:
-            s = lines[self.i]
-            t = s.lstrip(" ")
-            if t and not t.startswith("#"):
-                return
-            if s != s.rstrip():
-                raise Unsure("trailing blanks")
-            self.i += 1
+        self.i = self.nxt[self.i]
 
     def indent(self) -> int:
-        s = self.lines[self.i]
-        return len(s) - len(s.lstrip(" "))
+        return self.ind[self.i]
 
     def mapping(self, indent: int, first: tuple[int, int] | None = None) -> tuple[dict[str, Any], MapPos]:
         """A block mapping whose keys sit at `indent`. `first`: (line, column) of a first
         key that sits after a sequence dash."""
         data: dict[str, Any] = {}
         pos = MapPos(indent)
+        entries = pos.entries
+        lines, ind, nxt, n = self.lines, self.ind, self.nxt, self.n
         while True:
             if first is not None:
                 li, col = first
                 first = None
             else:
-                self.skip()
-                if self.i >= self.n:
+                li = self.i = nxt[self.i]
+                if li >= n:
                     break
-                ind = self.indent()
-                if ind < indent:
+                col = ind[li]
+                if col < indent:
                     break
-                if ind > indent:
+                if col > indent:
                     raise Unsure("odd indentation")
-                li, col = self.i, ind
-            line = self.lines[li]
+            line = lines[li]
             km = _KEY_RE.match(line, col)
             if km is None:
                 if line.startswith("-", col):
                     break  # an indentless sequence of the key before ends here
                 raise Unsure("not a plain key")
-            key = km.group(1)
-            if _resolve(key) is not key or key in data:
+            key = _PLAIN_KEYS.get(km.group(1)) or _plain_key(km.group(1))
+            if key in data:
                 raise Unsure("key")
-            e = Entry(li)
-            self.i = li + 1
+            e = entries[key] = Entry(li)
             self.last_line = li
-            v = data[key] = self.value(e, line, km.end(), indent)
-            if isinstance(v, (dict, list)):
+            at = km.end()
+            if at + 1 < len(line) and line[at] == " " and line[at + 1] not in _NOT_PLAIN_VALUE:
+                # `key: plain scalar`, most lines: value(), inline() and after_inline() in one
+                if line[-1].isspace():
+                    raise Unsure("trailing blanks")
+                cut = line.find(" #", at + 1)
+                if cut < 0:
+                    data[key] = _plain(line[at + 1 :])
+                else:
+                    data[key] = _plain(line[at + 1 : cut].rstrip(" "))
+                    e.comment = True
+                li = self.i = nxt[li + 1]
+                if li < n and ind[li] > indent:
+                    raise Unsure("continuation line")
+                continue
+            self.i = li + 1
+            v = data[key] = self.value(e, line, at, indent)
+            if v.__class__ is dict or v.__class__ is list:
                 e.node = v
-            pos.entries[key] = e
         return data, pos
 
     def value(self, e: Entry, line: str, at: int, indent: int) -> Any:
         """The value after `key:` or `- ` at `at` on `line`: inline, or on the lines below."""
         rest = line[at:]
-        if rest != rest.rstrip() and not rest.lstrip().startswith("#"):
-            raise Unsure("trailing blanks")
-        if rest.startswith(" ") and not rest.startswith(" #"):
-            if rest.startswith("  "):
-                raise Unsure("two spaces")
-            v = self.inline(e, line, at + 1, indent)
-            self.after_inline(indent)
-            return v
-        if rest and not rest.startswith(" #"):
-            raise Unsure("value")
         if rest:
+            if rest[-1].isspace() and not rest.lstrip().startswith("#"):
+                raise Unsure("trailing blanks")
+            if rest[0] == " " and rest[1:2] != "#":
+                if rest[1:2] == " ":
+                    raise Unsure("two spaces")
+                v = self.inline(e, line, at + 1, indent)
+                self.after_inline(indent)
+                return v
+            if not rest.startswith(" #"):
+                raise Unsure("value")
             e.comment = True
         # the value is on the lines below (or null)
-        self.skip()
-        if self.i < self.n:
-            ind = self.indent()
-            s = self.lines[self.i]
+        i = self.i = self.nxt[self.i]
+        if i < self.n:
+            ind = self.ind[i]
+            s = self.lines[i]
             if s.startswith("-", ind) and (len(s) == ind + 1 or s[ind + 1] == " "):
                 if ind == indent + self.o:
                     v, p = self.sequence(ind)
                     e.value = p
-                    e.last = self.last_content()
+                    e.last = self.last_line
                     return v
                 if ind >= indent:
                     raise Unsure("sequence indentation")
@@ -199,14 +234,14 @@ class _Reader:
                     raise Unsure("mapping indentation")
                 v, p2 = self.mapping(ind)
                 e.value = p2
-                e.last = self.last_content()
+                e.last = self.last_line
                 return v
         return None
 
     def after_inline(self, indent: int) -> None:
         """An inline value has no lines below it: a deeper line would be a continuation."""
-        self.skip()
-        if self.i < self.n and self.indent() > indent:
+        i = self.i = self.nxt[self.i]
+        if i < self.n and self.ind[i] > indent:
             raise Unsure("continuation line")
 
     def last_content(self) -> int:
@@ -216,23 +251,24 @@ class _Reader:
     def sequence(self, dash: int) -> tuple[list[Any], SeqPos]:
         data: list[Any] = []
         pos = SeqPos(dash)
+        items = pos.items
+        lines, ind, nxt, n = self.lines, self.ind, self.nxt, self.n
+        col = dash + 2
         while True:
-            self.skip()
-            if self.i >= self.n or self.indent() != dash:
+            li = self.i = nxt[self.i]
+            if li >= n or ind[li] != dash:
                 break
-            li = self.i
-            line = self.lines[li]
+            line = lines[li]
             if not line.startswith("- ", dash):
                 break
             e = Entry(li)
-            col = dash + 2
-            if line.startswith((" ", "-", "#"), col) or col >= len(line):
+            if col >= len(line) or line[col] in " -#":
                 raise Unsure("sequence item layout")
             km = _KEY_RE.match(line, col)
             if km is not None:
                 v, p = self.mapping(col, (li, col))
                 e.value = p
-                e.last = self.last_content()
+                e.last = self.last_line
             else:
                 if line[col] in "|>":
                     raise Unsure("block scalar as a sequence item")
@@ -240,18 +276,23 @@ class _Reader:
                 self.last_line = li
                 v = self.inline(e, line, col, dash)
                 self.after_inline(dash)
-            if isinstance(v, (dict, list)):
+            if v.__class__ is dict or v.__class__ is list:
                 e.node = v
             data.append(v)
-            pos.items.append(e)
+            items.append(e)
         return data, pos
 
     def inline(self, e: Entry, line: str, col: int, indent: int) -> Any:
         """An inline scalar or one-line flow collection at `col`; records its span."""
         c = line[col]
-        if c == "'":
+        if c not in _NOT_PLAIN:  # the common case first
+            cut = line.find(" #", col)
+            text = (line[col:] if cut < 0 else line[col:cut]).rstrip(" ")
+            end = col + len(text)
+            v: Any = _plain(text)
+        elif c == "'":
             end = _quoted_end(line, col, "'")
-            v: Any = SQ(line[col + 1 : end - 1].replace("''", "'"))
+            v = SQ(line[col + 1 : end - 1].replace("''", "'"))
         elif c == '"':
             end = _quoted_end(line, col, '"')
             body = line[col + 1 : end - 1]
@@ -274,13 +315,8 @@ class _Reader:
             v = _flow_map(line[col:end])
             e.value = MapPos(-1)
             e.value.flow = True
-        elif c == "|":
+        else:  # "|"
             return self.literal(e, line, col, indent)
-        else:
-            cut = line.find(" #", col)
-            text = (line[col:] if cut < 0 else line[col:cut]).rstrip(" ")
-            end = col + len(text)
-            v = _plain(text)
         tail = line[end:]
         if tail:
             if not tail.startswith(" #") and not tail.lstrip(" ").startswith("#"):
@@ -378,14 +414,41 @@ def _flow_map(text: str) -> dict[str, Any]:
     return out
 
 
+# The values of plain scalars already read (most repeat: ReadWriteOnce, kubernetes.io/hostname...)
+_PLAIN_VALUES: dict[str, Any] = {}
+_MISSING = object()
+
+
 def _plain(text: str) -> Any:
-    if text[:2] in ("- ", "? ", ": ") or text in ("-", "?") or not _PLAIN_RE.fullmatch(text) or any(f in text for f in _PLAIN_FORBIDDEN) or text.endswith(":"):
+    v = _PLAIN_VALUES.get(text, _MISSING)
+    if v is not _MISSING:
+        return v
+    if text[:2] in ("- ", "? ", ": ") or text in ("-", "?") or not _PLAIN_RE.fullmatch(text):
         raise Unsure("plain scalar")
-    if text in _NULLS:
-        # ruamel writes `key:` for it, so a line that holds one is never rewritten (_clean):
-        # both writers keep it as it is
-        return None
-    return _resolve(text)
+    if ": " in text or " #" in text or "\t" in text or text.endswith(":"):
+        raise Unsure("plain scalar")
+    # null: ruamel writes `key:` for it, so a line that holds one is never rewritten
+    # (_clean): both writers keep it as it is
+    v = None if text in _NULLS else _resolve(text)
+    if len(_PLAIN_VALUES) >= 65536:
+        _PLAIN_VALUES.clear()
+    _PLAIN_VALUES[text] = v
+    return v
+
+
+# Keys already known to read as themselves (a string, not true/1/null), each kept once: most
+# keys repeat, and every object read holds its keys (10,000 objects: 290,000 key strings).
+_PLAIN_KEYS: dict[str, str] = {}
+
+
+def _plain_key(key: str) -> str:
+    """A key that matched _KEY_RE, when it reads as the string itself (remembered); Unsure
+    for a key YAML types (true, 1, null)."""
+    if _resolve(key) is not key:
+        raise Unsure("key")
+    if len(_PLAIN_KEYS) < 65536:
+        _PLAIN_KEYS[key] = key
+    return key
 
 
 def _resolve(text: str) -> Any:
@@ -408,7 +471,7 @@ def _resolve(text: str) -> Any:
 def read(lines: list[str], m: int, o: int, indent: int) -> tuple[dict[str, Any], Doc]:
     """Read a block mapping document whose keys sit at `indent`; Unsure when unsure."""
     doc = Doc(lines, m, o)
-    r = _Reader(lines, m, o)
+    r = _Reader(lines, m, o, indent)
     r.skip()
     if r.i >= r.n or r.indent() != indent:
         raise Unsure("layout")
@@ -450,10 +513,6 @@ def load_item(chunk: str, m: int, s: int, o: int) -> tuple[dict[str, Any], Doc]:
         head = [first]
         body = lines[1:]
         first_inline = ""
-    for s_ in body:
-        t = s_.lstrip(" ")
-        if t.startswith("#") and len(s_) - len(t) < c:
-            raise Unsure("comment left of the item")
     if pre:
         if head:
             raise Unsure("comments before and after the dash")
@@ -479,7 +538,8 @@ def render_item(doc: Doc, before: Any, after: Any) -> str:
     lines = w.apply()
     # the new text must read back as the data it is meant to hold
     check, _ = read(lines, doc.m, doc.o, doc.root.indent)
-    if yamlio.to_plain(check) != yamlio.to_plain(after):
+    # plain data on both sides: `==` compares as to_plain would (never more leniently)
+    if check != after:
         raise Unsure("read-back differs")
     if doc.first_inline:
         if not lines or lines[0] != doc.lines[0]:
@@ -706,15 +766,6 @@ def _same(a: Any, b: Any) -> bool:
     if isinstance(a, list):
         return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
     return bool(a == b)
-
-
-def copy_data(v: Any) -> Any:
-    """A copy of loaded data (collections new, scalars shared: they are immutable)."""
-    if isinstance(v, dict):
-        return {k: copy_data(x) for k, x in v.items()}
-    if isinstance(v, list):
-        return [copy_data(x) for x in v]
-    return v
 
 
 def _scalar(v: Any) -> str:

@@ -54,8 +54,14 @@ def group(names: list[str]) -> list[Package]:
     """The packages of the given files (in order of first appearance), each with its context
     files: the package's other YAML files."""
     by_root: dict[Path, Package] = {}
+    roots: dict[str, Path] = {}  # by directory: the files of one directory share their root
     for name in names:
-        root = root_of(Path(name))
+        where = os.path.dirname(name)
+        root = roots.get(where)
+        if root is None or os.path.isdir(name):
+            root = root_of(Path(name))
+            if not os.path.isdir(name):
+                roots[where] = root
         pkg = by_root.get(root)
         if pkg is None:
             pkg = by_root[root] = Package(root)

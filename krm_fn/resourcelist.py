@@ -100,7 +100,7 @@ def check_untouched(rl: ResourceList) -> None:
     unread: one libyaml pass over their text (about 0.25 s for 6.7 MB, no objects built).
     Raises YamlSyntaxError (see check_syntax), or InputError for flow nesting too deep to
     parse safely."""
-    unread = [it for it in rl.items if it.doc is None and it.text is not None and not it.unreadable]
+    unread = [it for it in rl.items if it.doc is None and it.text is not None and not it.unreadable and not it.was_read]
     if not rl.fast or not unread:
         return
     for it in unread:

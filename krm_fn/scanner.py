@@ -453,6 +453,30 @@ def make_item(pos: int, chunk: str, dash: int, d: int) -> Item:
     return item
 
 
+def make_document_item(pos: int, text: str) -> Item:
+    """An Item whose text is a whole document (files mode). Its identity is read off the
+    document as it is when its first content line is a plain key at column 0 (then every
+    key of it is: anything else is unsure); otherwise, or when unsure, exactly as the
+    document's `- ` entry would be read (make_item)."""
+    # every line after a newline and ending with one, as the patterns want them
+    t = "\n" + text if text.endswith("\n") else "\n" + text + "\n"
+    m = _CONTENT_RE.search(t)
+    if m is not None and not m.group(1):
+        item = Item(pos=pos, text=text, meta=Meta(), document=True)
+        a = m.start() + 1
+        if _KEY_RE.match(t, a, t.index("\n", a)) is not None:
+            try:
+                _read_identity(t, _entries(t, a, len(t), 0, -1), 0, item.meta)
+                return item
+            except Unsure:
+                pass
+    entry = yamltext.entry_of(text)
+    item = make_item(pos, entry, 0 if entry.startswith("-") else entry.index("\n-") + 1, 0)
+    item.text = text
+    item.document = True
+    return item
+
+
 def _entries(text: str, a: int, b: int, ind: int, outer: int) -> list[tuple[str, Any, int, int]]:
     """The keys of the block mapping indented `ind` in text[a:b] (a: a line start after a
     newline; lines indented `outer` or less are not part of it): (key, raw inline value,

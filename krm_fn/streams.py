@@ -12,10 +12,13 @@ import re
 
 from krm_fn import guards
 from krm_fn import items as items_mod
+from krm_fn import lite
 from krm_fn import scanner
 from krm_fn import yamlio
+from krm_fn import yamltext
 from krm_fn.document import RoundTripDocument
 from krm_fn.errors import InputError
+from krm_fn.errors import Unsure
 from krm_fn.errors import short
 from krm_fn.items import Item
 from krm_fn.items import ResourceList
@@ -30,8 +33,6 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 m
 if TYPE_CHECKING:
     from typing import Any
 
-# `---` and `...` at column 0 end a document even inside a block scalar (YAML c-forbidden)
-_MARKER_RE = re.compile(r"^(?:---|\.\.\.)(?:[ \t]|$)")
 
 
 class Doc(Record):
@@ -77,95 +78,86 @@ class Stream(Record):
         return [d.item for d in self.docs if d.item is not None]
 
 
+# The lines split() must look at: document markers (`---`, `...` alone or followed by a blank;
+# CRs before the line end are the line end's) and directive lines (`%`). Every other line is
+# body text, skipped in C.
+_SPECIAL_LINE_RE = re.compile(r"^(?:(?:---|\.\.\.)(?:[ \t][^\n]*|\r*)|%[^\n]*)$", re.M)
+# a line of content: not blank, not a comment (what `x.strip() and not x.lstrip().startswith("#")`
+# says of a line: \s is str.isspace's whitespace; it may skip whole blank lines to get there)
+_CONTENT_LINE_RE = re.compile(r"^\s*[^#\s]", re.M)
+
+
 def split(text: str, name: str | None = None) -> Stream:
-    """Split `text` into documents; `sep + body` of every document plus `tail` is `text`."""
+    """Split `text` into documents; `sep + body` of every document plus `tail` is `text`.
+
+    Offsets, not lists of lines: only the marker and directive lines are visited in Python
+    (a 10 MB file has 400,000 lines and a handful of markers per document)."""
     bom = ""
     if text.startswith("\ufeff"):
         bom, text = "\ufeff", text[1:]
     newline = "\r\n" if "\r\n" in text else "\n"
-    lines = text.split("\n")
-    raw_lines = [x + "\n" for x in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
     docs: list[Doc] = []
-    sep: list[str] = []
-    body: list[str] = []
-    start = 1  # the line the current body starts on
-    for lineno, line in enumerate(raw_lines, 1):
-        if not body:
-            start = lineno
-        bare = line.rstrip("\r\n")
-        if _MARKER_RE.match(bare):
-            if _has_content(body):
-                docs.append(Doc("".join(sep), "".join(body), len(docs), line=start))
-                sep = []
-            else:
-                sep.extend(body)
-            body = []
-            rest = bare[3:].strip()
-            if bare.startswith("---") and rest and not rest.startswith("#"):
-                # `--- !tag` / `--- |`: the document starts on the marker line
-                sep.append(line[:4])
-                body.append(line[4:])
-            else:
-                sep.append(line)
+    sep_at = body_at = 0  # the current separator is text[sep_at:body_at], its body text[body_at:here]
+    line = 1  # the line body_at is on
+    counted = 0  # text[:counted] holds line - 1 newlines
+
+    def content(a: int, b: int) -> bool:
+        """Whether text[a:b] holds a line of content (a: a line start, or the rest of a
+        `--- ` marker line)."""
+        if a and text[a - 1] != "\n":
+            eol = text.find("\n", a, b)
+            first = text[a:b] if eol < 0 else text[a:eol]
+            if first.strip() and not first.lstrip().startswith("#"):
+                return True
+            if eol < 0:
+                return False
+            a = eol + 1
+        return _CONTENT_LINE_RE.search(text, a, b) is not None
+
+    known = -1  # a body start known to have content before the last special line
+    for m in _SPECIAL_LINE_RE.finditer(text):
+        at = m.start()
+        end = m.end() + 1 if m.end() < len(text) else m.end()  # with its newline
+        has_body = known == body_at or content(body_at, at)
+        if text.startswith("%", at):
+            if has_body:
+                known = body_at
+                continue  # a body line (a directive belongs before a document's content)
+            body_at = end
             continue
-        if bare.startswith("%") and not _has_content(body):
-            sep.extend(body)  # a directive belongs to the separator of the next document
-            body = []
-            sep.append(line)
-            continue
-        body.append(line)
-    tail = ""
-    if _has_content(body):
-        docs.append(Doc("".join(sep), "".join(body), len(docs), line=start))
+        if has_body:
+            line += text.count("\n", counted, body_at)
+            counted = body_at
+            docs.append(Doc(text[sep_at:body_at], text[body_at:at], len(docs), line=line))
+            sep_at = at
+        bare = m.group().rstrip("\r")
+        rest = bare[3:].strip()
+        if bare.startswith("---") and rest and not rest.startswith("#"):
+            # `--- !tag` / `--- |`: the document starts on the marker line
+            body_at = at + 4
+        else:
+            body_at = end
+    if content(body_at, len(text)):
+        line += text.count("\n", counted, body_at)
+        docs.append(Doc(text[sep_at:body_at], text[body_at:], len(docs), line=line))
+        tail = ""
     else:
-        tail = "".join(sep + body)
+        tail = text[sep_at:]
     return Stream(name, docs, tail, newline, bom, bom + text)
 
 
-def _has_content(lines: list[str]) -> bool:
-    return any(x.strip() and not x.lstrip().startswith("#") for x in lines)
-
-
-def _entry(body: str) -> str:
-    """A document as one `- ` entry of a top-level sequence (the item text)."""
-    out: list[str] = []
-    dashed = False
-    for line in body.replace("\r\n", "\n").splitlines(keepends=True):
-        if not line.strip():
-            out.append("\n")
-        elif not dashed and not line.lstrip().startswith("#"):
-            out.append("- " + line)
-            dashed = True
-        else:
-            out.append("  " + line)
-    if out and not out[-1].endswith("\n"):
-        out[-1] += "\n"
-    return "".join(out)
-
-
-def unentry(text: str) -> str:
-    """Reverse of yamltext.indent_entry(dumped, 0): the document text of an item entry."""
-    out: list[str] = []
-    dashed = False
-    for line in text.splitlines(keepends=True):
-        if not line.strip():
-            out.append("\n")
-        elif not dashed and line.startswith("- "):
-            out.append(line[2:])
-            dashed = True
-        elif line.startswith("  "):
-            out.append(line[2:])
-        else:
-            out.append(line)
-    return "".join(out)
+# the document text of an item entry (tests and older callers use it from here)
+unentry = yamltext.unentry
 
 
 def make_items(stream: Stream) -> None:
-    """Read every document's identity; Kubernetes objects get an item. Raises InputError
+    """Read every document's identity; Kubernetes objects get an item, whose text is the
+    document itself (made into a `- ` entry only when the item is read). Raises InputError
     naming the document."""
+    checked = _reads_whole(stream)
     for doc in stream.docs:
         where = f"{stream.name or 'stdin'}: document {doc.number + 1}"
-        item = _document_item(doc.body, where, doc.line)
+        item = _document_item(doc.body, where, doc.line, checked)
         m = item.meta
         if not (m.is_mapping and m.kind and m.api_version):
             continue  # not a Kubernetes object: never sent, never changed
@@ -181,25 +173,52 @@ def make_items(stream: Stream) -> None:
         doc.item = item
 
 
-def _document_item(body: str, where: str, line: int) -> Item:
-    """The item of one document: its text as one `- ` entry, its identity read by the
-    scanner (or by parsing the document when the scanner is unsure of it)."""
-    entry = _entry(body)
-    if any(c in entry for c in "\r\x85\u2028\u2029"):
+_DIRECTIVE_RE = re.compile(r"^%", re.M)
+# The first 64 KB of files a process checks are checked by the light reader when it takes
+# every document of the file (a few ms at most): libyaml's parser costs ~20 ms to import
+# (ruamel.yaml.clib imports ruamel.yaml), which a larger input repays (the light reader is
+# slower per byte, and most documents are read again anyway). Either way the verdict is the
+# same: what the light reader takes, the round-trip loader reads the same.
+_LIGHT_CHECK_BUDGET = [64 * 1024]
+
+
+def _reads_whole(stream: Stream) -> bool:
+    """Whether every document of the stream surely passes the syntax check of an untouched
+    object (items.check_syntax), judged in one libyaml pass over the whole text instead of
+    one per document: libyaml reads the documents as split() cuts them, and a document it
+    reads in the stream it reads alone, except under a directive (`%TAG`), which binds the
+    next document only: then, for too much flow nesting (guards.flow_nesting_within_limit
+    bounds every document's at once) or a failure, each document is checked on its own."""
+    text = stream.raw[len(stream.bom):]
+    if _DIRECTIVE_RE.search(text) or not guards.flow_nesting_within_limit(text):
+        return False
+    if len(text) <= _LIGHT_CHECK_BUDGET[0]:
+        _LIGHT_CHECK_BUDGET[0] -= len(text)
+        if all(_light_document(d.body) is not None for d in stream.docs):
+            return True
+    return items_mod.libyaml_reads(text)
+
+
+def _document_item(body: str, where: str, line: int, checked: bool = False) -> Item:
+    """The item of one document: the document as its text, its identity read by the
+    scanner (or by parsing the document when the scanner is unsure of it). `checked`: the
+    whole stream passed the syntax check."""
+    text = body.replace("\r\n", "\n") if "\r" in body else body
+    if any(c in text for c in "\r\x85\u2028\u2029"):
         # line breaks the scanner does not split on: parse the document, write it as block YAML
         try:
-            node = guards.load_guarded(body.replace("\r\n", "\n"), "the object")
+            node = guards.load_guarded(text, "the object")
         except InputError as e:
             raise InputError(f"{where} is not valid YAML: {_after_colon(str(e))}") from None
         return Item(0, None, items_mod.meta_of(node), doc=RoundTripDocument(node, block=True))
-    dash = 0 if entry.startswith("-") else entry.index("\n-") + 1
-    item = scanner.make_item(0, entry, dash, 0)
+    item = scanner.make_document_item(0, text)
     item.line = line
-    try:
-        items_mod.check_syntax(entry)  # an object no transform reads is echoed as it is
-    except InputError as e:
-        msg = items_mod.in_file_lines(_after_colon(str(e)), line)
-        raise InputError(f"{where} is not valid YAML: {msg}") from None
+    if not checked:
+        try:
+            items_mod.check_syntax(item.entry_text())  # an object no transform reads is echoed as it is
+        except InputError as e:
+            msg = items_mod.in_file_lines(_after_colon(str(e)), line)
+            raise InputError(f"{where} is not valid YAML: {msg}") from None
     if item.complex_meta:
         # flow style or JSON: read it now, so its identity is known before process runs
         try:
@@ -359,9 +378,10 @@ def _doc_output(doc: Doc, by_pos: dict[int, str], regenerated: dict[int, dict[st
     if item.text is not None:
         if text == item.text:
             return _SAME
-    elif not item.changed and text == item.render(0)[0]:
+        return text if item.document else yamltext.unentry(text)  # a document's render is one
+    if not item.changed and text == item.render(0)[0]:
         return _SAME
-    return unentry(text)
+    return yamltext.unentry(text)
 
 
 def _placed(obj: dict[str, Any], keep: dict[str, str]) -> tuple[str | None, str]:
@@ -385,6 +405,19 @@ def _newlines(text: str, newline: str) -> str:
     return text.replace("\n", newline) if newline != "\n" else text
 
 
+def _light_document(body: str) -> Any:
+    """A document (keys at column 0) read by the light reader, as a ResourceList's
+    functionConfig is (scanner); None when unsure. A policy file read so needs no
+    round-trip loader; a document read so is YAML (tests/test_lite.py: what the reader takes,
+    the round-trip loader reads the same)."""
+    lines = yamltext.split_lines(body, keepends=False)
+    m, _s, o = items_mod.detect_indent([x + "\n" for x in lines], 0)
+    try:
+        return lite.read(lines, m, o, 0)[0]
+    except Unsure:
+        return None
+
+
 def read_config(text: str, name: str) -> Any:
     """A functionConfig from a file (one YAML document). Raises InputError."""
     stream = split(text, None)
@@ -393,8 +426,12 @@ def read_config(text: str, name: str) -> Any:
             f"{name}: expected one YAML document (a CoschedulePolicy or a ConfigMap), "
             f"found {len(stream.docs)}"
         )
+    body = stream.docs[0].body.replace("\r\n", "\n")
+    light = _light_document(body)
+    if light is not None:
+        return light
     try:
-        node = yamlio.rt_load(stream.docs[0].body.replace("\r\n", "\n"))
+        node = yamlio.rt_load(body)
         guards.check_limits(node)
     except InputError as e:
         raise InputError(f"{name}: {e}") from None

@@ -65,6 +65,11 @@ def item_document(chunk: str) -> tuple[str, int]:
 def indent_entry(dumped: str, d: int) -> str:
     """Turn a top-level YAML document into one `- ` entry of a sequence at indent `d`."""
     pad = " " * (d + 2)
+    if dumped.endswith("\n") and not dumped.startswith("...") and "\n..." not in dumped:
+        lines = dumped[:-1].split("\n")
+        if "" not in map(str.strip, lines):
+            # every line has content (the emitter's documents): joined in C, not line by line
+            return " " * d + "- " + ("\n" + pad).join(lines) + "\n"
     out = []
     dashed = False
     for line in split_lines(dumped):
@@ -81,4 +86,39 @@ def indent_entry(dumped: str, d: int) -> str:
             out.append(pad + line)
     if not dashed:
         out.append(" " * d + "- {}\n")
+    return "".join(out)
+
+
+def entry_of(body: str) -> str:
+    """A document as one `- ` entry of a top-level sequence (the form the item readers and
+    writers work on): the first content line gets the dash, every other line two spaces."""
+    out: list[str] = []
+    dashed = False
+    for line in body.replace("\r\n", "\n").splitlines(keepends=True):
+        if not line.strip():
+            out.append("\n")
+        elif not dashed and not line.lstrip().startswith("#"):
+            out.append("- " + line)
+            dashed = True
+        else:
+            out.append("  " + line)
+    if out and not out[-1].endswith("\n"):
+        out[-1] += "\n"
+    return "".join(out)
+
+
+def unentry(text: str) -> str:
+    """Reverse of indent_entry(dumped, 0): the document text of an item entry."""
+    out: list[str] = []
+    dashed = False
+    for line in text.splitlines(keepends=True):
+        if not line.strip():
+            out.append("\n")
+        elif not dashed and line.startswith("- "):
+            out.append(line[2:])
+            dashed = True
+        elif line.startswith("  "):
+            out.append(line[2:])
+        else:
+            out.append(line)
     return "".join(out)

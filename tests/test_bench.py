@@ -56,3 +56,56 @@ def test_table_ratios() -> None:
     text = run.table([row("a", 1000, 0.5, 1.0, 0.02), row("b", 10000, 4.0, 12.0, 0.02)], 1)
     assert "| 0.50x (0.50x) | 25.0x (25.0x) | 50 MB | 50 MB |" in text
     assert "krm-coschedule 8.0x (8.0x), libyaml round trip 12.0x (12.0x)" in text
+
+
+def test_package_generator_makes_a_kpt_package(tmp_path: Path) -> None:
+    files = gen.package(4, seed=2)
+    assert files == gen.package(4, seed=2)
+    runs = [p for p in files if p.startswith("runs/")]
+    assert len(runs) == 4 and {"Kptfile", "coschedule-policy.yaml", "pipeline.yaml"} <= set(files)
+    docs = {p: list(yaml.safe_load_all(t)) for p, t in files.items()}
+    for p in runs:
+        (run_,) = docs[p]
+        assert run_["kind"] == "PipelineRun" and run_["spec"]["pipelineRef"] == {"name": "build-and-test"}
+        assert [w for w in run_["spec"]["workspaces"] if "volumeClaimTemplate" in w]
+    assert any("\n  - name: revision" in files[p] for p in runs) and any("\n    - name: revision" in files[p] for p in runs)
+    gen.write_package(files, tmp_path)
+    assert gen.read_package(tmp_path) == files
+    # the same package as kpt hands it over: every document an item, with its path and index
+    rl = yaml.safe_load(gen.package_resource_list(files))
+    assert rl["functionConfig"]["kind"] == "CoschedulePolicy"
+    assert len(rl["items"]) == sum(len(d) for d in docs.values())
+    paths = [i["metadata"]["annotations"]["internal.config.kubernetes.io/path"] for i in rl["items"]]
+    assert sorted(set(paths)) == sorted(files)
+    frame = resourcelist.parse(gen.package_resource_list(files))
+    assert frame.fast and len(frame.items) == len(rl["items"])
+
+
+def test_package_cases_render_then_change_nothing(tmp_path: Path) -> None:
+    """The files and KRM workloads on a tiny package: the runner's own checks (the first
+    render changes the runs, the re-render changes nothing) pass, and every row is timed."""
+    cases = run.package_cases([2], seed=1, workdir=tmp_path)
+    assert [c.group for c in cases] == ["files-first", "files-again", "krm-first", "krm-again"]
+    rows = run.measure_cases(cases, repeat=1)
+    for r in rows:
+        assert r.wall("fn") > 0 and r.wall("libyaml") > 0
+    # the first render's command starts from the package as generated, every time
+    first = cases[0]
+    run.measure(first.fn)
+    work = Path(first.fn.argv[-1])
+    assert "affinity-assistant" in (work / "runs" / "nightly-00000.yaml").read_text()
+    text = run.table(rows, 1) + run.targets(rows)
+    assert text.count("| package of 2 PipelineRun files") == 4 + 4  # rows, and a target each
+
+
+def test_targets_say_met_or_missed() -> None:
+    def row(label: str, group: str, items: int, fn: float, ly: float) -> run.Row:
+        s = lambda t: [run.Sample(t, t, 100 * 1024)]  # noqa: E731
+        return run.Row(label, items, 1000, {"fn": s(fn), "libyaml": s(ly), "python": s(0.02)}, group)
+
+    rows = [row("a", "list", 1000, 0.2, 1.0), row("b", "list", 10000, 0.9, 10.0), row("c", "files-first", 150, 0.5, 1.0)]
+    text = run.targets(rows)
+    assert "| b | <= 0.1x libyaml | 0.09x (0.09x CPU) | met |" in text
+    assert "| b | peak RSS < 150 MB at 10,000 items | 100 MB | met |" in text
+    assert "| b | 1,000 -> 10,000: time grows <= 10x | 4.5x (4.5x CPU) | met |" in text
+    assert "| c | <= 0.3x libyaml | 0.50x (0.50x CPU) | missed |" in text

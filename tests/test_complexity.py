@@ -5,9 +5,15 @@ alternating) as a ratio. Quadratic work gives about 16x; the bounds are 5x for c
 for times."""
 from __future__ import annotations
 
+import io
+import shutil
+import sys
 import time
 from collections.abc import Callable
+from contextlib import redirect_stderr
+from contextlib import redirect_stdout
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -157,3 +163,159 @@ def test_steady_state_regenerates_nothing(tmp_path: Path, monkeypatch: pytest.Mo
     args = ["--config", str(tmp_path / "policy.yaml"), *(str(p) for p in sorted(tmp_path.glob("run*.yaml")))]
     assert main(args) == 1  # first render
     assert calls(monkeypatch, yamlio, "dump_block", lambda: main(["--check", *args])) == 0
+
+
+# --------------------------------------------------------------------------- packages (issue 13)
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+import gen  # noqa: E402  (bench/gen.py: the benchmark's package of PipelineRun files)
+
+
+def _package(root: Path, runs: int) -> list[str]:
+    gen.write_package(gen.package(runs, seed=2), root)
+    return ["--config", str(root / "coschedule-policy.yaml"), str(root)]
+
+
+def _quiet(args: list[str]) -> int:
+    with redirect_stderr(io.StringIO()), redirect_stdout(io.StringIO()):
+        return main(args)
+
+
+def test_files_of_a_package_are_linear_first_render_and_again(tmp_path: Path) -> None:
+    """Files mode over a package of n PipelineRun files (one per file, one Pipeline): the
+    first render (n files written, 2n assistants generated) and the re-render with --check."""
+    def first(n: int) -> Callable[[], object]:
+        orig, work = tmp_path / f"orig{n}", tmp_path / f"work{n}"
+        args = _package(orig, n)
+
+        def go() -> object:
+            shutil.rmtree(work, ignore_errors=True)
+            shutil.copytree(orig, work)
+            return _quiet([a.replace(str(orig), str(work)) for a in args])
+
+        return go
+
+    def again(n: int) -> Callable[[], object]:
+        args = _package(tmp_path / f"again{n}", n)
+        assert _quiet(args) == 1
+        return lambda: _quiet(["--check", *args])
+
+    assert ratio(first, 15) < BOUND
+    assert ratio(again, 15) < BOUND
+
+
+def test_package_as_one_resource_list_is_linear_first_render_and_again() -> None:
+    def make(n: int, rendered: bool) -> Callable[[], object]:
+        data = gen.package_resource_list(gen.package(n, seed=2)).encode()
+        if rendered:
+            out, _, code = run_resource_list(data)
+            assert code == 0
+            data = (out.split("\nresults:\n")[0] + "\n").encode()
+        return lambda: run_resource_list(data)
+
+    assert ratio(lambda n: make(n, False), 25) < BOUND
+    assert ratio(lambda n: make(n, True), 25) < BOUND
+
+
+def test_untouched_documents_of_one_file_cost_one_syntax_pass_and_no_entry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file of n documents: its documents are items as they are (no re-indented copy:
+    yamltext.entry_of runs only for the objects a transform reads) and the syntax check of
+    the untouched ones is one libyaml pass over the file, whatever n (exact counts); and the
+    whole run takes linear time."""
+    from krm_fn import items as items_mod
+    from krm_fn import yamltext
+
+    def files(n: int) -> list[str]:
+        d = tmp_path / f"docs{n}"
+        d.mkdir()
+        (d / "all.yaml").write_text(gen.documents(n, 0.0, seed=3) + "---\n" + _run_doc("r"))
+        (d / "policy.yaml").write_text(gen.PACKAGE_POLICY)
+        return ["--check", "--config", str(d / "policy.yaml"), str(d / "all.yaml")]
+
+    for n in (50, 200):
+        run = (lambda a: lambda: _quiet(a))(files(n))
+        assert calls(monkeypatch, yamltext, "entry_of", run) == 1  # the run
+        assert calls(monkeypatch, items_mod, "libyaml_reads", run) <= 4  # per file, not per document
+
+    def make(n: int) -> Callable[[], object]:
+        args = files(4 * n + 7)  # a directory per size
+        return lambda: _quiet(args)
+
+    assert ratio(make, 500) < BOUND
+
+
+def _run_doc(name: str) -> str:
+    return yaml.safe_dump({**_run_with_workspaces(1), "metadata": {"name": name}}, sort_keys=False)
+
+
+def test_steady_state_in_every_mode_regenerates_and_reparses_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The benchmark's package rendered, then rendered again: in files mode, as one
+    ResourceList and through the kustomize plugin, no generated object is emitted again (each equals what is there), and
+    nothing, generated or not, goes through the round-trip loader (the light path reads it
+    all); the first render does not use the round-trip loader either (generated objects are
+    written by the block emitter and placed as text)."""
+    from krm_fn import yamlio
+
+    def emitted_kinds(run: Callable[[], object]) -> list[str]:
+        kinds: list[str] = []
+        real = yamlio.dump_block
+
+        def spy(obj: Any, *a: Any, **k: Any) -> str:
+            if isinstance(obj, dict) and "kind" in obj:
+                kinds.append(str(obj["kind"]))
+            return real(obj, *a, **k)
+
+        with monkeypatch.context() as m:
+            m.setattr(yamlio, "dump_block", spy)
+            run()
+        return kinds
+
+    args = _package(tmp_path / "pkg", 6)
+    assert calls(monkeypatch, yamlio, "rt_load", lambda: _quiet(args)) == 0  # first render
+    assert emitted_kinds(lambda: _quiet(["--check", *args])) == []
+    assert calls(monkeypatch, yamlio, "rt_load", lambda: _quiet(["--check", *args])) == 0
+
+    data = gen.package_resource_list(gen.package(6, seed=2)).encode()
+    assert calls(monkeypatch, yamlio, "rt_load", lambda: run_resource_list(data)) == 0
+    out, _, _ = run_resource_list(data)
+    again = (out.split("\nresults:\n")[0] + "\n").encode()
+    assert emitted_kinds(lambda: run_resource_list(again)) == []
+    assert calls(monkeypatch, yamlio, "rt_load", lambda: run_resource_list(again)) == 0
+    out2, _, _ = run_resource_list(again)
+    assert out2.split("\nresults:\n")[0] + "\n" == again.decode()
+
+    # the kustomize plugin: one stream of documents on stdin, the assistants appended to it
+    from krm_fn.kustomize import run_plugin
+
+    files = gen.package(6, seed=2)
+    stream = "---\n".join(t for p, t in files.items() if p.startswith("runs/") or p == "pipeline.yaml").encode()
+    policy = str(tmp_path / "pkg" / "coschedule-policy.yaml")
+    first, _, code = run_plugin(policy, stream, light=True)
+    assert code == 0 and first.count("kind: StatefulSet") == 12
+    assert emitted_kinds(lambda: run_plugin(policy, first.encode(), light=True)) == []
+    assert calls(monkeypatch, yamlio, "rt_load", lambda: run_plugin(policy, first.encode(), light=True)) == 0
+    assert run_plugin(policy, first.encode(), light=True)[0] == first
+
+
+def test_the_collector_pause_ends_with_the_run() -> None:
+    """process.PausedGC: the cyclic collector is off while a run works (it walked the run's
+    objects again and again and freed nothing), and back on after; a run of ordinary size
+    freezes nothing (its cycles, from the round-trip loader, are collected at its end), so a
+    program that calls runs in a loop does not pile frozen objects up."""
+    import gc
+
+    data = _resource_list([{**_run_with_workspaces(2), "metadata": {"name": f"r{i}"}} for i in range(20)])
+    assert gc.isenabled()
+    before = gc.get_freeze_count()
+    for light in (True, False, True, False):
+        _, _, code = run_resource_list(data, light=light)
+        assert code == 0 and gc.isenabled()
+    assert gc.get_freeze_count() == before
+    gc.disable()
+    try:
+        run_resource_list(data)
+        assert not gc.isenabled()  # left as it was found
+    finally:
+        gc.enable()

@@ -114,6 +114,45 @@ def test_unwritable_file_is_reported_and_the_others_are_written(
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".krm-tmp")] == []  # temp file cleaned up
 
 
+@pytest.mark.parametrize("files", [2, 12])
+def test_file_that_cannot_be_synced_is_reported_and_the_others_are_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], files: int
+) -> None:
+    """Every temp file is on disk (fsync) before any file is renamed into place, from a few
+    threads when there are many; one whose fsync fails is not renamed over its file."""
+    (tmp_path / "policy.yaml").write_text(POLICY)
+    names = [f"run{i:02d}.yaml" for i in range(files)]
+    for i, name in enumerate(names):
+        (tmp_path / name).write_text(_manifest(i, 2))
+    before = (tmp_path / names[0]).read_bytes()
+    real_fsync, real_open = os.fsync, os.open
+    opened: dict[int, str] = {}
+    synced: list[str] = []
+
+    def open_(path: Any, flags: int, *a: Any, **k: Any) -> int:
+        fd = real_open(path, flags, *a, **k)
+        opened[fd] = str(path)
+        return fd
+
+    def fsync(fd: int) -> None:
+        name = opened.get(fd, "")
+        if Path(name).name.startswith(f".{names[0]}."):
+            raise OSError(5, "Input/output error")
+        synced.append(name)
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "open", open_)
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.chdir(tmp_path)
+    assert main(["--config", "policy.yaml", *names]) == 1
+    err = capsys.readouterr().err
+    assert f"{names[0]}: cannot write: Input/output error" in err
+    assert (tmp_path / names[0]).read_bytes() == before
+    assert all("StatefulSet" in (tmp_path / n).read_text() for n in names[1:])
+    assert len([s for s in synced if s.endswith(".krm-tmp")]) == files - 1
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".krm-tmp")] == []
+
+
 def test_unreadable_file_is_reported_and_the_others_are_processed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -122,3 +122,44 @@ def test_fast_path_agrees_with_full_parse(text: str) -> None:
         items_in = yaml.load(text, Loader=yaml.CSafeLoader)["items"]
         assert yaml.load(out, Loader=yaml.CSafeLoader)["items"] == items_in
         assert out.startswith(text.rstrip("\n"))  # the input comes back whole
+
+
+@st.composite
+def documents(draw: Any) -> str:
+    """One object as a document of a YAML file, in the layouts people and dumpers give it,
+    with comments and blank lines anywhere (some of them where YAML allows none)."""
+    text = yaml.dump(
+        draw(items()),
+        sort_keys=False,
+        allow_unicode=draw(st.booleans()),
+        default_flow_style=draw(st.sampled_from([False, None])),
+        indent=draw(st.sampled_from([2, 4])),
+        width=draw(st.sampled_from([20, 80, 10**6])),
+    )
+    lines = text.split("\n")
+    for _ in range(draw(st.integers(0, 4))):
+        at = draw(st.integers(0, max(0, len(lines) - 1)))
+        lines.insert(at, draw(st.sampled_from(["# head", "  # deep", "", "    # deeper", "#", " x"])))
+    return "\n".join(lines) + draw(st.sampled_from(["", "\n"]))
+
+
+def _identity(it: items_mod.Item) -> tuple[Any, ...]:
+    m = it.meta
+    return (m.api_version, m.kind, m.name, m.namespace, m.generate_name, m.annotations, m.is_mapping, m.duplicates, it.complex_meta)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None)
+@given(documents())
+def test_a_document_reads_as_its_entry(text: str) -> None:
+    """Files mode reads an object's identity off its document (no re-indented copy): the same
+    identity as the scanner reads off the document made into a `- ` entry, the form it had."""
+    from krm_fn import scanner
+    from krm_fn import yamltext
+
+    assume(text.strip())
+    entry = yamltext.entry_of(text)
+    assume("\n-" in "\n" + entry)
+    doc_item = scanner.make_document_item(0, text)
+    entry_item = scanner.make_item(0, entry, 0 if entry.startswith("-") else entry.index("\n-") + 1, 0)
+    assert _identity(doc_item) == _identity(entry_item)
+    assert doc_item.text == text and doc_item.document and doc_item.entry_text() == entry
