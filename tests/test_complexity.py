@@ -309,3 +309,13 @@ def test_the_collector_pause_ends_with_the_run() -> None:
         assert not gc.isenabled()  # left as it was found
     finally:
         gc.enable()
+
+
+def test_a_resource_list_is_linear_in_its_items() -> None:
+    """The benchmark's lists: n items at 5% and at 100% targets (KRM mode)."""
+    def make(n: int, targets: float) -> Callable[[], object]:
+        data = gen.generate(n, targets, seed=4).encode()
+        return lambda: run_resource_list(data)
+
+    assert ratio(lambda n: make(n, 0.05), 250) < BOUND
+    assert ratio(lambda n: make(n, 1.0), 40) < BOUND
