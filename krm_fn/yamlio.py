@@ -232,6 +232,7 @@ def rt_load(text: str) -> Any:
         # into every later dump, items included
         y.version = None
         y.tags = None
+        _forget_documents(y)
 
 
 def rt_dump(node: Any, mapping: int = 2, sequence: int = 2, offset: int = 0) -> str:
@@ -333,6 +334,16 @@ def verify_load(text: str) -> Any:
         return _VERIFY.load(text)
     except Exception:  # noqa: BLE001 - e.g. a tag the safe loader does not know
         return rt_load(text)
+    finally:
+        _forget_documents(_VERIFY)
+
+
+def _forget_documents(y: Any) -> None:
+    """ruamel 0.19 keeps a DocInfo per document a YAML instance loads, read only while it
+    loads: the cached instances grew by two objects a load, for the life of the process."""
+    infos = getattr(y, "doc_infos", None)
+    if isinstance(infos, list):
+        infos.clear()
 
 
 def to_plain(value: Any) -> Any:
