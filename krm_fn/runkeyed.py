@@ -30,11 +30,12 @@ from krm_fn import yamlio
 from krm_fn.context import Plan
 from krm_fn.tekton_run import REQUIRED
 from krm_fn.tekton_run import Run
-from krm_fn.tekton_run import copy_affinity
+from krm_fn.tekton_run import add_task_entries
 from krm_fn.tekton_run import get_list
 from krm_fn.tekton_run import get_map
 from krm_fn.tekton_run import plain_affinity
 from krm_fn.tekton_run import set_key
+from krm_fn.tekton_run import task_template
 from krm_fn.tekton_run import unpin
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
@@ -91,26 +92,14 @@ def per_workspace(run: Run, groups: dict[str, list[str]]) -> None:
         if isinstance(task, str) and task in groups and task not in seen:
             seen.add(task)
             path = f"spec.taskRunSpecs[{i}].{run.trs_key}"
-            tpl = get_map(trs, run.trs_key, path)
-            if tpl is None:
-                tpl = run.doc.new_map()
-                run.doc.add_key(trs, run.trs_key, tpl)
-            if tpl.get("affinity") is None:
-                set_key(run.doc, tpl, "affinity", copy_affinity(run.doc, run_aff, own))
+            tpl = task_template(run, trs, path, run_aff, own)
             _sync(run, tpl, path, _group_terms(key, groups[task]), own)
         else:
             _drop_copy(run, i, own, plain_affinity(run_tpl, own))
-    missing = [t for t in groups if t not in seen]
-    if missing:
-        trs_list = get_list(run.spec, "taskRunSpecs", "spec.taskRunSpecs")
-        if trs_list is None:
-            trs_list = run.doc.safe([])
-            run.doc.add_key(run.spec, "taskRunSpecs", trs_list)
-        for task in missing:
-            entry = run.doc.safe({"pipelineTaskName": task, run.trs_key: {}})
-            entry[run.trs_key]["affinity"] = copy_affinity(run.doc, run_aff, own)
-            _sync(run, entry[run.trs_key], "", _group_terms(key, groups[task]), own)
-            run.doc.append(trs_list, entry)
+    add_task_entries(
+        run, [t for t in groups if t not in seen], run_aff, own,
+        lambda tpl, task: _sync(run, tpl, "", _group_terms(key, groups[task]), own),
+    )
     _label(run, "workspaces")
 
 

@@ -28,12 +28,12 @@ from krm_fn.items import Meta
 from krm_fn.keys import OWNER_ANNOTATION
 from krm_fn.record import Record
 from krm_fn.tekton_run import Run
-from krm_fn.tekton_run import copy_affinity
+from krm_fn.tekton_run import add_task_entries
 from krm_fn.tekton_run import get_list
 from krm_fn.tekton_run import get_map
 from krm_fn.tekton_run import pin
 from krm_fn.tekton_run import plain_affinity
-from krm_fn.tekton_run import set_key
+from krm_fn.tekton_run import task_template
 from krm_fn.tekton_run import unpin_run_level
 from krm_fn.tekton_run import unpin_task
 
@@ -113,10 +113,10 @@ def _handle(item: Item, ctx: Context, node: Any = None, meta: Meta | None = None
         run = Run(item, ctx, node, meta, template=node is not None)
         if not tekton_checks.valid(run):
             return
-        errors_before = sum(r.severity == "error" for r in ctx.results)
+        mark = len(ctx.results)
         _apply_defaults(run)
         _apply_scheduling(run)
-        if sum(r.severity == "error" for r in ctx.results) > errors_before:
+        if any(r.severity == "error" for r in ctx.results[mark:]):
             return  # a pod template the policy could not apply to: the assistant would copy it
         _coschedule(run)
         tekton_checks.warn_unplaceable(run)
@@ -363,34 +363,20 @@ def _pin_tasks(run: Run, pinned: dict[str, str], own: frozenset[str]) -> None:
     for i, trs in run.task_run_specs():
         task = trs.get("pipelineTaskName")
         path = f"spec.taskRunSpecs[{i}].{run.trs_key}"
-        tpl = get_map(trs, run.trs_key, path)
         aa = pinned.get(task) if isinstance(task, str) and task not in seen else None
         if isinstance(task, str):
             seen.add(task)
         if aa is None:
             unpinned.append(i)
             continue
-        if tpl is None:
-            tpl = run.doc.new_map()
-            run.doc.add_key(trs, run.trs_key, tpl)
-        if tpl.get("affinity") is None:
-            set_key(run.doc, tpl, "affinity", copy_affinity(run.doc, run_aff, own))
+        tpl = task_template(run, trs, path, run_aff, own)
         pin(run.doc, tpl, aa, own, f"{path}.affinity")
         tekton_checks.check_placement(run, path, tpl, aa, task)
     for i in reversed(unpinned):
         unpin_task(run, i, own)
-    missing = [t for t in pinned if t not in seen]
-    if not missing:
-        return
-    trs_list = get_list(run.spec, "taskRunSpecs", "spec.taskRunSpecs")
-    if trs_list is None:
-        trs_list = run.doc.safe([])
-        run.doc.add_key(run.spec, "taskRunSpecs", trs_list)
-    for task in missing:
-        entry = run.doc.safe({"pipelineTaskName": task, run.trs_key: {}})
-        entry[run.trs_key]["affinity"] = copy_affinity(run.doc, run_aff, own)
-        pin(run.doc, entry[run.trs_key], pinned[task], own, "")
-        run.doc.append(trs_list, entry)
+    add_task_entries(
+        run, [t for t in pinned if t not in seen], run_aff, own, lambda tpl, task: pin(run.doc, tpl, pinned[task], own, "")
+    )
 
 
 def _unrender(run: Run, bindings: list[_Binding], own: frozenset[str], why: str = "") -> None:

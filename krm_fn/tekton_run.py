@@ -3,6 +3,8 @@ kind and apiVersion) and the edits of its affinity that keep user terms untouche
 an assistant, unpinning, and copying the run-level affinity into a task's template."""
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from krm_fn import assistant as assistant_mod
 from krm_fn import guards
 from krm_fn import names
@@ -252,6 +254,34 @@ def unpin_task(run: Run, index: int, own: frozenset[str], same_as: Any = None) -
         del trs[index]
         if not trs:
             del run.spec["taskRunSpecs"]
+
+
+def task_template(run: Run, trs: Any, path: str, run_aff: Any, own: frozenset[str]) -> Any:
+    """A taskRunSpecs entry's pod template, made when missing, whose affinity starts as a copy
+    of the run-level one (without our terms): Tekton takes the task's affinity whole."""
+    tpl = get_map(trs, run.trs_key, path)
+    if tpl is None:
+        tpl = run.doc.new_map()
+        run.doc.add_key(trs, run.trs_key, tpl)
+    if tpl.get("affinity") is None:
+        set_key(run.doc, tpl, "affinity", copy_affinity(run.doc, run_aff, own))
+    return tpl
+
+
+def add_task_entries(run: Run, tasks: list[str], run_aff: Any, own: frozenset[str], put: Callable[[Any, str], object]) -> None:
+    """A new taskRunSpecs entry per task (the list made when missing), its pod template's
+    affinity a copy of the run-level one; `put(template, task)` adds our term."""
+    if not tasks:
+        return
+    trs_list = get_list(run.spec, "taskRunSpecs", "spec.taskRunSpecs")
+    if trs_list is None:
+        trs_list = run.doc.safe([])
+        run.doc.add_key(run.spec, "taskRunSpecs", trs_list)
+    for task in tasks:
+        entry = run.doc.safe({"pipelineTaskName": task, run.trs_key: {}})
+        entry[run.trs_key]["affinity"] = copy_affinity(run.doc, run_aff, own)
+        put(entry[run.trs_key], task)
+        run.doc.append(trs_list, entry)
 
 
 def set_key(doc: Document, m: Any, key: str, value: Any) -> None:

@@ -5,20 +5,16 @@ Whether the terms coschedule is checked by the scheduling simulation (test_cosch
 from __future__ import annotations
 
 import copy
-import io
-import os
 import textwrap
-from contextlib import redirect_stderr
-from contextlib import redirect_stdout
 from pathlib import Path
 from typing import Any
 
 import pytest
 import schemacheck
 import yaml
+from files_util import cli  # type: ignore[import-not-found]
 
 from krm_fn import names
-from krm_fn.cli import main
 from krm_fn.keys import OWNER_ANNOTATION
 from krm_fn.krm import run_resource_list
 
@@ -282,15 +278,8 @@ def test_pipelines_as_code_runs_by_annotation() -> None:
 
 
 def _cli(cwd: Path, *args: str) -> tuple[int, str]:
-    out, err = io.StringIO(), io.StringIO()
-    old = os.getcwd()
-    os.chdir(cwd)
-    try:
-        with redirect_stdout(out), redirect_stderr(err):
-            code = main(list(args))
-    finally:
-        os.chdir(old)
-    return code, out.getvalue() + err.getvalue()
+    code, out, err = cli(cwd, *args)
+    return code, out + err
 
 
 def test_pipelines_as_code_runs_by_path_in_files_mode(tmp_path: Path) -> None:
