@@ -7,6 +7,8 @@ import copy
 from collections.abc import Callable
 
 from krm_fn import config as config_mod
+from krm_fn import peek
+from krm_fn.errors import Unsure
 from krm_fn.items import Item
 from krm_fn.keys import INDEX_ANNOTATIONS
 from krm_fn.keys import OWNER_ANNOTATION
@@ -59,6 +61,9 @@ def file_of(item: Item) -> tuple[str | None, int | None]:
         return path, 0
 
 
+_UNSURE = object()
+
+
 class Context:
     """What a transform sees: the policy, the other items, and where results go. `light`:
     items a transform looks up are read with the light reader where it can."""
@@ -72,6 +77,7 @@ class Context:
         self.plans: list[Plan] = []
         self.stale: set[int] = set()  # positions of generated items no run wants any more
         self._index: dict[tuple[str, str, str, str], Item] = {}
+        self._peeked: dict[tuple[int, tuple[str, ...]], Any] = {}  # generated_field's readings
         self.prefix = ""  # field paths of results go under it (a run template inside an item)
         self.reindex()
 
@@ -97,12 +103,30 @@ class Context:
             it.load(self.light)
         return it
 
-    def existing_generated(self, kind: str, namespace: str, name: str) -> Any:
-        """A previously generated object of ours in the input (parsed), or None."""
-        it = self.find("apps" if kind == "StatefulSet" else "", kind, namespace, name)
-        if it is None or OWNER_ANNOTATION not in it.meta.annotations:
+    def generated_field(self, kind: str, namespace: str, name: str, owner: str, path: tuple[str, ...]) -> Any:
+        """A field of the object `owner` had generated before, in the input (None when it
+        is not there, or has no such field). While nothing else has read that object, only
+        the field's lines are read (peek): a re-render looks up every placeholder's claim
+        templates, and reading each StatefulSet whole cost as much as reading its run. The
+        value is shared between calls: do not change it."""
+        it = self._index.get(("apps" if kind == "StatefulSet" else "", kind, namespace, name))
+        if it is None or it.meta.annotations.get(OWNER_ANNOTATION) != owner:
             return None
-        return it.node
+        if it.doc is None and it.text is not None and self.light:
+            key = (it.pos, path)
+            if key not in self._peeked:  # asked for twice per assistant (the claim check, its volumes)
+                try:
+                    self._peeked[key] = peek.field(it.text, it.document, path)
+                except Unsure:
+                    self._peeked[key] = _UNSURE
+            found = self._peeked[key]
+            if found is not _UNSURE:
+                return found
+        it.load(self.light)
+        node = it.node
+        for key in path:
+            node = node.get(key) if isinstance(node, dict) else None
+        return node
 
     # ---- what a transform adds; undone when its item is transformed again
     def mark(self) -> tuple[int, int, int]:

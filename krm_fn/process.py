@@ -487,7 +487,7 @@ def _unchanged(rl: ResourceList, results: list[Result], plans: list[Plan]) -> Ou
 
 def _emit(rl: ResourceList, ctx: Context) -> Outcome:
     d = rl.items_indent if rl.fast else 0
-    regenerated, generated = _generated_objects(rl, ctx)
+    regenerated, generated = _generated_objects(rl, ctx, d)
     replaced = {pos: yamltext.indent_entry(yamlio.dump_block(obj), d) for pos, obj in regenerated.items()}
     texts: list[str] = []
     positions: list[int] = []
@@ -519,9 +519,12 @@ def _emit(rl: ResourceList, ctx: Context) -> Outcome:
     return Outcome(texts, None, sorted_results(ctx.results), ctx.plans, positions, generated, regenerated)
 
 
-def _generated_objects(rl: ResourceList, ctx: Context) -> tuple[dict[int, dict[str, Any]], list[dict[str, Any]]]:
+def _generated_objects(
+    rl: ResourceList, ctx: Context, d: int = 0
+) -> tuple[dict[int, dict[str, Any]], list[dict[str, Any]]]:
     """Every generated object, placed: ({position of the earlier copy it replaces: object},
-    [new objects, with their file]). An earlier copy equal to it stays as it is."""
+    [new objects, with their file]). An earlier copy equal to it stays as it is (`d`: the
+    dash indent of the list's entries)."""
     by_key: dict[tuple[str, str, str, str], Item] = {}
     next_index: dict[str, int] = {}
     for it in rl.items:
@@ -543,7 +546,7 @@ def _generated_objects(rl: ResourceList, ctx: Context) -> tuple[dict[int, dict[s
         if not _ours_to_write(g, existing, ctx):
             continue
         if existing is not None:
-            if _same_as_existing(g.obj, ann, existing, ctx.light):
+            if _same_as_existing(g.obj, ann, existing, ctx.light, d):
                 continue
             replaced[existing.pos] = g.obj
             continue
@@ -580,12 +583,17 @@ def _ours_to_write(g: Generated, existing: Item | None, ctx: Context) -> bool:
     return False
 
 
-def _same_as_existing(obj: dict[str, Any], ann: dict[str, str], existing: Item, light: bool) -> bool:
+_TOOL_PREFIXES = ("internal.", "config.k8s.io/", "kustomize.config.k8s.io/")
+
+
+def _same_as_existing(obj: dict[str, Any], ann: dict[str, str], existing: Item, light: bool, d: int = 0) -> bool:
     """Give a regenerated object the earlier copy's location and tool annotations; True when
     it then equals that copy."""
     for k in (*PATH_ANNOTATIONS, *INDEX_ANNOTATIONS):
         if k in existing.meta.annotations:
             ann[k] = existing.meta.annotations[k]
+    if light and existing.doc is None and existing.text is not None and _same_text(obj, ann, existing, d):
+        return True
     existing.load(light)
     assert existing.doc is not None
     node = existing.doc.as_plain()
@@ -596,6 +604,33 @@ def _same_as_existing(obj: dict[str, Any], ann: dict[str, str], existing: Item, 
     # the location annotations are the list's business: in files mode the item's are set in
     # memory only (the file's text has none), so they never make an equal object differ
     return bool(_without_location(node) == _without_location(obj))
+
+
+def _same_text(obj: dict[str, Any], ann: dict[str, str], existing: Item, d: int) -> bool:
+    """Whether the earlier copy's text is exactly what the regenerated object writes, with the
+    copy's tool annotations, in the copy's order (its location annotations too, where its
+    text has them: in a ResourceList). Equal text is equal data, and the copy is not read at
+    all: a re-render regenerates every assistant of every run, and reading each one cost as
+    much as reading its run. Any difference (a comment, kpt's quoting, an edit) is decided by
+    comparing the data (_same_as_existing)."""
+    have = existing.meta.annotations
+    merged = dict(ann)
+    for k, v in have.items():
+        if k not in merged and k.startswith(_TOOL_PREFIXES):
+            merged[k] = v
+    order = [k for k in have if not (existing.document and k in LOCATION_KEYS)]
+    want = {k for k in merged if not (existing.document and k in LOCATION_KEYS)}
+    if len(order) != len(want) or not want.issuperset(order):
+        return False
+    md = obj["metadata"]
+    placed = {**obj, "metadata": {**md, "annotations": {k: merged[k] for k in order}}}
+    text = yamlio.dump_block(placed)
+    if not existing.document:
+        text = yamltext.indent_entry(text, d)
+    if text != existing.text:
+        return False
+    ann.update(merged)
+    return True
 
 
 def _without_location(obj: Any) -> Any:

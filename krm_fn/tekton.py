@@ -472,8 +472,7 @@ def _our_claim(run: Run, claim: str, own: frozenset[str]) -> object:
         if not claim.endswith(suffix) or len(claim) == len(suffix):
             continue
         template_name = claim[: -len(suffix)]
-        sts = run.ctx.existing_generated("StatefulSet", run.namespace, aa)
-        for t in _claim_templates(sts, run.owner):
+        for t in _existing_templates(run, aa):
             if (t.get("metadata") or {}).get("name") == template_name:
                 return aa, t
         run.ctx.error(
@@ -512,13 +511,10 @@ def _foreign_claim(run: Run, claim: str, aa: str) -> None:
     )
 
 
-def _claim_templates(sts: Any, owner: str) -> list[dict[str, Any]]:
-    if not isinstance(sts, dict):
-        return []
-    md = sts.get("metadata") or {}
-    if ((md.get("annotations") or {}).get(OWNER_ANNOTATION)) != owner:
-        return []
-    vcts = (sts.get("spec") or {}).get("volumeClaimTemplates")
+def _existing_templates(run: Run, aa: str) -> list[dict[str, Any]]:
+    """The claim templates of this run's assistant `aa` as the input has it (rendered
+    before), or []."""
+    vcts = run.ctx.generated_field("StatefulSet", run.namespace, aa, run.owner, ("spec", "volumeClaimTemplates"))
     return [t for t in yamlio.to_plain(vcts) if isinstance(t, dict)] if isinstance(vcts, list) else []
 
 
@@ -528,8 +524,7 @@ def _assistant_volumes(run: Run, group: _Group) -> tuple[list[dict[str, Any]], l
     aa = group.assistant
     label_key = "tekton.dev/pipelineRun" if run.kind == "PipelineRun" else "tekton.dev/taskRun"
     fixed = names.fixed_labels(label_key, run.name, aa)
-    existing = run.ctx.existing_generated("StatefulSet", run.namespace, aa)
-    templates = _claim_templates(existing, run.owner)
+    templates = _existing_templates(run, aa)
     have = {t["metadata"].get("name") for t in templates if isinstance(t.get("metadata"), dict)}
     claims: list[str] = []
     for b in group.bindings:

@@ -44,10 +44,8 @@ def handle_pipelinerun(item: Item, ctx: Context) -> None:
         ctx.error(item, "spec.pipelineRef.name", f"Pipeline {ref} is not in the input")
         return
     aa = "affinity-assistant-" + _h10(name)
-    existing = ctx.existing_generated("StatefulSet", ns, aa)
-    templates: list[Any] = []
-    if existing is not None:
-        templates = yamlio.to_plain((existing.get("spec") or {}).get("volumeClaimTemplates") or [])
+    existing = ctx.generated_field("StatefulSet", ns, aa, f"PipelineRun/{name}", ("spec", "volumeClaimTemplates"))
+    templates: list[Any] = yamlio.to_plain(existing or [])
     claims = []
     spec = node.get("spec") or {}
     for i, ws in enumerate(spec.get("workspaces") or []):

@@ -149,12 +149,29 @@ def test_documents_appended_to_one_file_are_linear(tmp_path: Path) -> None:
     assert ratio(make, 40) < BOUND
 
 
+def loaded_kinds(monkeypatch: pytest.MonkeyPatch, run: Callable[[], object]) -> list[str]:
+    """The kinds of the items read whole (by either reader) while `run` runs."""
+    from krm_fn.items import Item
+
+    kinds: list[str] = []
+    real = Item.load
+
+    def spy(self: Item, *a: Any, **k: Any) -> Any:
+        if self.doc is None:
+            kinds.append(self.meta.kind)
+        return real(self, *a, **k)
+
+    with monkeypatch.context() as m:
+        m.setattr(Item, "load", spy)
+        run()
+    return kinds
+
+
 def test_steady_state_regenerates_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A rendered package, rendered again in files mode: every generated object equals what
     is there, so none is written again (it was re-emitted each time: its in-memory location
-    annotations made it differ)."""
-    from krm_fn import yamlio
-
+    annotations made it differ), and none is read whole: its text is compared with what the
+    regenerated object writes, and only its claim templates are read (peek)."""
     (tmp_path / "policy.yaml").write_text(
         "apiVersion: fn.kpt.dev/v1alpha1\nkind: CoschedulePolicy\nmetadata:\n  name: p\nspec:\n  coschedule: pipelineruns\n"
     )
@@ -162,7 +179,12 @@ def test_steady_state_regenerates_nothing(tmp_path: Path, monkeypatch: pytest.Mo
         (tmp_path / f"run{i}.yaml").write_text(yaml.safe_dump({**_run_with_workspaces(1), "metadata": {"name": f"r{i}"}}))
     args = ["--config", str(tmp_path / "policy.yaml"), *(str(p) for p in sorted(tmp_path.glob("run*.yaml")))]
     assert main(args) == 1  # first render
-    assert calls(monkeypatch, yamlio, "dump_block", lambda: main(["--check", *args])) == 0
+    kinds = loaded_kinds(monkeypatch, lambda: _assert_unchanged(main(["--check", *args])))
+    assert kinds == ["PipelineRun"] * 5
+
+
+def _assert_unchanged(code: object) -> None:
+    assert code == 0
 
 
 # --------------------------------------------------------------------------- packages (issue 13)
@@ -252,10 +274,11 @@ def _run_doc(name: str) -> str:
 
 def test_steady_state_in_every_mode_regenerates_and_reparses_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The benchmark's package rendered, then rendered again: in files mode, as one
-    ResourceList and through the kustomize plugin, no generated object is emitted again (each equals what is there), and
-    nothing, generated or not, goes through the round-trip loader (the light path reads it
-    all); the first render does not use the round-trip loader either (generated objects are
-    written by the block emitter and placed as text)."""
+    ResourceList and through the kustomize plugin, no generated object is read whole (its
+    text equals what the regenerated object writes: emitted once, to compare), none is
+    written again, and nothing, generated or not, goes through the round-trip loader (the
+    light path reads it all); the first render does not use the round-trip loader either
+    (generated objects are written by the block emitter and placed as text)."""
     from krm_fn import yamlio
 
     def emitted_kinds(run: Callable[[], object]) -> list[str]:
@@ -274,14 +297,16 @@ def test_steady_state_in_every_mode_regenerates_and_reparses_nothing(tmp_path: P
 
     args = _package(tmp_path / "pkg", 6)
     assert calls(monkeypatch, yamlio, "rt_load", lambda: _quiet(args)) == 0  # first render
-    assert emitted_kinds(lambda: _quiet(["--check", *args])) == []
+    assert emitted_kinds(lambda: _quiet(["--check", *args])) == ["StatefulSet"] * 12  # compared, not written
+    assert "StatefulSet" not in loaded_kinds(monkeypatch, lambda: _quiet(["--check", *args]))
     assert calls(monkeypatch, yamlio, "rt_load", lambda: _quiet(["--check", *args])) == 0
 
     data = gen.package_resource_list(gen.package(6, seed=2)).encode()
     assert calls(monkeypatch, yamlio, "rt_load", lambda: run_resource_list(data)) == 0
     out, _, _ = run_resource_list(data)
     again = (out.split("\nresults:\n")[0] + "\n").encode()
-    assert emitted_kinds(lambda: run_resource_list(again)) == []
+    assert emitted_kinds(lambda: run_resource_list(again)) == ["StatefulSet"] * 12
+    assert "StatefulSet" not in loaded_kinds(monkeypatch, lambda: run_resource_list(again))
     assert calls(monkeypatch, yamlio, "rt_load", lambda: run_resource_list(again)) == 0
     out2, _, _ = run_resource_list(again)
     assert out2.split("\nresults:\n")[0] + "\n" == again.decode()
@@ -294,7 +319,8 @@ def test_steady_state_in_every_mode_regenerates_and_reparses_nothing(tmp_path: P
     policy = str(tmp_path / "pkg" / "coschedule-policy.yaml")
     first, _, code = run_plugin(policy, stream, light=True)
     assert code == 0 and first.count("kind: StatefulSet") == 12
-    assert emitted_kinds(lambda: run_plugin(policy, first.encode(), light=True)) == []
+    assert emitted_kinds(lambda: run_plugin(policy, first.encode(), light=True)) == ["StatefulSet"] * 12
+    assert "StatefulSet" not in loaded_kinds(monkeypatch, lambda: run_plugin(policy, first.encode(), light=True))
     assert calls(monkeypatch, yamlio, "rt_load", lambda: run_plugin(policy, first.encode(), light=True)) == 0
     assert run_plugin(policy, first.encode(), light=True)[0] == first
 
