@@ -113,13 +113,13 @@ class Context:
         if it is None or it.meta.annotations.get(OWNER_ANNOTATION) != owner:
             return None
         if it.doc is None and it.text is not None and self.light:
-            key = (it.pos, path)
-            if key not in self._peeked:  # asked for twice per assistant (the claim check, its volumes)
+            at = (it.pos, path)
+            if at not in self._peeked:  # asked for twice per assistant (the claim check, its volumes)
                 try:
-                    self._peeked[key] = peek.field(it.text, it.document, path)
+                    self._peeked[at] = peek.field(it.text, it.document, path)
                 except Unsure:
-                    self._peeked[key] = _UNSURE
-            found = self._peeked[key]
+                    self._peeked[at] = _UNSURE
+            found = self._peeked[at]
             if found is not _UNSURE:
                 return found
         it.load(self.light)
