@@ -29,7 +29,8 @@ if TYPE_CHECKING:
 # one of the forms below, which close on the line (or not hold it at the start of a value).
 _OPENERS = re.compile(r"[\"'\[{]")
 _KEY = r"[A-Za-z0-9_][A-Za-z0-9_./-]*"
-_CLOSED_VALUE = r"""(?:"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|\{\}|\[\]|[^\s"'\[\]{}#&*!|>%@`][^#]*?)"""
+# a plain scalar holds no `: ` (that would make it a key) and, to keep this simple, no `#`
+_CLOSED_VALUE = r"""(?:"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|\{\}|\[\]|[^\s"'\[\]{}#&*!|>%@`?:,](?:[^#:]|:(?=[^\s]))*?)"""
 _CLOSED_LINE = re.compile(rf" *(?:- )*(?:{_KEY}:(?: {_CLOSED_VALUE})?|{_CLOSED_VALUE})?(?: +#.*)?")
 
 
@@ -97,6 +98,7 @@ def _key_line(lines: list[str], a: int, b: int, k: int, key: str) -> tuple[int, 
     at = end = -1
     match = lite._KEY_RE.match
     pad, deeper = " " * k, " " * (k + 1)
+    keys = False
     for j in range(a, b):
         line = lines[j]
         if line.startswith(deeper) or not line:
@@ -110,10 +112,13 @@ def _key_line(lines: list[str], a: int, b: int, k: int, key: str) -> tuple[int, 
         if c == "" or c == "#":
             continue  # blank, or a comment at the keys' column
         if c == "-" and (len(line) == k + 1 or line[k + 1] == " "):
+            if not keys:
+                raise Unsure("a sequence, not a mapping")
             continue  # an entry of an indentless sequence under the key before
         km = match(line, k)
         if km is None:
             raise Unsure("not a plain key")
+        keys = True
         if at >= 0 and end < 0:
             end = j
         if km.group(1) == key:
