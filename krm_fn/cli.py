@@ -181,6 +181,23 @@ def _closed(name: str) -> Exception:
     return KrmError(f"{name} is closed: nothing to {'write the output to' if name == 'stdout' else 'read'}")
 
 
+def _write_parts(parts: list[str]) -> None:
+    """The output, about a MiB at a time, each piece let go of once written (joined and
+    encoded whole, a large output was held three times over)."""
+    parts.reverse()
+    chunk: list[str] = []
+    size = 0
+    while parts:
+        p = parts.pop()
+        chunk.append(p)
+        size += len(p)
+        if size >= 1 << 20:
+            _OUT.write("".join(chunk))
+            chunk, size = [], 0
+    if chunk:
+        _OUT.write("".join(chunk))
+
+
 def _print(text: str) -> int:
     _OUT.write(text)
     _OUT.flush()
@@ -257,12 +274,13 @@ def _guarded(mode: Callable[[], int], krm: bool = False) -> int:
 
 def _krm() -> int:
     from krm_fn.krm import light_default
-    from krm_fn.krm import run_resource_list
+    from krm_fn.krm import run_resource_list_parts
 
     data = _read_stdin()
-    out, outcome, code = run_resource_list(data, light_default())
+    parts, outcome, code = run_resource_list_parts(data, light_default())
+    del data
     _Answer.started = True
-    _OUT.write(out)
+    _write_parts(parts)
     _OUT.flush()
     # the results are in the output, and kpt prints them: stderr gets the human summary only,
     # without a final newline unless a person reads it (kpt shows one as an empty line)

@@ -77,7 +77,9 @@ class LightDocument(Document):
         self._layout: lite.Doc | None = layout
         self._read: Any = copy_data(data)  # the data as read, scalar types kept
         self._before: Any = None
-        self._rendered: tuple[Any, str] | None = None  # (data, text) last written
+        # (fingerprint of the data, text) last written: a copy of the data was kept instead,
+        # a third of what a large list held per run
+        self._rendered: tuple[tuple[int, int], str] | None = None
         self._indent = (layout.m, layout.o)
         self._nodes: list[Any] | None = None  # compacted: each position's collection, in order
         self._changed = False  # compacted: whether the data written differs from the data read
@@ -108,7 +110,7 @@ class LightDocument(Document):
     def compact(self) -> None:
         """Keep the data and the text last written (rendered for the data as it is now);
         drop the layout and the copy as read (read again from `source` when needed)."""
-        if self._layout is None or not self.source or self._rendered is None or self._rendered[0] != self.data:
+        if self._layout is None or not self.source or self._rendered is None or self._rendered[0] != fingerprint(self.data):
             return
         self._changed = self.data != self._read
         self._nodes = [e.node for e in entries(self._layout)]
@@ -126,7 +128,7 @@ class LightDocument(Document):
 
     @property
     def changed(self) -> bool:
-        if self._read is None and self._rendered is not None and self._rendered[0] == self.data:
+        if self._read is None and self._rendered is not None and self._rendered[0] == fingerprint(self.data):
             return self._changed  # compacted, and the data is what was written then
         # both sides are plain dicts, lists and scalars (str subclasses for quoted and block
         # scalars): `==` compares them as to_plain would, without copying either
@@ -153,9 +155,18 @@ class LightDocument(Document):
         m.update(rest)
 
     def render(self, d: int) -> tuple[str, bool]:
-        if self._rendered is None or self._rendered[0] != self.data:
-            self._rendered = (copy_data(self.data), lite.render_item(self.layout, self.read, self.data))
+        fp = fingerprint(self.data)
+        if self._rendered is None or self._rendered[0] != fp:
+            self._rendered = (fp, lite.render_item(self.layout, self.read, self.data))
         return self._rendered[1], True
+
+
+def fingerprint(data: Any) -> tuple[int, int]:
+    """What tells whether plain data changed since it was written: the length and hash of
+    its repr (a repr sees what `==` sees, str subclasses as str, and key order too, which
+    only makes an equal object be written again)."""
+    r = repr(data)
+    return len(r), hash(r)
 
 
 def copy_data(v: Any) -> Any:

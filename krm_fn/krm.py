@@ -25,18 +25,26 @@ def light_default() -> bool:
 def run_resource_list(data: bytes, light: bool | None = None) -> tuple[str, Outcome | None, int]:
     """(output text, outcome, exit code). The output is always a complete ResourceList:
     unreadable input gives one with a single error result (outcome None)."""
+    parts, outcome, code = run_resource_list_parts(data, light)
+    return "".join(parts), outcome, code
+
+
+def run_resource_list_parts(data: bytes, light: bool | None = None) -> tuple[list[str], Outcome | None, int]:
+    """run_resource_list, with the output in the pieces it is made of (the command writes
+    them one by one: joined and then encoded whole, a large list's output was held three
+    times over at the end)."""
     with PausedGC():
         return _run_resource_list(data, light)
 
 
-def _run_resource_list(data: bytes, light: bool | None) -> tuple[str, Outcome | None, int]:
+def _run_resource_list(data: bytes, light: bool | None) -> tuple[list[str], Outcome | None, int]:
     if light is None:
         light = light_default()
     try:
         text = resourcelist.decode(data)
         rl = resourcelist.parse(text)
     except InputError as e:
-        return error_list(str(e)), None, 1
+        return [error_list(str(e))], None, 1
     try:
         outcome = process_guarded(rl, light=light and rl.fast)
         try:
@@ -56,11 +64,11 @@ def _run_resource_list(data: bytes, light: bool | None) -> tuple[str, Outcome | 
         try:
             rl = resourcelist.parse_whole(text)
         except InputError as whole_error:
-            return error_list(str(whole_error)), None, 1
+            return [error_list(str(whole_error))], None, 1
         outcome = process_guarded(rl)
     for it in rl.items:
         it.doc = None  # every text is decided: the objects read can go before the output is built
-    out = resourcelist.render(rl, outcome.item_texts, outcome.generated_texts, [r.as_dict() for r in outcome.results])
+    out = resourcelist.render_parts(rl, outcome.item_texts, outcome.generated_entries(rl.items_indent if rl.fast else 0), [r.as_dict() for r in outcome.results])
     return out, outcome, outcome.exit_code
 
 

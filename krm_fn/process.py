@@ -110,6 +110,19 @@ class Outcome(Record):
             self._generated_texts = [yamlio.dump_block(obj) for obj in self.generated]
         return self._generated_texts
 
+    def generated_entries(self, d: int) -> list[str]:
+        """The generated objects as entries of a list's `items` at dash indent `d`, each
+        object let go of once written (a large list's objects and texts were all held at
+        once, with the texts twice: as documents, then indented)."""
+        if self._generated_texts is not None:
+            return [yamltext.indent_entry(t, d) for t in self._generated_texts]
+        objs, self.generated = self.generated, []
+        objs.reverse()
+        out = []
+        while objs:
+            out.append(yamltext.indent_entry(yamlio.dump_block(objs.pop()), d))
+        return out
+
     @property
     def exit_code(self) -> int:
         return 1 if has_error(self.results) else 0

@@ -33,6 +33,7 @@ from krm_fn.items import meta_of
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from typing import Any
 
 
@@ -175,7 +176,14 @@ def _full_parse(text: str) -> ResourceList:
 def render(rl: ResourceList, item_texts: list[str], generated: list[str], results: list[dict[str, Any]]) -> str:
     """Write the ResourceList. Fast path: every top-level section where and as it came (only
     `items` and `results` change); full parse: apiVersion, kind, items, functionConfig,
-    results, then any other keys."""
+    results, then any other keys. `generated`: documents."""
+    d = rl.items_indent if rl.fast else 0
+    return "".join(render_parts(rl, item_texts, [yamltext.indent_entry(g, d) for g in generated], results))
+
+
+def render_parts(rl: ResourceList, item_texts: list[str], generated: Iterable[str], results: list[dict[str, Any]]) -> list[str]:
+    """render's pieces, unjoined; `generated`: the generated objects as entries of `items`
+    (each made when it is reached)."""
     all_results = list(rl.results) + results
     results_text = "results:\n" + yamlio.dump_block(all_results, 0) if all_results else ""
     if rl.fast:
@@ -184,7 +192,7 @@ def render(rl: ResourceList, item_texts: list[str], generated: list[str], result
         f"apiVersion: {yamlio.scalar(rl.api_version)}\n",
         f"kind: {yamlio.scalar(rl.kind)}\n",
     ]
-    body = item_texts + [yamltext.indent_entry(g, 0) for g in generated]
+    body = item_texts + list(generated)
     out.append("items:\n" if body else "items: []\n")
     out.extend(body)
     if rl.function_config is not None:
@@ -192,11 +200,10 @@ def render(rl: ResourceList, item_texts: list[str], generated: list[str], result
     out.append(results_text)
     for key, node in rl.extra.items():
         out.append(_block_section(key, node))
-    return "".join(out)
+    return out
 
 
-def _render_fast(rl: ResourceList, item_texts: list[str], generated: list[str], results_text: str) -> str:
-    d = rl.items_indent
+def _render_fast(rl: ResourceList, item_texts: list[str], generated: Iterable[str], results_text: str) -> list[str]:
     out: list[str] = [rl.header]
     if "apiVersion" not in rl.order:
         out.append(f"apiVersion: {yamlio.scalar(rl.api_version)}\n")
@@ -207,7 +214,7 @@ def _render_fast(rl: ResourceList, item_texts: list[str], generated: list[str], 
         elif key == "kind":
             out.append(rl.kind_text)
         elif key == "items":
-            body = item_texts + [yamltext.indent_entry(g, d) for g in generated]
+            body = item_texts + list(generated)
             bare = rl.items_line.split("#", 1)[0].strip() == "items:"
             if body:
                 out.append(rl.items_line if bare else "items:\n")
@@ -223,7 +230,7 @@ def _render_fast(rl: ResourceList, item_texts: list[str], generated: list[str], 
             out.append(rl.extra[key])
     if "results" not in rl.order:
         out.append(results_text)
-    return "".join(out)
+    return out
 
 
 def _block_section(key: Any, node: Any) -> str:
