@@ -43,7 +43,7 @@ _TOP_LINE_RE = re.compile(r"\n([^ \n][^\n]*)")  # every line that starts in colu
 _CONTENT_RE = re.compile(r"\n( *)[^ \n#]")  # the next non-blank, non-comment line
 _INDENTED_RE = re.compile(r"\n +[^ \n#]")
 _BLANK_OR_COMMENT_RE = re.compile(r"(?:[ ]*(?:#[^\n]*)?(?:\n|\Z))*")
-_ALIAS_RE = re.compile(r"(?:^[ ]*|[-?:][ ]+|[\[{,][ ]*)\*([^\s,\[\]{}]+)", re.M)
+_ALIAS_RE = r"(?m)(?:^[ ]*|[-?:][ ]+|[\[{,][ ]*)\*([^\s,\[\]{}]+)"  # compiled on first use (re's cache)
 KNOWN_SECTIONS = ("apiVersion", "kind", "items", "functionConfig", "results")
 _PATTERNS: dict[tuple[str, int, int], re.Pattern[str]] = {}
 
@@ -287,7 +287,7 @@ def _check_aliases(text: str, items: list[Item], spans: list[tuple[int, int]]) -
     for chunk in chunks:
         if "*" not in chunk:
             continue
-        for m in _ALIAS_RE.finditer(chunk):
+        for m in re.finditer(_ALIAS_RE, chunk):
             name = m.group(1)
             anchor = re.compile(r"&" + re.escape(name) + r"(?=[\s,\[\]{}]|$)", re.M)
             if anchor.search(chunk, 0, m.start()):
