@@ -16,7 +16,6 @@ errors.Unsure, and the caller parses the whole input instead (resourcelist.parse
 """
 from __future__ import annotations
 
-import json
 import re
 
 from krm_fn import guards
@@ -409,6 +408,8 @@ def _scalar(v: str | None) -> Any:
         rest = v[k + 1 :].strip()
         if rest and not rest.startswith("#"):
             return _COMPLEX
+        import json  # here: most inputs hold no double-quoted identity (json: ~1 ms to import)
+
         try:
             return json.loads(v[: k + 1])
         except ValueError:

@@ -8,7 +8,6 @@ where 0.34 (Shipwright v0.19) said "characters" (shipwright-io/build commit 29f8
 """
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 
@@ -151,6 +150,8 @@ PLATFORM_KEYS = ("kubernetes.io/os", "kubernetes.io/arch")  # os is checked firs
 
 
 def _shown(v: Any) -> str:
+    import json  # here: json costs ~1 ms to import, and only a message needs it
+
     return json.dumps(v) if isinstance(v, (bool, int, float)) or v is None else type(v).__name__
 
 

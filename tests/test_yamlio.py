@@ -1,10 +1,14 @@
 """yamlio.to_plain on dates: the datetime branch imports datetime lazily (#5), and both loaders'
-date values must still compare equal."""
+date values must still compare equal. The emitter's quoting, written without json and without
+patterns compiled at import, against what it was."""
 from __future__ import annotations
 
 import datetime
+import json
 
 import yaml
+from hypothesis import given
+from hypothesis import strategies as st
 
 from krm_fn import yamlio
 
@@ -28,3 +32,12 @@ def test_to_plain_date_values() -> None:
 
 def test_to_plain_other_values() -> None:
     assert yamlio.to_plain({"a": [1, 2.5, True, None, "x"], 3: b"y"}) == {"a": [1, 2.5, True, None, "x"], "3": "b'y'"}
+
+
+@given(st.text())
+def test_double_quoted_scalars_are_json_strings(s: str) -> None:
+    """yamlio quotes with _json's encode_basestring (json is not imported at start-up): the
+    same text as json.dumps(s, ensure_ascii=False)."""
+    assert yamlio._json_string(s) == json.dumps(s, ensure_ascii=False)
+    if not yamlio._plain_ok(s):
+        assert yamlio.scalar(s) == json.dumps(s, ensure_ascii=False)
