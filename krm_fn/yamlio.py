@@ -68,6 +68,7 @@ def is_ambiguous(s: str) -> bool:
     """True when a plain `s` would not read back as the same string under YAML 1.1 or 1.2."""
     return (
         s in _BOOL_NULL
+        or (s.isdigit() and s.isascii() and (s[0] != "0" or len(s) == 1))  # an int, without _NUMBER
         or bool(_NUMBER_RE.match(s))
         or (s[4:5] == "-" and s[:4].isdigit() and re.match(_TIMESTAMP, s) is not None)
     )
