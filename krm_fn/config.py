@@ -3,8 +3,6 @@ validated against schemas/coschedulepolicy.schema.json and resolved into a Polic
 from __future__ import annotations
 
 import copy
-import json
-import os
 import re
 from collections.abc import Callable
 
@@ -182,16 +180,12 @@ class _Source(Record):
         self.file_index = file_index
 
 
-_SCHEMA_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "schemas", "coschedulepolicy.schema.json")
-_SCHEMA: dict[str, Any] = {}
-
-
 def _schema() -> dict[str, Any]:
-    # a plain open(): importlib.resources costs ~7 ms of imports at every start
-    if not _SCHEMA:
-        with open(_SCHEMA_PATH, encoding="utf-8") as f:
-            _SCHEMA.update(json.load(f))
-    return _SCHEMA
+    # schemas/coschedulepolicy.schema.json as Python data: reading the file needed json (~1 ms
+    # to import) and importlib.resources (~7 ms); tests/test_schemacheck.py keeps them equal
+    from krm_fn.schemadata import SCHEMA
+
+    return SCHEMA
 
 
 def load(fc: Any) -> tuple[Policy | None, list[Result]]:
@@ -279,6 +273,8 @@ def _schema_message(e: Any) -> str:
     if e.validator == "additionalProperties":
         return f"{e.message}; remove it or check its spelling"
     if e.validator == "enum":
+        import json  # here and below: json costs ~1 ms to import, and only messages need it
+
         allowed = ", ".join(json.dumps(x) for x in e.validator_value)
         return f"{json.dumps(e.instance)} is not one of {allowed}"
     return str(e.message)
@@ -299,6 +295,8 @@ def _from_configmap(plain: dict[str, Any], src: _Source) -> tuple[Policy | None,
         value = data[key]
         fpath = f"data.{key}"
         if not isinstance(value, str):
+            import json
+
             errors.append(_err(src, fpath, f"must be a string, got {json.dumps(value)}; quote it"))
             continue
         target = _CM_KEYS[key]

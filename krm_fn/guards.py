@@ -55,7 +55,7 @@ def load_guarded(text: str, what: str, limits: bool = True) -> Any:
         raise YamlSyntaxError(msg) from None
     if limits:
         check_limits(root, what)
-    if _SURROGATE_ESCAPE.search(text):
+    if re.search(_SURROGATE_ESCAPE, text):
         _join_surrogates(root, what)
     return root
 
@@ -122,7 +122,7 @@ def may_nest_deeper_than_limit(text: str) -> bool:
     return deepest + flow + 2 > MAX_DEPTH
 
 
-_ANCHOR_RE = re.compile(r"&([^\s,\[\]{}]+)")
+_ANCHOR_RE = r"&([^\s,\[\]{}]+)"
 
 
 def _may_alias_its_anchor(text: str) -> bool:
@@ -130,7 +130,7 @@ def _may_alias_its_anchor(text: str) -> bool:
     checks that no alias sits inside its own anchor's value). C-speed searches only."""
     if "&" not in text or "*" not in text:
         return False
-    return any("*" + m.group(1) in text for m in _ANCHOR_RE.finditer(text))
+    return any("*" + m.group(1) in text for m in re.finditer(_ANCHOR_RE, text))
 
 
 def may_hold_aliases(text: str) -> bool:
@@ -157,14 +157,14 @@ def flow_nesting_within_limit(text: str) -> bool:
     return text.count("[") + text.count("{") <= MAX_DEPTH or _bracket_depth(text) <= MAX_DEPTH
 
 
-_BRACKET_RE = re.compile(r"[\[\]{}]")
+_BRACKET_RE = r"[\[\]{}]"
 
 
 def _bracket_depth(text: str) -> int:
     """The deepest bracket nesting in `text`, counting every bracket (also those in quoted
     scalars and comments: an upper bound of the flow depth, one pass over the brackets)."""
     depth = deepest = 0
-    for m in _BRACKET_RE.finditer(text):
+    for m in re.finditer(_BRACKET_RE, text):
         if m.group() in "[{":
             depth += 1
             if depth > deepest:
@@ -174,8 +174,9 @@ def _bracket_depth(text: str) -> int:
     return deepest
 
 
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+# the patterns of this module are compiled on first use (re's cache): most runs need none
+_SURROGATE_ESCAPE = r"\\u[dD][89a-fA-F]"
+_LONE_SURROGATE = "[\ud800-\udfff]"
 
 
 def _pair(s: str) -> str:
@@ -196,11 +197,11 @@ def _join_surrogates(root: Any, what: str) -> None:
         entries = list(node.items()) if isinstance(node, dict) else list(enumerate(node)) if isinstance(node, list) else []
         for k, v in entries:
             p = f"{path}[{k}]" if isinstance(node, list) else (f"{path}.{k}" if path else str(k))
-            if isinstance(k, str) and _LONE_SURROGATE.search(k):
+            if isinstance(k, str) and re.search(_LONE_SURROGATE, k):
                 raise InputError(f"{what}: key {p} holds a \\u escape of half a UTF-16 surrogate pair; write the character itself")
-            if isinstance(v, str) and _LONE_SURROGATE.search(v):
+            if isinstance(v, str) and re.search(_LONE_SURROGATE, v):
                 joined = _pair(str(v))
-                if _LONE_SURROGATE.search(joined):
+                if re.search(_LONE_SURROGATE, joined):
                     raise InputError(
                         f"{what}: {p} holds a \\u escape of half a UTF-16 surrogate pair, which "
                         "is not a character; write the character itself (or its full pair)"

@@ -158,8 +158,9 @@ class Item(Record):
         return (yamltext.unentry(text) if self.document else text), faithful
 
 
-_AT_LINE = re.compile(r" at line (\d+), column (\d+)")
-_LINES = re.compile(r" \(lines (\d+) and (\d+)\)")
+# compiled on first use (re's cache): only a parser's error message needs them
+_AT_LINE = r" at line (\d+), column (\d+)"
+_LINES = r" \(lines (\d+) and (\d+)\)"
 
 
 def in_file_lines(message: str, first: int | None) -> str:
@@ -167,10 +168,10 @@ def in_file_lines(message: str, first: int | None) -> str:
     (`first`: the line of the item's first line there), or without them when that is
     unknown (under kpt: its lines are those of kpt's own serialization)."""
     if first is None:
-        return _LINES.sub("", _AT_LINE.sub("", message))
+        return re.sub(_LINES, "", re.sub(_AT_LINE, "", message))
     off = first - 1
-    message = _AT_LINE.sub(lambda m: f" at line {int(m.group(1)) + off}, column {m.group(2)}", message)
-    return _LINES.sub(lambda m: f" (lines {int(m.group(1)) + off} and {int(m.group(2)) + off})", message)
+    message = re.sub(_AT_LINE, lambda m: f" at line {int(m.group(1)) + off}, column {m.group(2)}", message)
+    return re.sub(_LINES, lambda m: f" (lines {int(m.group(1)) + off} and {int(m.group(2)) + off})", message)
 
 
 def _light_document(text: str) -> LightDocument | None:

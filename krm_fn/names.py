@@ -1,8 +1,6 @@
 """Name formulas of Tekton's affinity assistant (reference §1), reproduced at render time."""
 from __future__ import annotations
 
-import re
-
 # hashlib loads OpenSSL (_hashlib, ~4-10 ms at start-up: #5) for one SHA-256 over a short name;
 # CPython's builtin module gives the same digest (3.10/3.11: _sha256, 3.12+: _sha2)
 try:
@@ -19,7 +17,9 @@ LABEL_INSTANCE = "app.kubernetes.io/instance"
 LABEL_COMPONENT = "app.kubernetes.io/component"
 HOSTNAME = "kubernetes.io/hostname"
 MAX_LABEL = 63
-_ASSISTANT_PATTERN = r"affinity-assistant-[0-9a-f]{10}"  # compiled on first use (re's cache): #5
+# r"affinity-assistant-[0-9a-f]{10}", checked with string operations (no pattern to compile
+# at every start)
+_HEX = frozenset("0123456789abcdef")
 
 
 def h10(s: str) -> str:
@@ -40,7 +40,7 @@ def taskrun_assistant_name(taskrun: str) -> str:
 
 
 def is_assistant_name(name: str) -> bool:
-    return bool(re.fullmatch(_ASSISTANT_PATTERN, name))
+    return len(name) == len(ASSISTANT_PREFIX) + 10 and name.startswith(ASSISTANT_PREFIX) and _HEX.issuperset(name[-10:])
 
 
 def sanitize(name: str) -> str:
@@ -70,8 +70,12 @@ def claim_name(template: str, assistant: str) -> str:
 def claim_assistant(claim: str) -> str | None:
     """The assistant whose claim template made `claim` (`<template>-<assistant>-0`), when the
     name has that shape; None for any other claim."""
-    m = re.fullmatch(r".+-(" + _ASSISTANT_PATTERN + r")-0", claim)
-    return m.group(1) if m else None
+    # re.fullmatch(r".+-(affinity-assistant-[0-9a-f]{10})-0", claim), in string operations
+    head = claim[:-32]  # `.+`: at least one character, none a newline
+    if not head or "\n" in head or claim[-32:-31] != "-" or not claim.endswith("-0"):
+        return None
+    name = claim[-31:-2]
+    return name if is_assistant_name(name) else None
 
 
 def fixed_labels(run_label_key: str, run_name: str, assistant: str) -> dict[str, str]:

@@ -16,9 +16,7 @@ from krm_fn import assistant as assistant_mod
 from krm_fn import config as config_mod
 from krm_fn import guards
 from krm_fn import scheduling
-from krm_fn import shipwright
 from krm_fn import tekton
-from krm_fn import triggers
 from krm_fn import yamlio
 from krm_fn import yamltext
 from krm_fn.context import Context
@@ -55,13 +53,34 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 m
 if TYPE_CHECKING:
     from typing import Any
 
+
+# Shipwright's and Triggers' transforms are imported when an object of theirs is met: a list
+# of Tekton runs only never loads them (start-up)
+def _handle_build(item: Item, ctx: Context) -> None:
+    from krm_fn import shipwright
+
+    shipwright.handle_build(item, ctx)
+
+
+def _handle_buildrun(item: Item, ctx: Context) -> None:
+    from krm_fn import shipwright
+
+    shipwright.handle_buildrun(item, ctx)
+
+
+def _handle_triggertemplate(item: Item, ctx: Context) -> None:
+    from krm_fn import triggers
+
+    triggers.handle_triggertemplate(item, ctx)
+
+
 # (group, kind) -> transform
 HANDLERS: dict[tuple[str, str], Handler] = {
     ("tekton.dev", "PipelineRun"): tekton.handle_pipelinerun,
     ("tekton.dev", "TaskRun"): tekton.handle_taskrun,
-    ("shipwright.io", "Build"): shipwright.handle_build,
-    ("shipwright.io", "BuildRun"): shipwright.handle_buildrun,
-    ("triggers.tekton.dev", "TriggerTemplate"): triggers.handle_triggertemplate,
+    ("shipwright.io", "Build"): _handle_build,
+    ("shipwright.io", "BuildRun"): _handle_buildrun,
+    ("triggers.tekton.dev", "TriggerTemplate"): _handle_triggertemplate,
 }
 VERSIONS = {"tekton.dev": {"v1", "v1beta1"}, "shipwright.io": {"v1beta1"}, "triggers.tekton.dev": {"v1alpha1", "v1beta1"}}
 KNOWN_KINDS = frozenset(HANDLERS)

@@ -61,7 +61,9 @@ def decode(data: bytes) -> str:
 
 def check_printable(text: str, what: str = "input ") -> None:
     """InputError for a character YAML allows nowhere (outside c-printable)."""
-    bad = _NON_PRINTABLE.search(text)
+    if text.isascii() and text.replace("\n", "").replace("\t", "").replace("\r", "").isprintable():
+        return  # the common case, without the pattern (0.3 ms to compile; slower on ASCII too)
+    bad = re.search(_NON_PRINTABLE, text)
     if bad is not None:
         # YAML allows these nowhere (c-printable): refusing here means no item that holds one
         # is echoed back into an output no reader can parse
@@ -74,8 +76,9 @@ def check_printable(text: str, what: str = "input ") -> None:
         )
 
 
-# everything outside YAML 1.2's c-printable set (tab, LF, CR and NEL are allowed)
-_NON_PRINTABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ufffe\uffff]")
+# everything outside YAML 1.2's c-printable set (tab, LF, CR and NEL are allowed); compiled
+# on first use (re's cache), by input that is not plain printable ASCII
+_NON_PRINTABLE = "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ufffe\uffff]"
 
 
 def parse(text: str, *, fast: bool = True) -> ResourceList:
@@ -116,7 +119,7 @@ def check_untouched(rl: ResourceList) -> None:
 
 
 
-_ALIAS = re.compile(r"(?:^|[\s\[{,:])\*[^\s,\[\]{}]")
+_ALIAS = r"(?:^|[\s\[{,:])\*[^\s,\[\]{}]"  # compiled on first use (re's cache): the full parse only
 
 
 def parse_whole(text: str) -> ResourceList:
@@ -143,7 +146,7 @@ def _full_parse(text: str) -> ResourceList:
         raise InputError(
             f"`items` is a {guards.type_name(items_node)}; it must be a list of Kubernetes objects"
         )
-    if _ALIAS.search(text):
+    if re.search(_ALIAS, text):
         # an alias makes two places one node: an edit to one item must not reach another
         items_node = [copy.deepcopy(n) for n in items_node]
     items = []

@@ -16,7 +16,6 @@ errors.Unsure, and the caller parses the whole input instead (resourcelist.parse
 """
 from __future__ import annotations
 
-import json
 import re
 
 from krm_fn import guards
@@ -43,7 +42,7 @@ _TOP_LINE_RE = re.compile(r"\n([^ \n][^\n]*)")  # every line that starts in colu
 _CONTENT_RE = re.compile(r"\n( *)[^ \n#]")  # the next non-blank, non-comment line
 _INDENTED_RE = re.compile(r"\n +[^ \n#]")
 _BLANK_OR_COMMENT_RE = re.compile(r"(?:[ ]*(?:#[^\n]*)?(?:\n|\Z))*")
-_ALIAS_RE = re.compile(r"(?:^[ ]*|[-?:][ ]+|[\[{,][ ]*)\*([^\s,\[\]{}]+)", re.M)
+_ALIAS_RE = r"(?m)(?:^[ ]*|[-?:][ ]+|[\[{,][ ]*)\*([^\s,\[\]{}]+)"  # compiled on first use (re's cache)
 KNOWN_SECTIONS = ("apiVersion", "kind", "items", "functionConfig", "results")
 _PATTERNS: dict[tuple[str, int, int], re.Pattern[str]] = {}
 
@@ -287,7 +286,7 @@ def _check_aliases(text: str, items: list[Item], spans: list[tuple[int, int]]) -
     for chunk in chunks:
         if "*" not in chunk:
             continue
-        for m in _ALIAS_RE.finditer(chunk):
+        for m in re.finditer(_ALIAS_RE, chunk):
             name = m.group(1)
             anchor = re.compile(r"&" + re.escape(name) + r"(?=[\s,\[\]{}]|$)", re.M)
             if anchor.search(chunk, 0, m.start()):
@@ -409,6 +408,8 @@ def _scalar(v: str | None) -> Any:
         rest = v[k + 1 :].strip()
         if rest and not rest.startswith("#"):
             return _COMPLEX
+        import json  # here: most inputs hold no double-quoted identity (json: ~1 ms to import)
+
         try:
             return json.loads(v[: k + 1])
         except ValueError:

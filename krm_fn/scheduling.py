@@ -4,7 +4,6 @@ constrain). Shared by the Tekton transform (`constrain_pod_template`) and the Sh
 (`apply_policy` with the Shipwright flavour)."""
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from collections.abc import MutableMapping
 
@@ -40,6 +39,8 @@ class Inherited(Record):
 
 def show(value: Any) -> str:
     """A value as it reads in a message (JSON: strings quoted, maps inline)."""
+    import json  # here, as below: json costs ~1 ms to import, and most runs never call these
+
     return json.dumps(yamlio.to_plain(value), sort_keys=False)
 
 
@@ -312,6 +313,8 @@ class _Merge:
 
 def _tol_identity(t: Mapping[str, Any], flavour: str) -> str:
     """A hashable form of same_toleration's comparison (values of any type)."""
+    import json
+
     return json.dumps(yamlio.to_plain(list(_tol_norm(t, flavour))))
 
 

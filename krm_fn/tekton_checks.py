@@ -5,8 +5,6 @@ Tekton cannot use or required workspaces it binds nothing to), caught before any
 generated for the run."""
 from __future__ import annotations
 
-import json
-
 from krm_fn import guards
 from krm_fn import names
 from krm_fn import tekton_workspaces
@@ -122,6 +120,8 @@ def _valid_names(run: Run) -> bool:
             checks.append((f"metadata.labels[{k}]", v, validation.label_value_errors(v)))
     for path, value, errs in checks:
         if errs and not _templated(run, value):
+            import json  # here and below: json costs ~1 ms to import, and only messages need it
+
             run.ctx.error(
                 run.item,
                 path,
@@ -157,6 +157,8 @@ def _check_task_run_specs(run: Run) -> bool:
     for i, entry in enumerate(trs):
         name = entry.get("pipelineTaskName") if isinstance(entry, dict) else None
         if name not in known:
+            import json
+
             run.ctx.error(
                 run.item,
                 f"spec.taskRunSpecs[{i}].pipelineTaskName",
@@ -321,6 +323,8 @@ def _check_node_affinity(run: Run, path: str, tpl: Any, aa: str, task: Any) -> N
         placed = _required_node_terms(run.ctx.policy.assistant_pod_template)
     if own == placed:
         return
+    import json
+
     run.ctx.warning(
         run.item,
         f"{path}.affinity.nodeAffinity",

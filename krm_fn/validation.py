@@ -8,7 +8,6 @@ where 0.34 (Shipwright v0.19) said "characters" (shipwright-io/build commit 29f8
 """
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 
@@ -61,12 +60,21 @@ def _blen(s: str) -> int:
     return len(s.encode("utf-8"))
 
 
+_DNS1123_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
+
+
+def _is_dns1123_label(s: str) -> bool:
+    """re.fullmatch(_DNS1123_LABEL_FMT, s), in set and string operations: every run checks
+    its names, and the two patterns cost 0.2 ms to compile at every start."""
+    return s[:1] not in ("", "-") and s[-1] != "-" and _DNS1123_CHARS.issuperset(s)
+
+
 def dns1123_subdomain_errors(value: str) -> list[str]:
     """IsDNS1123Subdomain."""
     errs = []
     if _blen(value) > DNS1123_SUBDOMAIN_MAX_LENGTH:
         errs.append(max_len_error(DNS1123_SUBDOMAIN_MAX_LENGTH))
-    if not re.fullmatch(_DNS1123_SUBDOMAIN_FMT, value):
+    if not all(_is_dns1123_label(part) for part in value.split(".")):  # _DNS1123_SUBDOMAIN_FMT
         errs.append(regex_error(_DNS1123_SUBDOMAIN_MSG, _DNS1123_SUBDOMAIN_FMT, "example.com"))
     return errs
 
@@ -83,7 +91,7 @@ def dns1123_label_errors(value: str) -> list[str]:
     errs = []
     if _blen(value) > DNS1123_LABEL_MAX_LENGTH:
         errs.append(max_len_error(DNS1123_LABEL_MAX_LENGTH))
-    if not re.fullmatch(_DNS1123_LABEL_FMT, value):
+    if not _is_dns1123_label(value):
         errs.append(regex_error(_DNS1123_LABEL_MSG, _DNS1123_LABEL_FMT, "my-name", "123-abc"))
     return errs
 
@@ -151,6 +159,8 @@ PLATFORM_KEYS = ("kubernetes.io/os", "kubernetes.io/arch")  # os is checked firs
 
 
 def _shown(v: Any) -> str:
+    import json  # here: json costs ~1 ms to import, and only a message needs it
+
     return json.dumps(v) if isinstance(v, (bool, int, float)) or v is None else type(v).__name__
 
 

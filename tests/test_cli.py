@@ -127,7 +127,7 @@ def test_python_m_works() -> None:
 HEAVY_AT_START = {
     "typing", "dataclasses", "inspect", "ast", "hashlib", "_hashlib", "datetime", "argparse",
     "pathlib", "tempfile", "difflib", "subprocess", "shlex", "importlib.resources", "jsonschema",
-    "yaml", "ruamel.yaml",
+    "yaml", "ruamel.yaml", "json",
 }
 KRM_PATH_MODULES = (
     "krm_fn.cli", "krm_fn.process", "krm_fn.config", "krm_fn.resourcelist", "krm_fn.yamlio", "krm_fn.tekton",
@@ -152,3 +152,54 @@ def test_krm_path_modules_import_nothing_heavy() -> None:
     assert set(KRM_PATH_MODULES) <= loaded
     assert "re" in loaded  # the probe sees the stdlib modules the package does import
     assert sorted(loaded & HEAVY_AT_START) == []
+
+
+# What a one-PipelineRun KRM run (the console script's main, as kpt starts it) must not load:
+# the round-trip and schema libraries, json, the other modes' modules, Shipwright's and
+# Triggers' transforms; and the patterns that are compiled on first use only.
+NOT_IN_A_ONE_RUN = HEAVY_AT_START | {
+    "ruamel", "_ruamel_yaml", "krm_fn.files", "krm_fn.streams", "krm_fn.packages", "krm_fn.kustomize",
+    "krm_fn.explain", "krm_fn.rtsplice", "krm_fn.shipwright", "krm_fn.triggers",
+}
+
+
+def test_a_one_pipelinerun_run_loads_and_compiles_only_what_it_uses() -> None:
+    import sys
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    import gen  # type: ignore[import-not-found]
+
+    from krm_fn import guards
+    from krm_fn import items
+    from krm_fn import resourcelist
+    from krm_fn import scanner
+    from krm_fn import validation
+    from krm_fn import yamlio
+
+    data = gen.generate(1, 1.0, 1).encode()
+    # -S and the source tree first, as above: no editable-install finder adds modules of its own
+    code = (
+        f"import re, sys; sys.path.insert(0, {str(ROOT)!r})\n"
+        "compiler = getattr(re, '_compiler', None) or __import__('sre_compile')\n"
+        "compiled, real = [], compiler.compile\n"
+        "def spy(p, flags=0):\n"
+        "    compiled.append(p)\n"
+        "    return real(p, flags)\n"
+        "compiler.compile = spy\n"
+        "sys.argv = ['krm-coschedule']\n"
+        "from krm_fn import cli\n"
+        "code = cli.main()\n"
+        "sys.stderr.write('\\n@@' + repr((code, sorted(sys.modules), compiled, cli._CONTROL is None)))\n"
+    )
+    p = subprocess.run([sys.executable, "-S", "-c", code], input=data, capture_output=True, check=True)
+    status, modules, compiled, no_control = eval(p.stderr.decode().split("\n@@")[1])  # noqa: S307 - our own repr
+    assert status == 0 and p.stdout.decode() == run_resource_list(data)[0]
+    assert "krm_fn.tekton" in modules and "re" in modules  # the probe sees what the run loads
+    assert sorted(m for m in modules if m in NOT_IN_A_ONE_RUN or m.split(".")[0] in NOT_IN_A_ONE_RUN) == []
+    lazy = {
+        yamlio._NUMBER, yamlio._TIMESTAMP, resourcelist._NON_PRINTABLE, resourcelist._ALIAS, scanner._ALIAS_RE,
+        guards._ANCHOR_RE, guards._BRACKET_RE, guards._SURROGATE_ESCAPE, guards._LONE_SURROGATE, items._AT_LINE,
+        items._LINES, validation._DNS1123_LABEL_FMT, validation._DNS1123_SUBDOMAIN_FMT,
+    }
+    assert sorted(p for p in compiled if p in lazy) == []
+    assert no_control  # nothing on stderr needed escaping: printable() compiled nothing

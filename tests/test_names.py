@@ -1,7 +1,11 @@
 """Name formulas against every literal value the reference lists (tekton-affinity-assistant.md §1)."""
 from __future__ import annotations
 
+import re
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from krm_fn import names
 
@@ -130,3 +134,15 @@ def test_names_does_not_load_openssl() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["True", "False", "False"]
+
+
+_PIECES = st.sampled_from(["affinity-assistant-", "0123456789", "abcdef0123", "ABCDEF0123", "012345678", "-0", "-", "a", "\n", "é", ""])
+
+
+@given(st.lists(_PIECES, max_size=6).map("".join) | st.text(max_size=40))
+def test_assistant_names_are_read_as_the_patterns_read_them(text: str) -> None:
+    """is_assistant_name and claim_assistant use string operations, not patterns compiled at
+    every start: the same answers as the patterns they replace."""
+    assert names.is_assistant_name(text) == bool(re.fullmatch(r"affinity-assistant-[0-9a-f]{10}", text))
+    m = re.fullmatch(r".+-(affinity-assistant-[0-9a-f]{10})-0", text)
+    assert names.claim_assistant(text) == (m.group(1) if m else None)

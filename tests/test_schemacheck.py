@@ -1,8 +1,10 @@
 """schemacheck.conforms must agree with jsonschema on every config it answers for."""
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import jsonschema
@@ -16,6 +18,7 @@ from krm_fn import schemacheck
 
 SCHEMA = config._schema()
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
+PKG = Path(__file__).resolve().parent.parent / "krm_fn"
 
 _SCALARS = (
     st.none()
@@ -130,3 +133,52 @@ def test_an_invalid_config_still_gets_jsonschema_messages() -> None:
     )
     assert policy is None
     assert any("Additional properties are not allowed" in r.message and r.field_path == "spec" for r in results)
+
+
+def schemadata_text() -> str:
+    """krm_fn/schemadata.py as it must read: krm_fn/schemas/coschedulepolicy.schema.json (JSON
+    that is a Python expression once true, false and null are names), as it is."""
+    schema = (PKG / "schemas" / "coschedulepolicy.schema.json").read_text(encoding="utf-8")
+    data = json.loads(schema)
+    # only what json.dumps writes (no `\/`, no surrogate escapes) reads the same in Python
+    assert schema == json.dumps(data, indent=2, ensure_ascii=False) + "\n", "write the schema with json.dumps(indent=2, ensure_ascii=False)"
+    return (
+        '"""schemas/coschedulepolicy.schema.json as Python data, which config.py reads: parsing the\n'
+        "JSON would import json (~1 ms of every start). The file's text as it is, after the names\n"
+        "of JSON's literals; `python tests/test_schemacheck.py` writes it again after the schema\n"
+        'changes (a test checks that both agree)."""\n'
+        "from __future__ import annotations\n\n"
+        "TYPE_CHECKING = False\n"
+        "if TYPE_CHECKING:\n"
+        "    from typing import Any\n\n"
+        "true, false, null = True, False, None\n\n"
+        "SCHEMA: dict[str, Any] = " + schema + "\n"
+        "del true, false, null\n"
+    )
+
+
+def test_the_schema_data_is_the_schema_file() -> None:
+    assert (PKG / "schemadata.py").read_text(encoding="utf-8") == schemadata_text(), (
+        "krm_fn/schemadata.py is not schemas/coschedulepolicy.schema.json: `python tests/test_schemacheck.py` writes it again"
+    )
+    schema = json.loads((PKG / "schemas" / "coschedulepolicy.schema.json").read_text(encoding="utf-8"))
+    assert schema == SCHEMA and json.dumps(SCHEMA) == json.dumps(schema)  # the same data, in the same order
+
+
+def test_a_valid_config_never_imports_json() -> None:
+    """The policy is checked against the schema as Python data (krm_fn/schemadata.py): a run
+    with a valid CoschedulePolicy imports no JSON module."""
+    code = (
+        "import sys\n"
+        "from krm_fn import config\n"
+        "policy, results = config.load({'apiVersion': 'fn.kpt.dev/v1alpha1', 'kind': 'CoschedulePolicy',"
+        " 'spec': {'coschedule': 'workspaces', 'assistant': {'podTemplate': {'nodeSelector': {'pool': 'ci'}}}}})\n"
+        "assert policy is not None and not results, results\n"
+        "print('json' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
+
+
+if __name__ == "__main__":
+    (PKG / "schemadata.py").write_text(schemadata_text(), encoding="utf-8")

@@ -125,6 +125,16 @@ def test_agrees_with_a_single_regex(text: str) -> None:
     assert (v.qualified_name_errors(text) == []) == expected_ok
 
 
+@given(st.one_of(st.text(max_size=20), st.text(alphabet="az09-.\nA_", max_size=20)))
+def test_dns1123_checks_agree_with_their_regexes(text: str) -> None:
+    """The DNS-1123 checks are string operations (no pattern compiled at every start): the
+    same answers as apimachinery's regexes, which the messages quote."""
+    label = re.fullmatch(v._DNS1123_LABEL_FMT, text) is not None and len(text.encode()) <= 63
+    assert (v.dns1123_label_errors(text) == []) == label
+    subdomain = re.fullmatch(v._DNS1123_SUBDOMAIN_FMT, text) is not None and len(text.encode()) <= 253
+    assert (v.dns1123_subdomain_errors(text) == []) == subdomain
+
+
 # ---------------------------------------------------------------- Shipwright rules (controller unit tests)
 
 

@@ -1,10 +1,15 @@
 """yamlio.to_plain on dates: the datetime branch imports datetime lazily (#5), and both loaders'
-date values must still compare equal."""
+date values must still compare equal. The emitter's quoting, written without json and without
+patterns compiled at import, against what it was."""
 from __future__ import annotations
 
 import datetime
+import json
+import re
 
 import yaml
+from hypothesis import given
+from hypothesis import strategies as st
 
 from krm_fn import yamlio
 
@@ -28,3 +33,50 @@ def test_to_plain_date_values() -> None:
 
 def test_to_plain_other_values() -> None:
     assert yamlio.to_plain({"a": [1, 2.5, True, None, "x"], 3: b"y"}) == {"a": [1, 2.5, True, None, "x"], "3": "b'y'"}
+
+
+@given(st.text())
+def test_double_quoted_scalars_are_json_strings(s: str) -> None:
+    """yamlio quotes with _json's encode_basestring (json is not imported at start-up): the
+    same text as json.dumps(s, ensure_ascii=False)."""
+    assert yamlio._json_string(s) == json.dumps(s, ensure_ascii=False)
+    if not yamlio._plain_ok(s):
+        assert yamlio.scalar(s) == json.dumps(s, ensure_ascii=False)
+
+
+# the patterns yamlio's quoting used (compiled at every start); it now answers with sets and
+# compiles _NUMBER and _TIMESTAMP only for a string that could match
+_NUMBER_RE = re.compile(yamlio._NUMBER)
+_TIMESTAMP_RE = re.compile(r"^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}")
+_PLAIN_RE = re.compile(r"^[A-Za-z0-9_./$(][A-Za-z0-9_./:@+=$(){}\[\], -]*$")
+_FLOW_CHAR_RE = re.compile(r"[{}\[\],]")
+_NUMBERISH = st.lists(
+    st.sampled_from(list("0123456789_-+.:eExXoObBaAfFiInNGMm \n#{}[],$()@=/٣²") + ["inf", "nan", "NaN", "0x", "2024-01-02"]),
+    max_size=8,
+).map("".join)
+
+
+def _old_ambiguous(s: str) -> bool:
+    return s in yamlio._BOOL_NULL or bool(_NUMBER_RE.match(s)) or bool(_TIMESTAMP_RE.match(s))
+
+
+def _old_plain_ok(s: str) -> bool:
+    if not _PLAIN_RE.match(s) or _old_ambiguous(s):
+        return False
+    if s.endswith((":", " ")) or ": " in s or " #" in s:
+        return False
+    return not (_FLOW_CHAR_RE.search(s) and not s.startswith("$("))
+
+
+@given(_NUMBERISH | st.text(max_size=12))
+def test_quoting_decisions_are_the_patterns_decisions(s: str) -> None:
+    assert bool(yamlio._NUMBER_RE.match(s)) == bool(_NUMBER_RE.match(s))
+    assert yamlio.is_ambiguous(s) == _old_ambiguous(s)
+    assert yamlio._plain_ok(s) == _old_plain_ok(s)
+
+
+def test_a_trailing_newline_is_what_the_patterns_said() -> None:
+    """`$` also matches before a final newline: the set version keeps that answer."""
+    for s in ("abc\n", "12\n", "a\n\n", "\n", "2024-01-02\n"):
+        assert yamlio._plain_ok(s) == _old_plain_ok(s)
+        assert yamlio.is_ambiguous(s) == _old_ambiguous(s)
