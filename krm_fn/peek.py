@@ -27,11 +27,10 @@ if TYPE_CHECKING:
 
 # A character that may open a scalar or collection spanning lines: a line holding one must be
 # one of the forms below, which close on the line (or not hold it at the start of a value).
-_OPENERS = re.compile(r"[\"'\[{]")
 _KEY = r"[A-Za-z0-9_][A-Za-z0-9_./-]*"
 # a plain scalar holds no `: ` (that would make it a key) and, to keep this simple, no `#`
 _CLOSED_VALUE = r"""(?:"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|\{\}|\[\]|[^\s"'\[\]{}#&*!|>%@`?:,](?:[^#:]|:(?=[^\s]))*?)"""
-_CLOSED_LINE = re.compile(rf" *(?:- )*(?:{_KEY}:(?: {_CLOSED_VALUE})?|{_CLOSED_VALUE})?(?: +#.*)?")
+_CLOSED_LINE = rf" *(?:- )*(?:{_KEY}:(?: {_CLOSED_VALUE})?|{_CLOSED_VALUE})?(?: +#.*)?"  # compiled on first use
 
 
 def field(text: str, document: bool, path: tuple[str, ...]) -> Any:
@@ -43,9 +42,10 @@ def field(text: str, document: bool, path: tuple[str, ...]) -> Any:
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    if _OPENERS.search(text):
+    if '"' in text or "'" in text or "[" in text or "{" in text:
+        closed = re.compile(_CLOSED_LINE).fullmatch  # re's cache: compiled once per process
         for line in lines:
-            if ('"' in line or "'" in line or "[" in line or "{" in line) and _CLOSED_LINE.fullmatch(line) is None:
+            if ('"' in line or "'" in line or "[" in line or "{" in line) and closed(line) is None:
                 raise Unsure("a scalar or collection may span lines")
     first = _first_content(lines, 0, len(lines))
     if first < 0:
