@@ -192,3 +192,46 @@ def test_texts_in_any_quoting_read_right_or_are_refused(data: dict[str, Any], st
         except Unsure:
             continue
         assert got == _expected(whole, path), (path, text)
+
+
+# --------------------------------------------------------------------------- in a re-render
+
+
+def _render(tmp_path: Path) -> tuple[list[str], Path]:
+    import io
+    from contextlib import redirect_stderr
+
+    from krm_fn.cli import main
+
+    gen.write_package(gen.package(2, seed=3), tmp_path)
+    args = ["--config", str(tmp_path / "coschedule-policy.yaml"), str(tmp_path)]
+    with redirect_stderr(io.StringIO()):
+        assert main(args) == 1  # the first render writes the run files
+        assert main(["--check", *args]) == 0
+    return args, sorted((tmp_path / "runs").glob("*.yaml"))[0]
+
+
+def _check(args: list[str]) -> int:
+    import io
+    from contextlib import redirect_stderr
+
+    from krm_fn.cli import main
+
+    with redirect_stderr(io.StringIO()):
+        return main(["--check", *args])
+
+
+def test_a_placeholder_edited_in_git_is_compared_as_data(tmp_path: Path) -> None:
+    """The text comparison is only a shortcut: a placeholder whose text differs from what
+    the regenerated object writes is read and compared as data. A comment or other quoting
+    changes nothing; an edited claim template is kept (its claim templates are the
+    placeholder's own, read by peek); an edit elsewhere is undone."""
+    args, run_file = _render(tmp_path)
+    text = run_file.read_text()
+    assert text.count("kind: StatefulSet") == 2
+    run_file.write_text(text.replace("  replicas: 1\n", "  replicas: 1  # one placeholder\n", 1).replace("serviceName: affinity", "serviceName: 'affinity", 1).replace("\n  template:\n", "'\n  template:\n", 1))
+    assert _check(args) == 0
+    run_file.write_text(text.replace("storage: ", "storage: 9", 1))
+    assert _check(args) == 0  # the claim template edited in Git stays as it is
+    run_file.write_text(text.replace("  replicas: 1\n", "  replicas: 2\n", 1))
+    assert _check(args) == 1  # written back as generated
