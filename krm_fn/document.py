@@ -116,6 +116,13 @@ class LightDocument(Document):
         self._nodes = [e.node for e in entries(self._layout)]
         self._layout = self._read = None
 
+    def written(self) -> WrittenDocument | None:
+        """What is left to keep once this document is written and done with (None when its
+        text was not written for the data as it is now)."""
+        if self._rendered is None or not self.source or self._rendered[0] != fingerprint(self.data):
+            return None
+        return WrittenDocument(self._rendered[1], self.source, self._indent)
+
     @property
     def before(self) -> Any:
         """The data as read, as plain data (made when asked for)."""
@@ -159,6 +166,56 @@ class LightDocument(Document):
         if self._rendered is None or self._rendered[0] != fp:
             self._rendered = (fp, lite.render_item(self.layout, self.read, self.data))
         return self._rendered[1], True
+
+
+class WrittenDocument(Document):
+    """A light document once written and done with: only the text written is kept (with the
+    item's own text), not the data, its positions or the copy as read. A list of 10,000 runs
+    held every run's data to the end; the text is what the output needs. Should anything
+    look at the object again, the text written is read (the same data: the writer read it
+    back when it wrote it); an edit after that is spliced into that text."""
+
+    def __init__(self, text: str, source: str, indent: tuple[int, int]) -> None:
+        self.text = text
+        self.source = source
+        self._indent = indent
+        self._doc: LightDocument | None = None
+        self._before: Any = None
+
+    def _reading(self) -> LightDocument:
+        if self._doc is None:
+            m, o = self._indent
+            data, layout = lite.load_item(self.text, m, o + 2, o)
+            self._doc = LightDocument(data, layout, self.text)
+        return self._doc
+
+    @property
+    def data(self) -> Any:
+        return self._reading().data
+
+    @property
+    def before(self) -> Any:
+        """The data as read from the item's own text."""
+        if self._before is None:
+            m, o = self._indent
+            self._before = yamlio.to_plain(lite.load_item(self.source, m, o + 2, o)[0])
+        return self._before
+
+    @property
+    def changed(self) -> bool:
+        return True  # written because it changed; the text written is not the item's own
+
+    def as_plain(self) -> Any:
+        return self.data
+
+    def new_map(self) -> Any:
+        return {}
+
+    def safe(self, value: Any) -> Any:
+        return yamlio.plain_safe(value)
+
+    def render(self, d: int) -> tuple[str, bool]:
+        return (self.text, True) if self._doc is None else self._doc.render(d)
 
 
 def fingerprint(data: Any) -> tuple[int, int]:

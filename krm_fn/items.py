@@ -125,13 +125,18 @@ class Item(Record):
 
     def release(self) -> None:
         """After the item's transform: drop a light reading that nothing changed (the output
-        is the item's text, and a later lookup reads the text again: the same data), or
-        compact a changed one (written already: LightDocument.compact). A large list holds
-        one object's reading at a time instead of all of them."""
+        is the item's text, and a later lookup reads the text again: the same data), or keep
+        only the text of a changed one (written already: LightDocument.written; compacted
+        when not written yet). A large list holds one object's reading at a time instead of
+        all of them."""
         if self.text is None or not isinstance(self.doc, LightDocument):
             return
         if not self.doc.changed:
             self.doc = None
+            return
+        done = self.doc.written()
+        if done is not None:
+            self.doc = done
         else:
             self.doc.compact()
 

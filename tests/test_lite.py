@@ -6,6 +6,7 @@ come in the layouts the reader takes (several indentation styles, quoted strings
 and blank lines anywhere) so that both the splicing writer and its fallback are exercised."""
 from __future__ import annotations
 
+import copy
 import os
 import subprocess
 import sys
@@ -501,3 +502,28 @@ def test_a_compacted_document_edited_again_writes_what_an_uncompacted_one_writes
     same.render(0)
     same.compact()
     assert not same.changed
+
+
+def test_a_written_document_keeps_its_text_and_reads_it_when_looked_at() -> None:
+    """Item.release after a changed light document is written keeps only the text written
+    (document.WrittenDocument): a list of 10,000 runs held every run's data to the end. The
+    output is that text; a lookup after reads it (the same data); an edit after is written
+    as an edit of the whole would be; `before` is still the data of the item's own text."""
+    from krm_fn.document import WrittenDocument
+
+    item = resourcelist.parse(_COMPACT_ITEM).items[0]
+    item.load(light=True)
+    assert isinstance(item.doc, LightDocument)
+    item.doc.data["metadata"]["labels"]["c"] = "d"
+    data = copy.deepcopy(item.doc.data)
+    first = item.render(0)[0]
+    item.release()
+    assert isinstance(item.doc, WrittenDocument) and item.doc._doc is None  # noqa: SLF001
+    assert item.changed and item.render(0)[0] == first
+    assert item.before["metadata"]["labels"] == {"a": "b"}
+    assert item.node == data  # read from the text written
+    item.node["spec"]["params"][0]["value"] = "z"
+    whole = _light(_COMPACT_ITEM)
+    whole.data["metadata"]["labels"]["c"] = "d"
+    whole.data["spec"]["params"][0]["value"] = "z"
+    assert item.render(0)[0] == whole.render(0)[0]

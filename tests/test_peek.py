@@ -211,7 +211,7 @@ def _render(tmp_path: Path) -> tuple[list[str], Path]:
     return args, sorted((tmp_path / "runs").glob("*.yaml"))[0]
 
 
-def _check(args: list[str]) -> int:
+def _check_again(args: list[str]) -> int:
     import io
     from contextlib import redirect_stderr
 
@@ -230,8 +230,8 @@ def test_a_placeholder_edited_in_git_is_compared_as_data(tmp_path: Path) -> None
     text = run_file.read_text()
     assert text.count("kind: StatefulSet") == 2
     run_file.write_text(text.replace("  replicas: 1\n", "  replicas: 1  # one placeholder\n", 1).replace("serviceName: affinity", "serviceName: 'affinity", 1).replace("\n  template:\n", "'\n  template:\n", 1))
-    assert _check(args) == 0
+    assert _check_again(args) == 0
     run_file.write_text(text.replace("storage: ", "storage: 9", 1))
-    assert _check(args) == 0  # the claim template edited in Git stays as it is
+    assert _check_again(args) == 0  # the claim template edited in Git stays as it is
     run_file.write_text(text.replace("  replicas: 1\n", "  replicas: 2\n", 1))
-    assert _check(args) == 1  # written back as generated
+    assert _check_again(args) == 1  # written back as generated
