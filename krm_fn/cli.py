@@ -303,9 +303,7 @@ def _krm() -> int:
         from krm_fn.krm import light_default
         from krm_fn.krm import run_resource_list_parts
 
-    data = _read_stdin()
-    parts, outcome, code = run_resource_list_parts(data, light_default())
-    del data
+    parts, outcome, code = run_resource_list_parts([_read_stdin()], light_default())
     _Answer.started = True
     _write_parts(parts)
     _OUT.flush()

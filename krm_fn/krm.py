@@ -25,23 +25,24 @@ def light_default() -> bool:
 def run_resource_list(data: bytes, light: bool | None = None) -> tuple[str, Outcome | None, int]:
     """(output text, outcome, exit code). The output is always a complete ResourceList:
     unreadable input gives one with a single error result (outcome None)."""
-    parts, outcome, code = run_resource_list_parts(data, light)
+    parts, outcome, code = run_resource_list_parts([data], light)
     return "".join(parts), outcome, code
 
 
-def run_resource_list_parts(data: bytes, light: bool | None = None) -> tuple[list[str], Outcome | None, int]:
+def run_resource_list_parts(source: list[bytes], light: bool | None = None) -> tuple[list[str], Outcome | None, int]:
     """run_resource_list, with the output in the pieces it is made of (the command writes
     them one by one: joined and then encoded whole, a large list's output was held three
-    times over at the end)."""
+    times over at the end). `source` holds the input's bytes, and is emptied once they are
+    decoded (so that they are not held through the run)."""
     with PausedGC():
-        return _run_resource_list(data, light)
+        return _run_resource_list(source, light)
 
 
-def _run_resource_list(data: bytes, light: bool | None) -> tuple[list[str], Outcome | None, int]:
+def _run_resource_list(source: list[bytes], light: bool | None) -> tuple[list[str], Outcome | None, int]:
     if light is None:
         light = light_default()
     try:
-        text = resourcelist.decode(data)
+        text = resourcelist.decode(source.pop())
         rl = resourcelist.parse(text)
     except InputError as e:
         return [error_list(str(e))], None, 1
