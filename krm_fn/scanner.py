@@ -605,7 +605,7 @@ def _composed_identity(item: Item, chunk: str) -> None:
             meta.generate_name = _plain_str(yaml, md.get("generateName"))
             ann = _mapping(yaml, md.get("annotations"))
             for k, v in (ann or {}).items():
-                if isinstance(v, yaml.ScalarNode) and not (v.style is None and v.value in ("", "~")):
+                if isinstance(v, yaml.ScalarNode) and not (not v.style and v.value in ("", "~")):
                     meta.annotations[k] = _plain_str(yaml, v)
     except Unsure:
         return
@@ -621,7 +621,7 @@ def _mapping(
     if node is None or not isinstance(node, yaml.MappingNode):
         if node is not None and not isinstance(node, yaml.ScalarNode):
             raise Unsure("a sequence where a mapping goes")
-        if isinstance(node, yaml.ScalarNode) and not (node.style is None and node.value in ("", "~", "null")):
+        if isinstance(node, yaml.ScalarNode) and not (not node.style and node.value in ("", "~", "null")):
             raise Unsure("a scalar where a mapping goes")
         return None
     out: dict[str, Any] = {}
@@ -641,7 +641,7 @@ def _plain_str(yaml: Any, node: Any) -> str:
         return ""
     if not isinstance(node, yaml.ScalarNode):
         raise Unsure("not a scalar")
-    if node.style is None:  # plain: typed by the schema, and 1.1 and 1.2 types differ
+    if not node.style:  # plain (None, or "" from the C loader): typed by the schema, and 1.1 and 1.2 types differ
         if not node.value or yamlio.is_ambiguous(node.value):
             raise Unsure(node.value)
     elif node.tag != _STR_TAG:

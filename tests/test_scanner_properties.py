@@ -163,3 +163,20 @@ def test_a_document_reads_as_its_entry(text: str) -> None:
     entry_item = scanner.make_item(0, entry, 0 if entry.startswith("-") else entry.index("\n-") + 1, 0)
     assert _identity(doc_item) == _identity(entry_item)
     assert doc_item.text == text and doc_item.document and doc_item.entry_text() == entry
+
+
+def test_a_plain_scalar_two_yaml_versions_read_apart_is_not_taken_from_libyaml() -> None:
+    """Found by the property above (seed 227): an annotation `name: 0E0` is a string to
+    YAML 1.1 (libyaml, which reads the identity of items the line scanner is unsure of) and
+    a float to YAML 1.2 (the round-trip loader). libyaml's C composer gives a plain scalar the
+    style "" (the Python one None), so it was taken as a string; now the item is read by the
+    round-trip loader, as the full parse reads it."""
+    text = (
+        "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n"
+        "  metadata:\n    name: web\n    annotations:\n      config.kubernetes.io/index: '0'\n"
+        "      internal.config.kubernetes.io/path: a.yaml\n      name: 0E0\n"
+    )
+    frame, _ = _run(text, fast=True)
+    full, _ = _run(text, fast=False)
+    assert _ids(frame) == _ids(full)
+    assert "name" not in _ids(frame)[0][4]
