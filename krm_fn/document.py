@@ -17,6 +17,7 @@ transform again (`process`).
 from __future__ import annotations
 
 from krm_fn import lite
+from krm_fn import litesplice
 from krm_fn import rtedit
 from krm_fn import yamlio
 from krm_fn import yamltext
@@ -154,7 +155,7 @@ class LightDocument(Document):
 
     def render(self, d: int) -> tuple[str, bool]:
         if self._rendered is None or self._rendered[0] != self.data:
-            self._rendered = (copy_data(self.data), lite.render_item(self.layout, self.read, self.data))
+            self._rendered = (copy_data(self.data), litesplice.render_item(self.layout, self.read, self.data))
         return self._rendered[1], True
 
 

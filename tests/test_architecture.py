@@ -12,7 +12,7 @@ PKG = Path(__file__).resolve().parent.parent / "krm_fn"
 # bottom to top
 LAYERS = [
     ["errors", "record", "keys", "results", "names", "validation", "hardening", "schemacheck"],
-    ["yamltext", "yamlio", "guards", "rtedit", "rtsplice", "lite", "document"],
+    ["yamltext", "yamlio", "guards", "rtedit", "rtsplice", "lite", "litesplice", "document"],
     ["items", "scanner", "resourcelist"],
     ["config"],
     ["context"],
