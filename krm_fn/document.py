@@ -25,6 +25,7 @@ from krm_fn.errors import Unsure
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from collections.abc import Iterator
     from typing import Any
 
@@ -34,6 +35,18 @@ class Document:
 
     data: Any
     before: Any
+    _derived: dict[Any, Any] | None = None
+
+    def derived(self, key: Any, make: Callable[[Any], Any]) -> Any:
+        """make(data), computed once per document and key: facts of an object that transforms
+        look up and never edit (the Pipeline that 1,500 runs name is converted to plain data
+        once, not once per run). Never for an object a transform edits."""
+        memo = self._derived
+        if memo is None:
+            memo = self._derived = {}
+        if key not in memo:
+            memo[key] = make(self.data)
+        return memo[key]
 
     @property
     def changed(self) -> bool:
@@ -155,7 +168,9 @@ class LightDocument(Document):
 
     def render(self, d: int) -> tuple[str, bool]:
         if self._rendered is None or self._rendered[0] != self.data:
-            self._rendered = (copy_data(self.data), litesplice.render_item(self.layout, self.read, self.data))
+            # the text's read-back is the data as written: no copy of its own is needed
+            text, written = litesplice.render_item(self.layout, self.read, self.data)
+            self._rendered = (written, text)
         return self._rendered[1], True
 
 

@@ -13,6 +13,7 @@ import re
 from krm_fn.errors import Unsure
 from krm_fn.lite import _ASCII_PRINTABLE
 from krm_fn.lite import _KEY_RE
+from krm_fn.lite import _PLAIN_KEYS
 from krm_fn.lite import DQ
 from krm_fn.lite import SQ
 from krm_fn.lite import Doc
@@ -30,10 +31,10 @@ if TYPE_CHECKING:
 # a line that may hold an explicit null (a quoted "null" too: then the writer just steps aside)
 _NULL_WORD = re.compile(r"(?<![^ ,\[{])(?:null|Null|NULL|~)(?=$|[ ,\]}])")
 
-
-def render_item(doc: Doc, before: Any, after: Any) -> str:
-    """The item's text with `after`'s changes over `before` spliced in; Unsure when the edit
-    is not one this writer is sure to lay out the way the round-trip writer would."""
+def render_item(doc: Doc, before: Any, after: Any) -> tuple[str, Any]:
+    """The item's text with `after`'s changes over `before` spliced in, and the data it reads
+    back as (equal to `after`, sharing no collection with it); Unsure when the edit is not one
+    this writer is sure to lay out the way the round-trip writer would."""
     assert doc.root is not None
     edits: list[tuple[int, int, list[str]]] = []
     w = _Writer(doc, edits)
@@ -48,7 +49,7 @@ def render_item(doc: Doc, before: Any, after: Any) -> str:
         if not lines or lines[0] != doc.lines[0]:
             raise Unsure("first key changed")
         lines = [doc.first_inline] + lines[1:]
-    return "\n".join(doc.head + lines) + "\n"
+    return "\n".join(doc.head + lines) + "\n", check
 
 
 class _Writer:
@@ -217,8 +218,9 @@ class _Writer:
     # --- emission, in the layout of ruamel's round-trip writer
 
     def entry_lines(self, key: str, v: Any, indent: int) -> list[str]:
-        if not isinstance(key, str) or not _KEY_RE.fullmatch(key + ":") or _resolve(key) is not key:
-            raise Unsure("key form")
+        if key.__class__ is not str or key not in _PLAIN_KEYS:  # else: a key read as itself
+            if not isinstance(key, str) or not _KEY_RE.fullmatch(key + ":") or _resolve(key) is not key:
+                raise Unsure("key form")
         pad = " " * indent
         if isinstance(v, dict):
             if not v:
@@ -273,6 +275,17 @@ def _same(a: Any, b: Any) -> bool:
 
 def _scalar(v: Any) -> str:
     """A new scalar as the round-trip writer writes it."""
+    if v.__class__ is str:
+        text = _SCALAR_TEXT.get(v)
+        if text is None:
+            text = _scalar_text(v)
+            if len(_SCALAR_TEXT) < 65536:
+                _SCALAR_TEXT[v] = text
+        return text
+    return _scalar_text(v)
+
+
+def _scalar_text(v: Any) -> str:
     if v is True:
         return "true"
     if v is False:
@@ -298,5 +311,6 @@ def _scalar(v: Any) -> str:
     raise Unsure("scalar type")
 
 
+_SCALAR_TEXT: dict[str, str] = {}  # _scalar of a str, by value (bounded: 65,536 kept at most)
 # What the round-trip writer surely writes plain (checked against it in tests/test_lite.py)
 _PLAIN_OUT_RE = re.compile(r"[A-Za-z0-9_./$(][A-Za-z0-9_./$()@=+:-]*")

@@ -21,6 +21,8 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 m
 if TYPE_CHECKING:
     from typing import Any
 
+    from krm_fn.items import Item
+
 
 def valid(run: Run) -> bool:
     """What Tekton or the API server would refuse later, caught at render time."""
@@ -180,24 +182,20 @@ def _check_task_workspaces(run: Run) -> bool:
     who = f"{owner}: " if owner else ""
     substituted = tekton_workspaces.substituted(run.spec, spec)
     ok = True
-    for key in ("tasks", "finally"):
-        tasks = spec.get(key)
-        for i, task in enumerate(tasks if isinstance(tasks, list) else []):
-            name = task.get("name") if isinstance(task, dict) else None
-            if not isinstance(name, str):
-                continue
-            uses = tekton_workspaces.task_workspaces(task, substituted)
-            for path, ref in uses.unreadable:
-                run.ctx.error(run.item, f"{prefix}.{key}[{i}].{path}", who + tekton_workspaces.unreadable_message(name, ref))
-                ok = False
-            for path, ws in uses.unbound:
-                run.ctx.warning(run.item, f"{prefix}.{key}[{i}].{path}", who + tekton_workspaces.unbound_message(name, ws))
+    for key, i, task, uses in task_uses(run, spec, substituted):
+        name = task["name"]
+        for path, ref in uses.unreadable:
+            run.ctx.error(run.item, f"{prefix}.{key}[{i}].{path}", who + tekton_workspaces.unreadable_message(name, ref))
+            ok = False
+        for path, ws in uses.unbound:
+            run.ctx.warning(run.item, f"{prefix}.{key}[{i}].{path}", who + tekton_workspaces.unbound_message(name, ws))
     return ok
 
 
 def _known_pipeline(run: Run) -> tuple[dict[str, Any], str, str] | None:
     """(pipeline spec, field path prefix for results, owner to name in messages) when the
-    spec is embedded or in the input; None otherwise (no result)."""
+    spec is embedded or in the input; None otherwise (no result). A referenced Pipeline's
+    spec is plain data, shared by the runs that name it: not to be edited."""
     embedded = run.spec.get("pipelineSpec")
     if isinstance(embedded, dict):
         return embedded, "spec.pipelineSpec", ""
@@ -205,9 +203,44 @@ def _known_pipeline(run: Run) -> tuple[dict[str, Any], str, str] | None:
     name = ref.get("name") if isinstance(ref, dict) and not (ref.get("resolver") or ref.get("bundle")) else None
     if not isinstance(name, str) or not name:
         return None
-    pipeline = run.ctx.find("tekton.dev", "Pipeline", run.namespace, name)
-    spec = pipeline.node.get("spec") if pipeline is not None and isinstance(pipeline.node, dict) else None
-    return (spec, "spec.pipelineRef", f"Pipeline {name}") if isinstance(spec, dict) else None
+    spec = referenced_spec(referenced_pipeline(run))
+    return (spec, "spec.pipelineRef", f"Pipeline {name}") if spec is not None else None
+
+
+def referenced_pipeline(run: Run) -> Item | None:
+    """The Pipeline the run names by pipelineRef (not a resolver or bundle), when it is in
+    the input."""
+    ref = run.spec.get("pipelineRef")
+    if not isinstance(ref, dict) or ref.get("resolver") or ref.get("bundle"):
+        return None
+    name = ref.get("name")
+    if not isinstance(name, str) or not name:
+        return None
+    return run.ctx.find("tekton.dev", "Pipeline", run.namespace, name)
+
+
+def referenced_spec(pipeline: Item | None) -> dict[str, Any] | None:
+    """A referenced Pipeline's spec as plain data (None when it is not a mapping), converted
+    once per reading of the Pipeline and shared by every run that names it: read only."""
+    if pipeline is None or pipeline.doc is None:
+        return None
+    return pipeline.doc.derived("plain spec", _plain_spec)
+
+
+def _plain_spec(node: Any) -> dict[str, Any] | None:
+    spec = node.get("spec") if isinstance(node, dict) else None
+    return yamlio.to_plain(spec) if isinstance(spec, dict) else None
+
+
+def task_uses(run: Run, spec: Any, substituted: frozenset[str]) -> list[tuple[str, int, dict[str, Any], tekton_workspaces.Uses]]:
+    """tekton_workspaces.pipeline_uses of the run's pipeline spec: for a referenced Pipeline
+    (`spec` its referenced_spec) found once per set of substituted workspaces and shared by
+    the runs that name it."""
+    pipeline = referenced_pipeline(run) if not isinstance(run.spec.get("pipelineSpec"), dict) else None
+    doc = pipeline.doc if pipeline is not None else None
+    if doc is None or spec is not referenced_spec(pipeline):
+        return tekton_workspaces.pipeline_uses(spec, substituted)
+    return doc.derived(("uses", substituted), lambda _node: tekton_workspaces.pipeline_uses(spec, substituted))
 
 
 def check_pipeline_shape(spec: Any, prefix: str, owner: str = "") -> None:
