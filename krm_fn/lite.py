@@ -159,6 +159,9 @@ class _Reader:
             if first is not None:
                 li, col = first
                 first = None
+                line = lines[li]
+                said = _key_line(line, col)  # after the dash: the caller matched a key there
+                assert said is not None
             else:
                 li = self.i = nxt[self.i]
                 if li >= n:
@@ -168,28 +171,26 @@ class _Reader:
                     break
                 if col > indent:
                     raise Unsure("odd indentation")
-            line = lines[li]
-            km = _KEY_RE.match(line, col)
-            if km is None:
-                if line.startswith("-", col):
-                    break  # an indentless sequence of the key before ends here
-                raise Unsure("not a plain key")
-            key = _PLAIN_KEYS.get(km.group(1)) or _plain_key(km.group(1))
+                line = lines[li]
+                # what a line says, its key at its own indentation, depends on its text
+                # alone: read once per distinct line (most lines repeat across objects)
+                said = _LINES.get(line)
+                if said is None:
+                    said = _key_line(line, col)
+                    if said is None:
+                        break  # an indentless sequence of the key before ends here
+                    if len(_LINES) >= 65536:
+                        _LINES.clear()
+                    _LINES[line] = said
+            key, at, plain, v, comment = said
             if key in data:
                 raise Unsure("key")
             e = entries[key] = Entry(li)
             self.last_line = li
-            at = km.end()
-            if at + 1 < len(line) and line[at] == " " and line[at + 1] not in _NOT_PLAIN_VALUE:
+            if plain:
                 # `key: plain scalar`, most lines: value(), inline() and after_inline() in one
-                if line[-1].isspace():
-                    raise Unsure("trailing blanks")
-                cut = line.find(" #", at + 1)
-                if cut < 0:
-                    data[key] = _plain(line[at + 1 :])
-                else:
-                    data[key] = _plain(line[at + 1 : cut].rstrip(" "))
-                    e.comment = True
+                data[key] = v
+                e.comment = comment
                 li = self.i = nxt[li + 1]
                 if li < n and ind[li] > indent:
                     raise Unsure("continuation line")
@@ -352,6 +353,31 @@ class _Reader:
         text = "\n".join(out) + ("" if head == "|-" else "\n")
         self.after_inline(key_indent)
         return Lit(text)
+
+
+# _key_line of lines already read, by their text (bounded: cleared when full)
+_LINES: dict[str, tuple[str, int, bool, Any, bool]] = {}
+
+
+def _key_line(line: str, col: int) -> tuple[str, int, bool, Any, bool] | None:
+    """(key, end of `key:`, whether a plain scalar follows, its value, whether an end-of-line
+    comment follows it) of a mapping line whose key sits at `col`; None for a sequence
+    entry (`-`), Unsure for anything else."""
+    km = _KEY_RE.match(line, col)
+    if km is None:
+        if line.startswith("-", col):
+            return None
+        raise Unsure("not a plain key")
+    key = _PLAIN_KEYS.get(km.group(1)) or _plain_key(km.group(1))
+    at = km.end()
+    if at + 1 < len(line) and line[at] == " " and line[at + 1] not in _NOT_PLAIN_VALUE:
+        if line[-1].isspace():
+            raise Unsure("trailing blanks")
+        cut = line.find(" #", at + 1)
+        if cut < 0:
+            return key, at, True, _plain(line[at + 1 :]), False
+        return key, at, True, _plain(line[at + 1 : cut].rstrip(" ")), True
+    return key, at, False, None, False
 
 
 def _quoted_end(line: str, col: int, q: str) -> int:

@@ -422,7 +422,9 @@ def warn_claims_bound_apart(run: Run, claims: list[str]) -> None:
 
 
 def _required_pod_affinity(tpl: Any) -> list[Any]:
+    """The terms as they are (only looked at: the term tests and `==` take a round-trip
+    tree's mappings and strings as they take plain ones)."""
     aff = tpl.get("affinity") if isinstance(tpl, dict) else None
     pa = aff.get("podAffinity") if isinstance(aff, dict) else None
     req = pa.get(_REQUIRED) if isinstance(pa, dict) else None
-    return [yamlio.to_plain(t) for t in req] if isinstance(req, list) else []
+    return list(req) if isinstance(req, list) else []

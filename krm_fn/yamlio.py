@@ -273,13 +273,23 @@ def yamlsafe(value: Any) -> Any:
 def plain_safe(value: Any) -> Any:
     """yamlsafe() for plain data (the light path): plain dicts and lists, DQ for strings a
     YAML 1.1 reader would re-type."""
-    if isinstance(value, dict):
+    cls = value.__class__
+    if cls is str:
+        safe = _SAFE.get(value)
+        if safe is None:
+            safe = DQ(value) if is_ambiguous(value) else value
+            if len(_SAFE) < 65536:
+                _SAFE[value] = safe
+        return safe
+    if cls is dict or (cls is not list and isinstance(value, dict)):
         return {k: plain_safe(v) for k, v in value.items()}
     if isinstance(value, list):
         return [plain_safe(v) for v in value]
-    if isinstance(value, str) and type(value) is str and is_ambiguous(value):
-        return DQ(value)
     return value
+
+
+# plain_safe of a str, by value (the same few strings are made safe for every run; bounded)
+_SAFE: dict[str, str] = {}
 
 
 def set_block_style(node: Any) -> None:
