@@ -119,13 +119,14 @@ class LightDocument(Document):
             e.node = node
         self._read, self._layout, self._nodes = read, layout, None
 
-    def compact(self) -> None:
+    def compact(self, changed: bool | None = None) -> None:
         """Keep the data and the text last written (rendered for the data as it is now);
-        drop the layout and the copy as read (read again from `source` when needed)."""
+        drop the layout and the copy as read (read again from `source` when needed).
+        `changed`: whether the data differs from the data read, when the caller knows."""
         if self._layout is None or not self.source or self._rendered is None or self._rendered[0] != self.data:
             return
-        self._changed = self.data != self._read
-        self._nodes = [e.node for e in entries(self._layout)]
+        self._changed = self.data != self._read if changed is None else changed
+        self._nodes = nodes(self._layout)
         self._layout = self._read = None
 
     @property
@@ -192,6 +193,20 @@ def entries(doc: lite.Doc) -> Iterator[lite.Entry]:
         kids = list(pos.entries.values()) if isinstance(pos, lite.MapPos) else pos.items
         yield from kids
         stack.extend(e.value for e in reversed(kids) if e.value is not None)
+
+
+def nodes(doc: lite.Doc) -> list[Any]:
+    """[e.node for e in entries(doc)], without a generator (every changed run is compacted)."""
+    assert doc.root is not None
+    out: list[Any] = []
+    stack: list[lite.MapPos | lite.SeqPos] = [doc.root]
+    MapPos = lite.MapPos  # noqa: N806
+    while stack:
+        pos = stack.pop()
+        kids = list(pos.entries.values()) if isinstance(pos, MapPos) else pos.items
+        out += [e.node for e in kids]
+        stack += [e.value for e in reversed(kids) if e.value is not None]
+    return out
 
 
 class RoundTripDocument(Document):

@@ -133,7 +133,7 @@ class Item(Record):
         if not self.doc.changed:
             self.doc = None
         else:
-            self.doc.compact()
+            self.doc.compact(changed=True)
 
     def load_round_trip(self) -> Any:
         """Parse the item's text with the round-trip loader, dropping a light reading and

@@ -182,12 +182,12 @@ class _Reader:
                     if len(_LINES) >= 65536:
                         _LINES.clear()
                     _LINES[line] = said
-            key, at, plain, v, comment = said
+            key, at, kind, v, comment = said
             if key in data:
                 raise Unsure("key")
             e = entries[key] = Entry(li)
             self.last_line = li
-            if plain:
+            if kind == 1:
                 # `key: plain scalar`, most lines: value(), inline() and after_inline() in one
                 data[key] = v
                 e.comment = comment
@@ -196,7 +196,7 @@ class _Reader:
                     raise Unsure("continuation line")
                 continue
             self.i = li + 1
-            v = data[key] = self.value(e, line, at, indent)
+            v = data[key] = self.below(e, indent) if kind == 2 else self.value(e, line, at, indent)
             if v.__class__ is dict or v.__class__ is list:
                 e.node = v
         return data, pos
@@ -216,7 +216,11 @@ class _Reader:
             if not rest.startswith(" #"):
                 raise Unsure("value")
             e.comment = True
-        # the value is on the lines below (or null)
+        return self.below(e, indent)
+
+    def below(self, e: Entry, indent: int) -> Any:
+        """The value of a `key:` (or `- `) with nothing else on its line: on the lines below
+        (self.i: the next line), or null."""
         i = self.i = self.nxt[self.i]
         if i < self.n:
             ind = self.ind[i]
@@ -232,10 +236,10 @@ class _Reader:
             elif ind > indent:
                 if ind != indent + self.m:
                     raise Unsure("mapping indentation")
-                v, p2 = self.mapping(ind)
+                m, p2 = self.mapping(ind)
                 e.value = p2
                 e.last = self.last_line
-                return v
+                return m
         return None
 
     def after_inline(self, indent: int) -> None:
@@ -356,13 +360,13 @@ class _Reader:
 
 
 # _key_line of lines already read, by their text (bounded: cleared when full)
-_LINES: dict[str, tuple[str, int, bool, Any, bool]] = {}
+_LINES: dict[str, tuple[str, int, int, Any, bool]] = {}
 
 
-def _key_line(line: str, col: int) -> tuple[str, int, bool, Any, bool] | None:
-    """(key, end of `key:`, whether a plain scalar follows, its value, whether an end-of-line
-    comment follows it) of a mapping line whose key sits at `col`; None for a sequence
-    entry (`-`), Unsure for anything else."""
+def _key_line(line: str, col: int) -> tuple[str, int, int, Any, bool] | None:
+    """(key, end of `key:`, what follows: 1 a plain scalar, 2 nothing, 0 anything else; the
+    scalar's value, whether an end-of-line comment follows it) of a mapping line whose key
+    sits at `col`; None for a sequence entry (`-`), Unsure for anything else."""
     km = _KEY_RE.match(line, col)
     if km is None:
         if line.startswith("-", col):
@@ -375,9 +379,9 @@ def _key_line(line: str, col: int) -> tuple[str, int, bool, Any, bool] | None:
             raise Unsure("trailing blanks")
         cut = line.find(" #", at + 1)
         if cut < 0:
-            return key, at, True, _plain(line[at + 1 :]), False
-        return key, at, True, _plain(line[at + 1 : cut].rstrip(" ")), True
-    return key, at, False, None, False
+            return key, at, 1, _plain(line[at + 1 :]), False
+        return key, at, 1, _plain(line[at + 1 : cut].rstrip(" ")), True
+    return key, at, 2 if at == len(line) else 0, None, False
 
 
 def _quoted_end(line: str, col: int, q: str) -> int:

@@ -19,6 +19,7 @@ from krm_fn.tekton_run import Run
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from krm_fn.items import Item
@@ -112,16 +113,16 @@ def _valid_names(run: Run) -> bool:
     if run.name and len(run.name) <= 63:
         checks.append(("metadata.name", run.name, validation.dns1123_subdomain_errors(run.name)))
     if run.namespace:
-        checks.append(("metadata.namespace", run.namespace, validation.dns1123_label_errors(run.namespace)))
+        checks.append(("metadata.namespace", run.namespace, _errors(validation.dns1123_label_errors, run.namespace)))
     labels = md.get("labels") if isinstance(md, dict) else None
     for k, v in (labels or {}).items() if isinstance(labels, dict) else ():
-        key_errs = validation.qualified_name_errors(str(k))
+        key_errs = _errors(validation.qualified_name_errors, str(k))
         if key_errs:
             checks.append((f"metadata.labels[{k}]", str(k), ["the key: " + e for e in key_errs]))
         elif not isinstance(v, str):
             checks.append((f"metadata.labels[{k}]", str(v), [f"must be a string, not a {guards.type_name(v)}: quote it"]))
         else:
-            checks.append((f"metadata.labels[{k}]", v, validation.label_value_errors(v)))
+            checks.append((f"metadata.labels[{k}]", v, _errors(validation.label_value_errors, v)))
     for path, value, errs in checks:
         if errs and not _templated(run, value):
             run.ctx.error(
@@ -132,6 +133,21 @@ def _valid_names(run: Run) -> bool:
             )
             ok = False
     return ok
+
+
+# validation's answers by (check, value): namespaces and labels repeat across runs (bounded)
+_CHECKED: dict[tuple[Callable[[str], list[str]], str], list[str]] = {}
+
+
+def _errors(check: Callable[[str], list[str]], value: str) -> list[str]:
+    """check(value), once per value (the checks are functions of the string; the list is
+    only read)."""
+    errs = _CHECKED.get((check, value))
+    if errs is None:
+        errs = check(value)
+        if len(_CHECKED) < 65536:
+            _CHECKED[(check, value)] = errs
+    return errs
 
 
 def _templated(run: Run, value: str) -> bool:
