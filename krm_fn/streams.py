@@ -16,6 +16,7 @@ from krm_fn import lite
 from krm_fn import scanner
 from krm_fn import yamlio
 from krm_fn import yamltext
+from krm_fn.document import LightDocument
 from krm_fn.document import RoundTripDocument
 from krm_fn.errors import InputError
 from krm_fn.errors import Unsure
@@ -295,6 +296,7 @@ def apply(streams: list[Stream], outcome: Outcome, problems: dict[int, str] | No
 def _stream_text(s: Stream, by_pos: dict[int, str], regenerated: dict[int, dict[str, Any]], appended: list[str]) -> str:
     parts: list[str] = [s.bom]
     written: list[str] = []  # every document's new text, in order (for the check)
+    unproven: list[str] = []  # the new texts nothing has read back yet (for the check)
     for doc in s.docs:
         new = _doc_output(doc, by_pos, regenerated)
         if new is None:  # removed (a generated object its run no longer needs)
@@ -309,6 +311,8 @@ def _stream_text(s: Stream, by_pos: dict[int, str], regenerated: dict[int, dict[
         parts.append(_own_line_marker(doc.sep, s.newline))
         parts.append(_newlines(str(new), s.newline))
         written.append(_newlines(str(new), s.newline))
+        if not _read_back(doc, regenerated):
+            unproven.append(written[-1])
     parts.append(s.tail)
     text = "".join(parts)
     if appended:
@@ -320,19 +324,37 @@ def _stream_text(s: Stream, by_pos: dict[int, str], regenerated: dict[int, dict[
                 text += "---" + s.newline
             text += _newlines(doc_text, s.newline)
             written.append(_newlines(doc_text, s.newline))
+            unproven.append(written[-1])
             open_marker = False
     if text != s.raw:
-        _check(s, text, written)
+        _check(s, text, written, unproven)
     return text
 
 
-def _check(s: Stream, text: str, written: list[str]) -> None:
+def _read_back(doc: Doc, regenerated: dict[int, dict[str, Any]]) -> bool:
+    """Whether a changed document's new text was read back already as the data it holds:
+    the light writer's (litesplice reads every text it writes back with the light reader,
+    whose every reading the round-trip loader reads the same: tests/test_lite.py)."""
+    item = doc.item
+    return item is not None and item.pos not in regenerated and isinstance(item.doc, LightDocument)
+
+
+def _check(s: Stream, text: str, written: list[str], unproven: list[str] | None = None) -> None:
     """The new text must read back as the documents it was made of: the same documents in
-    the same order for our splitter, and YAML to libyaml. InputError names the file."""
+    the same order for our splitter, and YAML to libyaml. InputError names the file.
+
+    libyaml reads the documents of `unproven` (joined as a stream) rather than the whole
+    text when the other documents are known to be YAML already: each untouched one was
+    checked when the file was read, each one the light writer wrote was read back by the
+    light reader; the splitter's check holds the joins (a file with a directive, which binds
+    the document after it, is read whole). Should they fail, the whole text is judged."""
     from krm_fn.items import libyaml_reads
 
     again = [d.body.rstrip("\r\n") for d in split(text, s.name).docs]
     same_docs = again == [w.rstrip("\r\n") for w in written]
+    if same_docs and unproven is not None and len(unproven) < len(written) and not _DIRECTIVE_RE.search(text):
+        if libyaml_reads(("---" + s.newline).join(unproven)):
+            return
     # libyaml (YAML 1.1) may refuse what the round-trip loader reads: judge only files it read
     if not same_docs or (not libyaml_reads(text.lstrip("\ufeff")) and libyaml_reads(s.raw.lstrip("\ufeff"))):
         raise InputError(
