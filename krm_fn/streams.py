@@ -88,6 +88,26 @@ _SPECIAL_LINE_RE = re.compile(r"^(?:(?:---|\.\.\.)(?:[ \t][^\n]*|\r*)|%[^\n]*)$"
 _CONTENT_LINE_RE = re.compile(r"^\s*[^#\s]", re.M)
 
 
+def special_lines(text: str) -> list[re.Match[str]]:
+    """_SPECIAL_LINE_RE.finditer(text), in order: the regular expression is tried only
+    where a line starts with `---`, `...` or `%`, found by substring search (a `^` pattern
+    in multi-line mode is tried at every line of a 10 MB text)."""
+    starts: list[int] = []
+    for token in ("---", "...", "%"):
+        at = text.find(token)
+        while at >= 0:
+            if at == 0 or text[at - 1] == "\n":
+                starts.append(at)
+            at = text.find(token, at + 1)
+    starts.sort()
+    out = []
+    for at in starts:
+        m = _SPECIAL_LINE_RE.match(text, at)
+        if m is not None:
+            out.append(m)
+    return out
+
+
 def split(text: str, name: str | None = None) -> Stream:
     """Split `text` into documents; `sep + body` of every document plus `tail` is `text`.
 
@@ -116,7 +136,7 @@ def split(text: str, name: str | None = None) -> Stream:
         return _CONTENT_LINE_RE.search(text, a, b) is not None
 
     known = -1  # a body start known to have content before the last special line
-    for m in _SPECIAL_LINE_RE.finditer(text):
+    for m in special_lines(text):
         at = m.start()
         end = m.end() + 1 if m.end() < len(text) else m.end()  # with its newline
         has_body = known == body_at or content(body_at, at)
@@ -352,7 +372,7 @@ def _check(s: Stream, text: str, written: list[str], unproven: list[str] | None 
 
     again = [d.body.rstrip("\r\n") for d in split(text, s.name).docs]
     same_docs = again == [w.rstrip("\r\n") for w in written]
-    if same_docs and unproven is not None and len(unproven) < len(written) and not _DIRECTIVE_RE.search(text):
+    if same_docs and unproven is not None and len(unproven) < len(written) and not _has_directive(text):
         if libyaml_reads(("---" + s.newline).join(unproven)):
             return
     # libyaml (YAML 1.1) may refuse what the round-trip loader reads: judge only files it read
@@ -363,6 +383,12 @@ def _check(s: Stream, text: str, written: list[str], unproven: list[str] | None 
             "in a form the function cannot keep); it is left unchanged: separate the documents "
             "with plain `---` lines and run again"
         )
+
+
+def _has_directive(text: str) -> bool:
+    """_DIRECTIVE_RE.search(text), by substring search."""
+    text = text.lstrip("\ufeff")
+    return text.startswith("%") or "\n%" in text
 
 
 def _own_line_marker(sep: str, newline: str) -> str:

@@ -295,3 +295,10 @@ def test_documents_the_light_writer_read_back_are_not_read_again(tmp_path: Path,
     assert len(written) == 1
     assert "kind: PipelineRun" not in written[0] and "kind: ConfigMap" not in written[0]
     assert streams.split(run.read_text()).docs[2].body in written[0]
+
+
+@settings(database=None)
+@given(st.lists(st.sampled_from(["---", "--- ", "---\t# x", "...", "... x", "%YAML 1.2", "%", "a: ---", "  ---", "x...", "b: 1", "", "---x", "....", "-- -"]), max_size=12), st.lists(st.sampled_from(["\n", "\r\n", "\r", ""]), min_size=12, max_size=12))
+def test_special_lines_are_the_regular_expressions_matches(lines: list[str], ends: list[str]) -> None:
+    text = "".join(line + end for line, end in zip(lines, ends, strict=False))
+    assert [m.span() for m in streams.special_lines(text)] == [m.span() for m in streams._SPECIAL_LINE_RE.finditer(text)]
