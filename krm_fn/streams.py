@@ -194,7 +194,6 @@ def make_items(stream: Stream) -> None:
         doc.item = item
 
 
-_DIRECTIVE_RE = re.compile(r"^%", re.M)
 # The first 64 KB of files a process checks are checked by the light reader when it takes
 # every document of the file (a few ms at most): libyaml's parser costs ~20 ms to import
 # (ruamel.yaml.clib imports ruamel.yaml), which a larger input repays (the light reader is
@@ -211,7 +210,7 @@ def _reads_whole(stream: Stream) -> bool:
     next document only: then, for too much flow nesting (guards.flow_nesting_within_limit
     bounds every document's at once) or a failure, each document is checked on its own."""
     text = stream.raw[len(stream.bom):]
-    if _DIRECTIVE_RE.search(text) or not guards.flow_nesting_within_limit(text):
+    if _has_directive(text) or not guards.flow_nesting_within_limit(text):
         return False
     if len(text) <= _LIGHT_CHECK_BUDGET[0]:
         _LIGHT_CHECK_BUDGET[0] -= len(text)
@@ -386,7 +385,7 @@ def _check(s: Stream, text: str, written: list[str], unproven: list[str] | None 
 
 
 def _has_directive(text: str) -> bool:
-    """_DIRECTIVE_RE.search(text), by substring search."""
+    """Whether a line of `text` (after a byte order mark) is a directive (`%`)."""
     text = text.lstrip("\ufeff")
     return text.startswith("%") or "\n%" in text
 
