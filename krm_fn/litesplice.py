@@ -218,41 +218,55 @@ class _Writer:
     # --- emission, in the layout of ruamel's round-trip writer
 
     def entry_lines(self, key: str, v: Any, indent: int) -> list[str]:
+        out: list[str] = []
+        self._entry(key, v, indent, out)
+        return out
+
+    def item_lines(self, v: Any, dash: int) -> list[str]:
+        out: list[str] = []
+        self._item(v, dash, out)
+        return out
+
+    def _entry(self, key: str, v: Any, indent: int, out: list[str]) -> None:
         if key.__class__ is not str or key not in _PLAIN_KEYS:  # else: a key read as itself
             if not isinstance(key, str) or not _KEY_RE.fullmatch(key + ":") or _resolve(key) is not key:
                 raise Unsure("key form")
         pad = " " * indent
-        if isinstance(v, dict):
+        if v.__class__ is str:  # most entries: the scalar case first
+            out.append(f"{pad}{key}: {_scalar(v)}")
+        elif isinstance(v, dict):
             if not v:
-                return [f"{pad}{key}: {{}}"]
-            out = [f"{pad}{key}:"]
+                out.append(f"{pad}{key}: {{}}")
+                return
+            out.append(f"{pad}{key}:")
             for k, x in v.items():
-                out.extend(self.entry_lines(k, x, indent + self.m))
-            return out
-        if isinstance(v, list):
+                self._entry(k, x, indent + self.m, out)
+        elif isinstance(v, list):
             if not v:
-                return [f"{pad}{key}: []"]
-            out = [f"{pad}{key}:"]
+                out.append(f"{pad}{key}: []")
+                return
+            out.append(f"{pad}{key}:")
             for x in v:
-                out.extend(self.item_lines(x, indent + self.o))
-            return out
-        if v is None:
-            return [f"{pad}{key}:"]
-        return [f"{pad}{key}: {_scalar(v)}"]
+                self._item(x, indent + self.o, out)
+        elif v is None:
+            out.append(f"{pad}{key}:")
+        else:
+            out.append(f"{pad}{key}: {_scalar(v)}")
 
-    def item_lines(self, v: Any, dash: int) -> list[str]:
+    def _item(self, v: Any, dash: int, out: list[str]) -> None:
         pad = " " * dash
         if isinstance(v, dict):
             if not v:
-                return [f"{pad}- {{}}"]
-            out: list[str] = []
+                out.append(f"{pad}- {{}}")
+                return
+            first = len(out)
             for k, x in v.items():
-                out.extend(self.entry_lines(k, x, dash + 2))
-            out[0] = pad + "- " + out[0][dash + 2 :]
-            return out
+                self._entry(k, x, dash + 2, out)
+            out[first] = pad + "- " + out[first][dash + 2 :]
+            return
         if isinstance(v, list) or v is None:
             raise Unsure("nested sequence or null item")
-        return [f"{pad}- {_scalar(v)}"]
+        out.append(f"{pad}- {_scalar(v)}")
 
 
 def _kept(e: Entry, b: Any, a: Any) -> bool:
