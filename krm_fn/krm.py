@@ -60,7 +60,9 @@ def _run_resource_list(data: bytes, light: bool | None) -> tuple[str, Outcome | 
         outcome = process_guarded(rl)
     for it in rl.items:
         it.doc = None  # every text is decided: the objects read can go before the output is built
-    out = resourcelist.render(rl, outcome.item_texts, outcome.generated_texts, [r.as_dict() for r in outcome.results])
+    # the generated objects are emitted as entries of the list right away (outcome.generated
+    # holds what outcome.generated_texts would emit as documents)
+    out = resourcelist.render(rl, outcome.item_texts, [], [r.as_dict() for r in outcome.results], outcome.generated)
     return out, outcome, outcome.exit_code
 
 

@@ -172,19 +172,24 @@ def _full_parse(text: str) -> ResourceList:
 
 
 
-def render(rl: ResourceList, item_texts: list[str], generated: list[str], results: list[dict[str, Any]]) -> str:
+def render(
+    rl: ResourceList, item_texts: list[str], generated: list[str], results: list[dict[str, Any]], objects: list[dict[str, Any]] | None = None
+) -> str:
     """Write the ResourceList. Fast path: every top-level section where and as it came (only
     `items` and `results` change); full parse: apiVersion, kind, items, functionConfig,
-    results, then any other keys."""
+    results, then any other keys. The generated objects come as documents (`generated`), or
+    as the objects themselves (`objects`: emitted as entries right away)."""
     all_results = list(rl.results) + results
     results_text = "results:\n" + yamlio.dump_block(all_results, 0) if all_results else ""
+    d = rl.items_indent if rl.fast else 0
+    entries = [yamlio.dump_entry(o, d) for o in objects] if objects is not None else [yamltext.indent_entry(g, d) for g in generated]
     if rl.fast:
-        return _render_fast(rl, item_texts, generated, results_text)
+        return _render_fast(rl, item_texts, entries, results_text)
     out: list[str] = [
         f"apiVersion: {yamlio.scalar(rl.api_version)}\n",
         f"kind: {yamlio.scalar(rl.kind)}\n",
     ]
-    body = item_texts + [yamltext.indent_entry(g, 0) for g in generated]
+    body = item_texts + entries
     out.append("items:\n" if body else "items: []\n")
     out.extend(body)
     if rl.function_config is not None:
@@ -195,8 +200,7 @@ def render(rl: ResourceList, item_texts: list[str], generated: list[str], result
     return "".join(out)
 
 
-def _render_fast(rl: ResourceList, item_texts: list[str], generated: list[str], results_text: str) -> str:
-    d = rl.items_indent
+def _render_fast(rl: ResourceList, item_texts: list[str], entries: list[str], results_text: str) -> str:
     out: list[str] = [rl.header]
     if "apiVersion" not in rl.order:
         out.append(f"apiVersion: {yamlio.scalar(rl.api_version)}\n")
@@ -207,7 +211,7 @@ def _render_fast(rl: ResourceList, item_texts: list[str], generated: list[str], 
         elif key == "kind":
             out.append(rl.kind_text)
         elif key == "items":
-            body = item_texts + [yamltext.indent_entry(g, d) for g in generated]
+            body = item_texts + entries
             bare = rl.items_line.split("#", 1)[0].strip() == "items:"
             if body:
                 out.append(rl.items_line if bare else "items:\n")

@@ -90,6 +90,19 @@ def dump_block(obj: Any, indent: int = 0, compact: bool = True) -> str:
     return "".join(out)
 
 
+def dump_entry(obj: Any, d: int) -> str:
+    """yamltext.indent_entry(dump_block(obj), d), emitted in place: a mapping's lines at
+    indent d + 2, the first one's after the dash (`- `) at indent d."""
+    if not isinstance(obj, dict) or any(k.__class__ is not str or scalar(k).startswith("...") for k in obj):
+        from krm_fn import yamltext
+
+        return yamltext.indent_entry(dump_block(obj), d)  # a line indent_entry takes for an end marker
+    out: list[str] = []
+    _emit(obj, d + 2, True, out)
+    out[0] = " " * d + "- " + out[0][d + 2 :]
+    return "".join(out)
+
+
 def _emit(obj: Any, ind: int, compact: bool, out: list[str]) -> None:
     pad = " " * ind
     if isinstance(obj, dict):
