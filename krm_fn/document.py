@@ -26,7 +26,6 @@ from krm_fn.errors import Unsure
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from collections.abc import Iterator
     from typing import Any
 
 
@@ -113,7 +112,7 @@ class LightDocument(Document):
     def _reread(self) -> None:
         m, o = self._indent
         read, layout = lite.load_item(self.source, m, o + 2, o)
-        positions = list(entries(layout))
+        positions = layout.order
         assert self._nodes is not None and len(positions) == len(self._nodes), "the source reads as before"
         for e, node in zip(positions, self._nodes, strict=True):
             e.node = node
@@ -126,7 +125,7 @@ class LightDocument(Document):
         if self._layout is None or not self.source or self._rendered is None or self._rendered[0] != self.data:
             return
         self._changed = self.data != self._read if changed is None else changed
-        self._nodes = nodes(self._layout)
+        self._nodes = [e.node for e in self._layout.order]
         self._layout = self._read = None
 
     @property
@@ -182,31 +181,6 @@ def copy_data(v: Any) -> Any:
     if isinstance(v, list):
         return [copy_data(x) if isinstance(x, (dict, list)) else x for x in v]
     return v
-
-
-def entries(doc: lite.Doc) -> Iterator[lite.Entry]:
-    """Every position of a read item, in reading order (the same order for the same text)."""
-    assert doc.root is not None
-    stack: list[lite.MapPos | lite.SeqPos] = [doc.root]
-    while stack:
-        pos = stack.pop()
-        kids = list(pos.entries.values()) if isinstance(pos, lite.MapPos) else pos.items
-        yield from kids
-        stack.extend(e.value for e in reversed(kids) if e.value is not None)
-
-
-def nodes(doc: lite.Doc) -> list[Any]:
-    """[e.node for e in entries(doc)], without a generator (every changed run is compacted)."""
-    assert doc.root is not None
-    out: list[Any] = []
-    stack: list[lite.MapPos | lite.SeqPos] = [doc.root]
-    MapPos = lite.MapPos  # noqa: N806
-    while stack:
-        pos = stack.pop()
-        kids = list(pos.entries.values()) if isinstance(pos, MapPos) else pos.items
-        out += [e.node for e in kids]
-        stack += [e.value for e in reversed(kids) if e.value is not None]
-    return out
 
 
 class RoundTripDocument(Document):

@@ -93,11 +93,12 @@ class Entry:
 class Doc:
     """An item read by this module: its lines and positions, for the splicing writer."""
 
-    __slots__ = ("lines", "root", "m", "o", "head", "first_inline")
+    __slots__ = ("lines", "root", "m", "o", "head", "first_inline", "order")
 
     def __init__(self, lines: list[str], m: int, o: int) -> None:
         self.lines = lines
         self.root: MapPos | None = None
+        self.order: list[Entry] = []  # every position, in reading order (the same for the same text)
         self.m = m
         self.o = o
         self.head: list[str] = []  # item text before the body (the dash line of `- # c`)
@@ -119,6 +120,7 @@ class _Reader:
         n = self.n = len(lines)
         self.i = 0
         self.last_line = -1
+        self.order: list[Entry] = []  # every Entry made, in reading order
         # Each line's indentation, and for each line the first content line at or after it
         # (nxt[n] = n): one pass here instead of a strip per look at a line. A blank or
         # comment line with trailing blanks is refused here, wherever it sits (a block
@@ -155,6 +157,7 @@ class _Reader:
         pos = MapPos(indent)
         entries = pos.entries
         lines, ind, nxt, n = self.lines, self.ind, self.nxt, self.n
+        order = self.order
         while True:
             if first is not None:
                 li, col = first
@@ -186,6 +189,7 @@ class _Reader:
             if key in data:
                 raise Unsure("key")
             e = entries[key] = Entry(li)
+            order.append(e)
             self.last_line = li
             if kind == 1:
                 # `key: plain scalar`, most lines: value(), inline() and after_inline() in one
@@ -266,6 +270,7 @@ class _Reader:
             if not line.startswith("- ", dash):
                 break
             e = Entry(li)
+            self.order.append(e)
             if col >= len(line) or line[col] in " -#":
                 raise Unsure("sequence item layout")
             km = _KEY_RE.match(line, col)
@@ -509,6 +514,7 @@ def read(lines: list[str], m: int, o: int, indent: int) -> tuple[dict[str, Any],
     if r.i < r.n:
         raise Unsure("content after the mapping")
     doc.root = pos
+    doc.order = r.order
     return data, doc
 
 
