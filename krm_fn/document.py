@@ -74,6 +74,11 @@ class Document:
     def render(self, d: int) -> tuple[str, bool]:
         raise NotImplementedError
 
+    def render_document(self) -> tuple[str, bool]:
+        """render(0) as a document of its own (yamltext.unentry): a document item's text."""
+        text, faithful = self.render(0)
+        return yamltext.unentry(text), faithful
+
 
 class LightDocument(Document):
     """An object read by the light reader: plain data, written back by splicing the changed
@@ -91,6 +96,7 @@ class LightDocument(Document):
         self._read: Any = copy_data(data)  # the data as read, scalar types kept
         self._before: Any = None
         self._rendered: tuple[Any, str] | None = None  # (data, text) last written
+        self._document: tuple[str, str] | None = None  # (text last written, as a document)
         self._indent = (layout.m, layout.o)
         self._nodes: list[Any] | None = None  # compacted: each position's collection, in order
         self._changed = False  # compacted: whether the data written differs from the data read
@@ -172,6 +178,12 @@ class LightDocument(Document):
             text, written = litesplice.render_item(self.layout, self.read, self.data)
             self._rendered = (written, text)
         return self._rendered[1], True
+
+    def render_document(self) -> tuple[str, bool]:
+        text, _ = self.render(0)
+        if self._document is None or self._document[0] is not text:
+            self._document = (text, yamltext.unentry(text))  # files mode asks twice per run
+        return self._document[1], True
 
 
 def copy_data(v: Any) -> Any:

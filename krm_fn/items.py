@@ -154,6 +154,8 @@ class Item(Record):
         if self.text is not None and not self.changed:
             return self.text, True
         assert self.doc is not None
+        if self.document and d == 0:
+            return self.doc.render_document()
         text, faithful = self.doc.render(d)
         return (yamltext.unentry(text) if self.document else text), faithful
 
