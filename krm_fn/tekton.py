@@ -300,9 +300,10 @@ def _per_workspace(run: Run, bindings: list[_Binding], own: frozenset[str]) -> N
     groups, pinned = found
     _pin_tasks(run, pinned, own)
     plan = []
+    base = _assistant_base(run)  # the claims the assistants take over change nothing it holds
     for g in groups.values():
         templates, claims = _assistant_volumes(run, g)
-        _emit_assistant(run, g, templates, claims, isolate=False)
+        _emit_assistant(run, g, templates, claims, isolate=False, base=base)
         plan.append((g, templates, claims))
     _record_plan(run, plan)
 
@@ -636,7 +637,20 @@ def _describe(g: _Group) -> str:
 # --------------------------------------------------------------------------- output
 
 
-def _emit_assistant(run: Run, g: _Group, templates: list[dict[str, Any]], claims: list[str], isolate: bool) -> None:
+def _emit_assistant(
+    run: Run, g: _Group, templates: list[dict[str, Any]], claims: list[str], isolate: bool, base: dict[str, Any] | None = None
+) -> None:
+    """Generate group g's assistant. `base`: _assistant_base(run), when the caller made it
+    for several assistants of the run."""
+    spec = assistant_mod.Spec(
+        name=g.assistant, claim_templates=templates, claims=claims, isolate=isolate, **(base or _assistant_base(run))
+    )
+    run.ctx.generate(run.item, assistant_mod.statefulset(spec, run.ctx.policy))
+
+
+def _assistant_base(run: Run) -> dict[str, Any]:
+    """What every assistant of a run takes from the run, as plain data (shared, read only,
+    by the assistants of one run: made once per run)."""
     labels = (run.node.get("metadata") or {}).get("labels")
     run_labels = {str(k): str(v) for k, v in labels.items()} if isinstance(labels, dict) else {}
     tpl = run.template()
@@ -648,24 +662,19 @@ def _emit_assistant(run: Run, g: _Group, templates: list[dict[str, Any]], claims
         if pipeline is not None and pipeline.doc is not None:
             # converted once per Pipeline, shared by the assistants of its runs (read only)
             pipeline_meta = pipeline.doc.derived("plain metadata", _plain_metadata)
-    spec = assistant_mod.Spec(
-        name=g.assistant,
-        namespace=run.namespace,
-        owner_kind=run.kind,
-        owner_name=run.name,
-        run_labels=run_labels,
-        run_pod_template=yamlio.to_plain(tpl) if isinstance(tpl, dict) else {},
-        run_service_account=run.service_account(),
-        own_assistants=run.own_assistants(),
-        claim_templates=templates,
-        claims=claims,
-        isolate=isolate,
-        generate_name=run.item.meta.generate_name,
-        pipeline_ref=ref_plain,
-        embedded_pipeline=run.kind == "PipelineRun" and isinstance(run.spec.get("pipelineSpec"), dict),
-        pipeline_meta=pipeline_meta,
-    )
-    run.ctx.generate(run.item, assistant_mod.statefulset(spec, run.ctx.policy))
+    return {
+        "namespace": run.namespace,
+        "owner_kind": run.kind,
+        "owner_name": run.name,
+        "run_labels": run_labels,
+        "run_pod_template": yamlio.to_plain(tpl) if isinstance(tpl, dict) else {},
+        "run_service_account": run.service_account(),
+        "own_assistants": run.own_assistants(),
+        "generate_name": run.item.meta.generate_name,
+        "pipeline_ref": ref_plain,
+        "embedded_pipeline": run.kind == "PipelineRun" and isinstance(run.spec.get("pipelineSpec"), dict),
+        "pipeline_meta": pipeline_meta,
+    }
 
 
 def _plain_metadata(node: Any) -> dict[str, Any] | None:

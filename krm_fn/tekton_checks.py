@@ -407,6 +407,8 @@ def warn_unplaceable(run: Run) -> None:
       pods was alive can end up on two nodes (or zones), and a task using both never runs."""
     for path, tpl in [(run.tpl_path, run.template()), *run.trs_templates()]:
         terms = _required_pod_affinity(tpl)
+        if len(terms) < 2:
+            continue  # ours beside one of the user's takes two terms at least
         ours = [t for t in terms if names.is_run_keyed_term(t) or names.pinned_assistant(t) is not None]
         mine = [t for t in terms if t not in ours]
         if ours and mine:
