@@ -150,9 +150,9 @@ class _Reader:
     def indent(self) -> int:
         return self.ind[self.i]
 
-    def mapping(self, indent: int, first: tuple[int, int] | None = None) -> tuple[dict[str, Any], MapPos]:
-        """A block mapping whose keys sit at `indent`. `first`: (line, column) of a first
-        key that sits after a sequence dash."""
+    def mapping(self, indent: int, first: tuple[int, Any] | None = None) -> tuple[dict[str, Any], MapPos]:
+        """A block mapping whose keys sit at `indent`. `first`: (line, _key_line of it) of a
+        first key that sits after a sequence dash."""
         data: dict[str, Any] = {}
         pos = MapPos(indent)
         entries = pos.entries
@@ -160,11 +160,9 @@ class _Reader:
         order = self.order
         while True:
             if first is not None:
-                li, col = first
+                li, said = first
                 first = None
                 line = lines[li]
-                said = _key_line(line, col)  # after the dash: the caller matched a key there
-                assert said is not None
             else:
                 li = self.i = nxt[self.i]
                 if li >= n:
@@ -271,11 +269,17 @@ class _Reader:
                 break
             e = Entry(li)
             self.order.append(e)
-            if col >= len(line) or line[col] in " -#":
-                raise Unsure("sequence item layout")
-            km = _KEY_RE.match(line, col)
-            if km is not None:
-                v, p = self.mapping(col, (li, col))
+            # the key after the dash, if any, is a function of the line's text too
+            said = _ITEM_LINES.get(line)
+            if said is None:
+                if col >= len(line) or line[col] in " -#":
+                    raise Unsure("sequence item layout")
+                said = _key_line(line, col) if _KEY_RE.match(line, col) is not None else False
+                if len(_ITEM_LINES) >= 65536:
+                    _ITEM_LINES.clear()
+                _ITEM_LINES[line] = said
+            if said:
+                v, p = self.mapping(col, (li, said))
                 e.value = p
                 e.last = self.last_line
             else:
@@ -364,8 +368,10 @@ class _Reader:
         return Lit(text)
 
 
-# _key_line of lines already read, by their text (bounded: cleared when full)
+# _key_line of lines already read, by their text (bounded: cleared when full); of sequence
+# entries' lines, the _key_line after the dash, or False for an entry that is no mapping
 _LINES: dict[str, tuple[str, int, int, Any, bool]] = {}
+_ITEM_LINES: dict[str, Any] = {}
 
 
 def _key_line(line: str, col: int) -> tuple[str, int, int, Any, bool] | None:
