@@ -130,17 +130,14 @@ class _Reader:
         self.ind = ind = [len(x) - len(t) for x, t in zip(lines, stripped, strict=True)]
         if ind and max(ind) > MAX_INDENT:
             raise Unsure("nested too deep for the light reader")
-        nxt = [n] * (n + 1)
-        k = n
-        for j in range(n - 1, -1, -1):
-            t = stripped[j]
-            if t and t[0] != "#":
-                k = j
-            elif lines[j][-1:].isspace():
+        nxt = list(range(n + 1))
+        for j in reversed([j for j, t in enumerate(stripped) if not t or t[0] == "#"]):
+            # a blank or comment line (few): the next content line is the one after it's
+            if lines[j][-1:].isspace():
                 raise Unsure("trailing blanks")
-            elif t and ind[j] < left:
+            if stripped[j] and ind[j] < left:
                 raise Unsure("comment left of the item")
-            nxt[j] = k
+            nxt[j] = nxt[j + 1]
         self.nxt = nxt
 
     def skip(self) -> None:
