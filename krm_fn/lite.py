@@ -300,15 +300,8 @@ class _Reader:
             text = (line[col:] if cut < 0 else line[col:cut]).rstrip(" ")
             end = col + len(text)
             v: Any = _plain(text)
-        elif c == "'":
-            end = _quoted_end(line, col, "'")
-            v = SQ(line[col + 1 : end - 1].replace("''", "'"))
-        elif c == '"':
-            end = _quoted_end(line, col, '"')
-            body = line[col + 1 : end - 1]
-            if "\\" in body:
-                raise Unsure("escape")
-            v = DQ(body)
+        elif c == "'" or c == '"':
+            v, end = _quoted(line, col)
         elif c == "[":
             end = line.find("]", col)
             if end < 0:
@@ -327,12 +320,7 @@ class _Reader:
             e.value.flow = True
         else:  # "|"
             return self.literal(e, line, col, indent)
-        tail = line[end:]
-        if tail:
-            if not tail.startswith(" #") and not tail.lstrip(" ").startswith("#"):
-                raise Unsure("after a scalar")
-            if not tail.startswith(" "):
-                raise Unsure("comment")
+        if _comment_after(line, end):
             e.comment = True
         return v
 
@@ -389,7 +377,38 @@ def _key_line(line: str, col: int) -> tuple[str, int, int, Any, bool] | None:
         if cut < 0:
             return key, at, 1, _plain(line[at + 1 :]), False
         return key, at, 1, _plain(line[at + 1 : cut].rstrip(" ")), True
+    if line.startswith((" '", ' "'), at):
+        # `key: 'quoted'`: as value() and inline() read it (a scalar, like a plain one)
+        if line[-1].isspace():
+            raise Unsure("trailing blanks")
+        v, end = _quoted(line, at + 1)
+        return key, at, 1, v, _comment_after(line, end)
     return key, at, 2 if at == len(line) else 0, None, False
+
+
+def _quoted(line: str, col: int) -> tuple[Any, int]:
+    """The quoted scalar at `col` (on one line, no escapes) and the column after it."""
+    if line[col] == "'":
+        end = _quoted_end(line, col, "'")
+        return SQ(line[col + 1 : end - 1].replace("''", "'")), end
+    end = _quoted_end(line, col, '"')
+    body = line[col + 1 : end - 1]
+    if "\\" in body:
+        raise Unsure("escape")
+    return DQ(body), end
+
+
+def _comment_after(line: str, end: int) -> bool:
+    """Whether an end-of-line comment follows the scalar that ends at `end` (Unsure for
+    anything else after it)."""
+    tail = line[end:]
+    if not tail:
+        return False
+    if not tail.startswith(" #") and not tail.lstrip(" ").startswith("#"):
+        raise Unsure("after a scalar")
+    if not tail.startswith(" "):
+        raise Unsure("comment")
+    return True
 
 
 def _quoted_end(line: str, col: int, q: str) -> int:
