@@ -236,6 +236,12 @@ def _key_representer() -> Any:
     return KeyRepresenter
 
 
+def round_trip_used() -> bool:
+    """Whether this process made a round-trip or verifying loader (whose loads make
+    reference cycles: process.PausedGC collects them)."""
+    return bool(_RT) or _VERIFY is not None
+
+
 def rt_load(text: str) -> Any:
     y = rt_yaml()
     try:
