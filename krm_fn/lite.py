@@ -177,7 +177,7 @@ class _Reader:
                     said = _key_line(line, col)
                     if said is None:
                         break  # an indentless sequence of the key before ends here
-                    if len(_LINES) >= 65536:
+                    if len(_LINES) >= _LINES_MAX:
                         _LINES.clear()
                     _LINES[line] = said
             key, at, kind, v, comment = said
@@ -272,7 +272,7 @@ class _Reader:
                 if col >= len(line) or line[col] in " -#":
                     raise Unsure("sequence item layout")
                 said = _key_line(line, col) if _KEY_RE.match(line, col) is not None else False
-                if len(_ITEM_LINES) >= 65536:
+                if len(_ITEM_LINES) >= _LINES_MAX:
                     _ITEM_LINES.clear()
                 _ITEM_LINES[line] = said
             if said:
@@ -357,6 +357,7 @@ class _Reader:
 # entries' lines, the _key_line after the dash, or False for an entry that is no mapping
 _LINES: dict[str, tuple[str, int, int, Any, bool]] = {}
 _ITEM_LINES: dict[str, Any] = {}
+_LINES_MAX = 4096  # each: the lines that repeat are few, and each kept line is kept alive
 
 
 def _key_line(line: str, col: int) -> tuple[str, int, int, Any, bool] | None:

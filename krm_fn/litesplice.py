@@ -293,8 +293,9 @@ def _scalar(v: Any) -> str:
         text = _SCALAR_TEXT.get(v)
         if text is None:
             text = _scalar_text(v)
-            if len(_SCALAR_TEXT) < 65536:
-                _SCALAR_TEXT[v] = text
+            if len(_SCALAR_TEXT) >= 4096:
+                _SCALAR_TEXT.clear()
+            _SCALAR_TEXT[v] = text
         return text
     return _scalar_text(v)
 
@@ -325,6 +326,6 @@ def _scalar_text(v: Any) -> str:
     raise Unsure("scalar type")
 
 
-_SCALAR_TEXT: dict[str, str] = {}  # _scalar of a str, by value (bounded: 65,536 kept at most)
+_SCALAR_TEXT: dict[str, str] = {}  # _scalar of a str, by value (cleared at 4,096)
 # What the round-trip writer surely writes plain (checked against it in tests/test_lite.py)
 _PLAIN_OUT_RE = re.compile(r"[A-Za-z0-9_./$(][A-Za-z0-9_./$()@=+:-]*")

@@ -135,7 +135,8 @@ def _valid_names(run: Run) -> bool:
     return ok
 
 
-# validation's answers by (check, value): namespaces and labels repeat across runs (bounded)
+# validation's answers by (check, value): namespaces and labels repeat across runs (cleared at
+# 4,096)
 _CHECKED: dict[tuple[Callable[[str], list[str]], str], list[str]] = {}
 
 
@@ -145,8 +146,9 @@ def _errors(check: Callable[[str], list[str]], value: str) -> list[str]:
     errs = _CHECKED.get((check, value))
     if errs is None:
         errs = check(value)
-        if len(_CHECKED) < 65536:
-            _CHECKED[(check, value)] = errs
+        if len(_CHECKED) >= 4096:
+            _CHECKED.clear()
+        _CHECKED[(check, value)] = errs
     return errs
 
 

@@ -297,8 +297,9 @@ def plain_safe(value: Any) -> Any:
         safe = _SAFE.get(value)
         if safe is None:
             safe = DQ(value) if is_ambiguous(value) else value
-            if len(_SAFE) < 65536:
-                _SAFE[value] = safe
+            if len(_SAFE) >= 4096:
+                _SAFE.clear()
+            _SAFE[value] = safe
         return safe
     if cls is dict or (cls is not list and isinstance(value, dict)):
         return {k: plain_safe(v) for k, v in value.items()}
@@ -307,7 +308,8 @@ def plain_safe(value: Any) -> Any:
     return value
 
 
-# plain_safe of a str, by value (the same few strings are made safe for every run; bounded)
+# plain_safe of a str, by value (the same few strings are made safe for every run; cleared
+# at 4,096: a kept string is kept alive)
 _SAFE: dict[str, str] = {}
 
 
