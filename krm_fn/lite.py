@@ -544,11 +544,13 @@ def read(lines: list[str], m: int, o: int, indent: int) -> tuple[dict[str, Any],
 # --------------------------------------------------------------------------- items
 
 
-def load_item(chunk: str, m: int, s: int, o: int) -> tuple[dict[str, Any], Doc]:
-    """Read one `- ` entry of `items` (its exact text, from its dash line on)."""
+def load_item(chunk: str, m: int, s: int, o: int, lines: list[str] | None = None) -> tuple[dict[str, Any], Doc]:
+    """Read one `- ` entry of `items` (its exact text, from its dash line on; `lines`: the
+    text split already, as split_lines(chunk, keepends=False) splits it)."""
     if s != o + 2:
         raise Unsure("sequence indent")
-    lines = yamltext.split_lines(chunk, keepends=False)
+    if lines is None:
+        lines = yamltext.split_lines(chunk, keepends=False)
     k = yamltext.dash_index(lines)
     pre, lines = lines[:k], lines[k:]
     if not lines or any(not x.lstrip(" ").startswith("#") for x in pre):
