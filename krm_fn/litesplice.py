@@ -278,8 +278,26 @@ def _kept(e: Entry, b: Any, a: Any) -> bool:
 
 def _same(a: Any, b: Any) -> bool:
     """Equal data with equal scalar types (a quoted string is not a plain one, 1 is not true)."""
-    if type(a) is not type(b):
+    t = type(a)
+    if t is not type(b):
         return False
+    if t is dict:  # the reader's and the transforms' collections: scalars compared in line
+        if list(a) != list(b):
+            return False
+        for k, x in a.items():
+            y = b[k]
+            tx = type(x)
+            if tx is not type(y) or (not _same(x, y) if isinstance(x, (dict, list)) else x != y):
+                return False
+        return True
+    if t is list:
+        if len(a) != len(b):
+            return False
+        for x, y in zip(a, b, strict=True):
+            tx = type(x)
+            if tx is not type(y) or (not _same(x, y) if isinstance(x, (dict, list)) else x != y):
+                return False
+        return True
     if isinstance(a, dict):
         return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
     if isinstance(a, list):
