@@ -110,18 +110,19 @@ def _emit(obj: Any, ind: int, compact: bool, out: list[str]) -> None:
             out.append(pad + "{}\n")
             return
         cached = _SCALARS.get
+        append = out.append
         for k, v in obj.items():
             key = (cached(k) if k.__class__ is str else None) or scalar(k)
-            if isinstance(v, dict) and v:
-                out.append(f"{pad}{key}:\n")
+            if v.__class__ is str:  # most values, first
+                append(f"{pad}{key}: {cached(v) or scalar(v)}\n")
+            elif isinstance(v, dict) and v:
+                append(f"{pad}{key}:\n")
                 _emit(v, ind + 2, compact, out)
             elif isinstance(v, list) and v:
-                out.append(f"{pad}{key}:\n")
+                append(f"{pad}{key}:\n")
                 _emit(v, ind if compact else ind + 2, compact, out)
-            elif v.__class__ is str:
-                out.append(f"{pad}{key}: {cached(v) or scalar(v)}\n")
             else:
-                out.append(f"{pad}{key}: {_inline(v)}\n")
+                append(f"{pad}{key}: {_inline(v)}\n")
     elif isinstance(obj, list):
         if not obj:
             out.append(pad + "[]\n")
