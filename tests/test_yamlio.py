@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import datetime
 
-import pytest
 import yaml
 
 from krm_fn import yamlio
-from krm_fn import yamltext
 
 
 def test_to_plain_dates_from_either_loader_agree() -> None:
@@ -30,20 +28,3 @@ def test_to_plain_date_values() -> None:
 
 def test_to_plain_other_values() -> None:
     assert yamlio.to_plain({"a": [1, 2.5, True, None, "x"], 3: b"y"}) == {"a": [1, 2.5, True, None, "x"], "3": "b'y'"}
-
-
-@pytest.mark.parametrize("d", [0, 2, 4])
-@pytest.mark.parametrize(
-    "obj",
-    [
-        {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "a", "labels": {"x": "y"}}, "spec": {"l": [{"a": 1, "b": [1, "2"]}, [], {}], "e": {}}},
-        {},
-        {"...": 1, "b": 2},
-        {"a": "..."},
-        {1: "int key", "k": None},
-        ["a", {"b": 1}],
-        "scalar",
-    ],
-)
-def test_dump_entry_is_indent_entry_of_dump_block(obj: object, d: int) -> None:
-    assert yamlio.dump_entry(obj, d) == yamltext.indent_entry(yamlio.dump_block(obj), d)
