@@ -17,6 +17,7 @@ transform again (`process`).
 from __future__ import annotations
 
 from krm_fn import lite
+from krm_fn import litesplice
 from krm_fn import rtedit
 from krm_fn import yamlio
 from krm_fn import yamltext
@@ -24,7 +25,7 @@ from krm_fn.errors import Unsure
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable
     from typing import Any
 
 
@@ -33,6 +34,18 @@ class Document:
 
     data: Any
     before: Any
+    _derived: dict[Any, Any] | None = None
+
+    def derived(self, key: Any, make: Callable[[Any], Any]) -> Any:
+        """make(data), computed once per document and key: facts of an object that transforms
+        look up and never edit (the Pipeline that 1,500 runs name is converted to plain data
+        once, not once per run). Never for an object a transform edits."""
+        memo = self._derived
+        if memo is None:
+            memo = self._derived = {}
+        if key not in memo:
+            memo[key] = make(self.data)
+        return memo[key]
 
     @property
     def changed(self) -> bool:
@@ -61,6 +74,11 @@ class Document:
     def render(self, d: int) -> tuple[str, bool]:
         raise NotImplementedError
 
+    def render_document(self) -> tuple[str, bool]:
+        """render(0) as a document of its own (yamltext.unentry): a document item's text."""
+        text, faithful = self.render(0)
+        return yamltext.unentry(text), faithful
+
 
 class LightDocument(Document):
     """An object read by the light reader: plain data, written back by splicing the changed
@@ -80,6 +98,7 @@ class LightDocument(Document):
         # (fingerprint of the data, text) last written: a copy of the data was kept instead,
         # a third of what a large list held per run
         self._rendered: tuple[tuple[int, int], str] | None = None
+        self._document: tuple[str, str] | None = None  # (text last written, as a document)
         self._indent = (layout.m, layout.o)
         self._nodes: list[Any] | None = None  # compacted: each position's collection, in order
         self._changed = False  # compacted: whether the data written differs from the data read
@@ -101,19 +120,20 @@ class LightDocument(Document):
     def _reread(self) -> None:
         m, o = self._indent
         read, layout = lite.load_item(self.source, m, o + 2, o)
-        positions = list(entries(layout))
+        positions = layout.order
         assert self._nodes is not None and len(positions) == len(self._nodes), "the source reads as before"
         for e, node in zip(positions, self._nodes, strict=True):
             e.node = node
         self._read, self._layout, self._nodes = read, layout, None
 
-    def compact(self) -> None:
+    def compact(self, changed: bool | None = None) -> None:
         """Keep the data and the text last written (rendered for the data as it is now);
-        drop the layout and the copy as read (read again from `source` when needed)."""
+        drop the layout and the copy as read (read again from `source` when needed).
+        `changed`: whether the data differs from the data read, when the caller knows."""
         if self._layout is None or not self.source or self._rendered is None or self._rendered[0] != fingerprint(self.data):
             return
-        self._changed = self.data != self._read
-        self._nodes = [e.node for e in entries(self._layout)]
+        self._changed = self.data != self._read if changed is None else changed
+        self._nodes = [e.node for e in self._layout.order]
         self._layout = self._read = None
 
     def written(self) -> WrittenDocument | None:
@@ -164,8 +184,15 @@ class LightDocument(Document):
     def render(self, d: int) -> tuple[str, bool]:
         fp = fingerprint(self.data)
         if self._rendered is None or self._rendered[0] != fp:
-            self._rendered = (fp, lite.render_item(self.layout, self.read, self.data))
+            text, _written = litesplice.render_item(self.layout, self.read, self.data)
+            self._rendered = (fp, text)
         return self._rendered[1], True
+
+    def render_document(self) -> tuple[str, bool]:
+        text, _ = self.render(0)
+        if self._document is None or self._document[0] is not text:
+            self._document = (text, yamltext.unentry(text))  # files mode asks twice per run
+        return self._document[1], True
 
 
 class WrittenDocument(Document):
@@ -233,17 +260,6 @@ def copy_data(v: Any) -> Any:
     if isinstance(v, list):
         return [copy_data(x) if isinstance(x, (dict, list)) else x for x in v]
     return v
-
-
-def entries(doc: lite.Doc) -> Iterator[lite.Entry]:
-    """Every position of a read item, in reading order (the same order for the same text)."""
-    assert doc.root is not None
-    stack: list[lite.MapPos | lite.SeqPos] = [doc.root]
-    while stack:
-        pos = stack.pop()
-        kids = list(pos.entries.values()) if isinstance(pos, lite.MapPos) else pos.items
-        yield from kids
-        stack.extend(e.value for e in reversed(kids) if e.value is not None)
 
 
 class RoundTripDocument(Document):

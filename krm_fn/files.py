@@ -96,9 +96,10 @@ def read_files(names: list[str]) -> tuple[list[FileState], list[Result]]:
     files: list[FileState] = []
     results: list[Result] = []
     seen: set[str] = set()
+    dirs: dict[str, str] = {}
     for name in names:
         path = Path(name)
-        key = os.path.realpath(path)
+        key = packages.realpath(path, dirs)
         if key in seen:
             continue  # the same file twice (pre-commit never does this; users might)
         seen.add(key)
@@ -203,8 +204,9 @@ def _unique(names: list[str]) -> list[str]:
     """The same file twice (pre-commit never does this; users might) counts once."""
     seen: set[str] = set()
     out = []
+    dirs: dict[str, str] = {}
     for n in names:
-        key = os.path.realpath(n)
+        key = packages.realpath(n, dirs)
         if key not in seen:
             seen.add(key)
             out.append(n)

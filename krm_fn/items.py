@@ -138,7 +138,7 @@ class Item(Record):
         if done is not None:
             self.doc = done
         else:
-            self.doc.compact()
+            self.doc.compact(changed=True)
 
     def load_round_trip(self) -> Any:
         """Parse the item's text with the round-trip loader, dropping a light reading and
@@ -159,6 +159,8 @@ class Item(Record):
         if self.text is not None and not self.changed:
             return self.text, True
         assert self.doc is not None
+        if self.document and d == 0:
+            return self.doc.render_document()
         text, faithful = self.doc.render(d)
         return (yamltext.unentry(text) if self.document else text), faithful
 
@@ -185,10 +187,11 @@ def _light_document(text: str) -> LightDocument | None:
     node once) and nothing indented deeper than lite.MAX_INDENT (which bounds the depth far
     below guards.MAX_DEPTH); a deeper object goes to the round-trip path, which names the
     deepest field."""
-    body, c = item_body(text)
-    m, s, o = detect_indent(body, c)
+    lines = yamltext.split_lines(text, keepends=False)  # split once, for both
+    body, c = _body(lines)
+    m, s, o = detect_indent(body, c)  # reads lines with or without their newlines alike
     try:
-        data, layout = lite.load_item(text, m, s, o)
+        data, layout = lite.load_item(text, m, s, o, lines)
     except Unsure:
         return None
     return LightDocument(data, layout, text)
@@ -313,7 +316,11 @@ def _child_indent(body: list[str]) -> int:
 def item_body(chunk: str) -> tuple[list[str], int]:
     """The item's lines from the dash line on, the dash turned into a space, and the indent
     of its top-level keys."""
-    lines = yamltext.split_lines(chunk)
+    return _body(yamltext.split_lines(chunk))
+
+
+def _body(lines: list[str]) -> tuple[list[str], int]:
+    """item_body of the item's lines (with or without their newlines)."""
     k = yamltext.dash_index(lines)
     d = yamltext.indent_of(lines[k])
     after = lines[k][d + 1 :].lstrip(" ")

@@ -1,5 +1,6 @@
-"""A strict reader and splicing writer for the plain block YAML that CI manifests are made of,
-so a small run never imports, let alone runs, the comment-preserving round-trip loader.
+"""A strict reader for the plain block YAML that CI manifests are made of (its splicing writer
+is `litesplice`), so a small run never imports, let alone runs, the comment-preserving
+round-trip loader.
 
 The round-trip loader (ruamel) costs about 20 ms to import and 20 to 40 ms to read and write
 one PipelineRun: most of a one-object run. This module reads an item whose text is in the
@@ -48,8 +49,6 @@ _NUMBERISH = re.compile(r"[-+.0-9]")
 _ASCII_PRINTABLE = re.compile(r"[\x20-\x7e]*")
 _TS_RE = re.compile(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}")
 _NULLS = frozenset({"null", "Null", "NULL", "~"})
-# a line that may hold an explicit null (a quoted "null" too: then the writer just steps aside)
-_NULL_WORD = re.compile(r"(?<![^ ,\[{])(?:null|Null|NULL|~)(?=$|[ ,\]}])")
 _SPECIAL = frozenset({"~", "null", "Null", "NULL", "True", "TRUE", "False", "FALSE", "<<", "="})
 
 
@@ -94,11 +93,12 @@ class Entry:
 class Doc:
     """An item read by this module: its lines and positions, for the splicing writer."""
 
-    __slots__ = ("lines", "root", "m", "o", "head", "first_inline")
+    __slots__ = ("lines", "root", "m", "o", "head", "first_inline", "order")
 
     def __init__(self, lines: list[str], m: int, o: int) -> None:
         self.lines = lines
         self.root: MapPos | None = None
+        self.order: list[Entry] = []  # every position, in reading order (the same for the same text)
         self.m = m
         self.o = o
         self.head: list[str] = []  # item text before the body (the dash line of `- # c`)
@@ -120,6 +120,7 @@ class _Reader:
         n = self.n = len(lines)
         self.i = 0
         self.last_line = -1
+        self.order: list[Entry] = []  # every Entry made, in reading order
         # Each line's indentation, and for each line the first content line at or after it
         # (nxt[n] = n): one pass here instead of a strip per look at a line. A blank or
         # comment line with trailing blanks is refused here, wherever it sits (a block
@@ -129,17 +130,14 @@ class _Reader:
         self.ind = ind = [len(x) - len(t) for x, t in zip(lines, stripped, strict=True)]
         if ind and max(ind) > MAX_INDENT:
             raise Unsure("nested too deep for the light reader")
-        nxt = [n] * (n + 1)
-        k = n
-        for j in range(n - 1, -1, -1):
-            t = stripped[j]
-            if t and t[0] != "#":
-                k = j
-            elif lines[j][-1:].isspace():
+        nxt = list(range(n + 1))
+        for j in reversed([j for j, t in enumerate(stripped) if not t or t[0] == "#"]):
+            # a blank or comment line (few): the next content line is the one after it's
+            if lines[j][-1:].isspace():
                 raise Unsure("trailing blanks")
-            elif t and ind[j] < left:
+            if stripped[j] and ind[j] < left:
                 raise Unsure("comment left of the item")
-            nxt[j] = k
+            nxt[j] = nxt[j + 1]
         self.nxt = nxt
 
     def skip(self) -> None:
@@ -149,17 +147,19 @@ class _Reader:
     def indent(self) -> int:
         return self.ind[self.i]
 
-    def mapping(self, indent: int, first: tuple[int, int] | None = None) -> tuple[dict[str, Any], MapPos]:
-        """A block mapping whose keys sit at `indent`. `first`: (line, column) of a first
-        key that sits after a sequence dash."""
+    def mapping(self, indent: int, first: tuple[int, Any] | None = None) -> tuple[dict[str, Any], MapPos]:
+        """A block mapping whose keys sit at `indent`. `first`: (line, _key_line of it) of a
+        first key that sits after a sequence dash."""
         data: dict[str, Any] = {}
         pos = MapPos(indent)
         entries = pos.entries
         lines, ind, nxt, n = self.lines, self.ind, self.nxt, self.n
+        order = self.order
         while True:
             if first is not None:
-                li, col = first
+                li, said = first
                 first = None
+                line = lines[li]
             else:
                 li = self.i = nxt[self.i]
                 if li >= n:
@@ -169,34 +169,33 @@ class _Reader:
                     break
                 if col > indent:
                     raise Unsure("odd indentation")
-            line = lines[li]
-            km = _KEY_RE.match(line, col)
-            if km is None:
-                if line.startswith("-", col):
-                    break  # an indentless sequence of the key before ends here
-                raise Unsure("not a plain key")
-            key = _PLAIN_KEYS.get(km.group(1)) or _plain_key(km.group(1))
+                line = lines[li]
+                # what a line says, its key at its own indentation, depends on its text
+                # alone: read once per distinct line (most lines repeat across objects)
+                said = _LINES.get(line)
+                if said is None:
+                    said = _key_line(line, col)
+                    if said is None:
+                        break  # an indentless sequence of the key before ends here
+                    if len(_LINES) >= _LINES_MAX:
+                        _LINES.clear()
+                    _LINES[line] = said
+            key, at, kind, v, comment = said
             if key in data:
                 raise Unsure("key")
             e = entries[key] = Entry(li)
+            order.append(e)
             self.last_line = li
-            at = km.end()
-            if at + 1 < len(line) and line[at] == " " and line[at + 1] not in _NOT_PLAIN_VALUE:
+            if kind == 1:
                 # `key: plain scalar`, most lines: value(), inline() and after_inline() in one
-                if line[-1].isspace():
-                    raise Unsure("trailing blanks")
-                cut = line.find(" #", at + 1)
-                if cut < 0:
-                    data[key] = _plain(line[at + 1 :])
-                else:
-                    data[key] = _plain(line[at + 1 : cut].rstrip(" "))
-                    e.comment = True
+                data[key] = v
+                e.comment = comment
                 li = self.i = nxt[li + 1]
                 if li < n and ind[li] > indent:
                     raise Unsure("continuation line")
                 continue
             self.i = li + 1
-            v = data[key] = self.value(e, line, at, indent)
+            v = data[key] = self.below(e, indent) if kind == 2 else self.value(e, line, at, indent)
             if v.__class__ is dict or v.__class__ is list:
                 e.node = v
         return data, pos
@@ -216,7 +215,11 @@ class _Reader:
             if not rest.startswith(" #"):
                 raise Unsure("value")
             e.comment = True
-        # the value is on the lines below (or null)
+        return self.below(e, indent)
+
+    def below(self, e: Entry, indent: int) -> Any:
+        """The value of a `key:` (or `- `) with nothing else on its line: on the lines below
+        (self.i: the next line), or null."""
         i = self.i = self.nxt[self.i]
         if i < self.n:
             ind = self.ind[i]
@@ -232,10 +235,10 @@ class _Reader:
             elif ind > indent:
                 if ind != indent + self.m:
                     raise Unsure("mapping indentation")
-                v, p2 = self.mapping(ind)
+                m, p2 = self.mapping(ind)
                 e.value = p2
                 e.last = self.last_line
-                return v
+                return m
         return None
 
     def after_inline(self, indent: int) -> None:
@@ -262,11 +265,18 @@ class _Reader:
             if not line.startswith("- ", dash):
                 break
             e = Entry(li)
-            if col >= len(line) or line[col] in " -#":
-                raise Unsure("sequence item layout")
-            km = _KEY_RE.match(line, col)
-            if km is not None:
-                v, p = self.mapping(col, (li, col))
+            self.order.append(e)
+            # the key after the dash, if any, is a function of the line's text too
+            said = _ITEM_LINES.get(line)
+            if said is None:
+                if col >= len(line) or line[col] in " -#":
+                    raise Unsure("sequence item layout")
+                said = _key_line(line, col) if _KEY_RE.match(line, col) is not None else False
+                if len(_ITEM_LINES) >= _LINES_MAX:
+                    _ITEM_LINES.clear()
+                _ITEM_LINES[line] = said
+            if said:
+                v, p = self.mapping(col, (li, said))
                 e.value = p
                 e.last = self.last_line
             else:
@@ -290,15 +300,8 @@ class _Reader:
             text = (line[col:] if cut < 0 else line[col:cut]).rstrip(" ")
             end = col + len(text)
             v: Any = _plain(text)
-        elif c == "'":
-            end = _quoted_end(line, col, "'")
-            v = SQ(line[col + 1 : end - 1].replace("''", "'"))
-        elif c == '"':
-            end = _quoted_end(line, col, '"')
-            body = line[col + 1 : end - 1]
-            if "\\" in body:
-                raise Unsure("escape")
-            v = DQ(body)
+        elif c == "'" or c == '"':
+            v, end = _quoted(line, col)
         elif c == "[":
             end = line.find("]", col)
             if end < 0:
@@ -317,12 +320,7 @@ class _Reader:
             e.value.flow = True
         else:  # "|"
             return self.literal(e, line, col, indent)
-        tail = line[end:]
-        if tail:
-            if not tail.startswith(" #") and not tail.lstrip(" ").startswith("#"):
-                raise Unsure("after a scalar")
-            if not tail.startswith(" "):
-                raise Unsure("comment")
+        if _comment_after(line, end):
             e.comment = True
         return v
 
@@ -353,6 +351,65 @@ class _Reader:
         text = "\n".join(out) + ("" if head == "|-" else "\n")
         self.after_inline(key_indent)
         return Lit(text)
+
+
+# _key_line of lines already read, by their text (bounded: cleared when full); of sequence
+# entries' lines, the _key_line after the dash, or False for an entry that is no mapping
+_LINES: dict[str, tuple[str, int, int, Any, bool]] = {}
+_ITEM_LINES: dict[str, Any] = {}
+_LINES_MAX = 4096  # each: the lines that repeat are few, and each kept line is kept alive
+
+
+def _key_line(line: str, col: int) -> tuple[str, int, int, Any, bool] | None:
+    """(key, end of `key:`, what follows: 1 a plain scalar, 2 nothing, 0 anything else; the
+    scalar's value, whether an end-of-line comment follows it) of a mapping line whose key
+    sits at `col`; None for a sequence entry (`-`), Unsure for anything else."""
+    km = _KEY_RE.match(line, col)
+    if km is None:
+        if line.startswith("-", col):
+            return None
+        raise Unsure("not a plain key")
+    key = _PLAIN_KEYS.get(km.group(1)) or _plain_key(km.group(1))
+    at = km.end()
+    if at + 1 < len(line) and line[at] == " " and line[at + 1] not in _NOT_PLAIN_VALUE:
+        if line[-1].isspace():
+            raise Unsure("trailing blanks")
+        cut = line.find(" #", at + 1)
+        if cut < 0:
+            return key, at, 1, _plain(line[at + 1 :]), False
+        return key, at, 1, _plain(line[at + 1 : cut].rstrip(" ")), True
+    if line.startswith((" '", ' "'), at):
+        # `key: 'quoted'`: as value() and inline() read it (a scalar, like a plain one)
+        if line[-1].isspace():
+            raise Unsure("trailing blanks")
+        v, end = _quoted(line, at + 1)
+        return key, at, 1, v, _comment_after(line, end)
+    return key, at, 2 if at == len(line) else 0, None, False
+
+
+def _quoted(line: str, col: int) -> tuple[Any, int]:
+    """The quoted scalar at `col` (on one line, no escapes) and the column after it."""
+    if line[col] == "'":
+        end = _quoted_end(line, col, "'")
+        return SQ(line[col + 1 : end - 1].replace("''", "'")), end
+    end = _quoted_end(line, col, '"')
+    body = line[col + 1 : end - 1]
+    if "\\" in body:
+        raise Unsure("escape")
+    return DQ(body), end
+
+
+def _comment_after(line: str, end: int) -> bool:
+    """Whether an end-of-line comment follows the scalar that ends at `end` (Unsure for
+    anything else after it)."""
+    tail = line[end:]
+    if not tail:
+        return False
+    if not tail.startswith(" #") and not tail.lstrip(" ").startswith("#"):
+        raise Unsure("after a scalar")
+    if not tail.startswith(" "):
+        raise Unsure("comment")
+    return True
 
 
 def _quoted_end(line: str, col: int, q: str) -> int:
@@ -480,17 +537,20 @@ def read(lines: list[str], m: int, o: int, indent: int) -> tuple[dict[str, Any],
     if r.i < r.n:
         raise Unsure("content after the mapping")
     doc.root = pos
+    doc.order = r.order
     return data, doc
 
 
 # --------------------------------------------------------------------------- items
 
 
-def load_item(chunk: str, m: int, s: int, o: int) -> tuple[dict[str, Any], Doc]:
-    """Read one `- ` entry of `items` (its exact text, from its dash line on)."""
+def load_item(chunk: str, m: int, s: int, o: int, lines: list[str] | None = None) -> tuple[dict[str, Any], Doc]:
+    """Read one `- ` entry of `items` (its exact text, from its dash line on; `lines`: the
+    text split already, as split_lines(chunk, keepends=False) splits it)."""
     if s != o + 2:
         raise Unsure("sequence indent")
-    lines = yamltext.split_lines(chunk, keepends=False)
+    if lines is None:
+        lines = yamltext.split_lines(chunk, keepends=False)
     k = yamltext.dash_index(lines)
     pre, lines = lines[:k], lines[k:]
     if not lines or any(not x.lstrip(" ").startswith("#") for x in pre):
@@ -526,274 +586,3 @@ def load_item(chunk: str, m: int, s: int, o: int) -> tuple[dict[str, Any], Doc]:
     doc.head = head
     doc.first_inline = first_inline
     return data, doc
-
-
-def render_item(doc: Doc, before: Any, after: Any) -> str:
-    """The item's text with `after`'s changes over `before` spliced in; Unsure when the edit
-    is not one this writer is sure to lay out the way the round-trip writer would."""
-    assert doc.root is not None
-    edits: list[tuple[int, int, list[str]]] = []
-    w = _Writer(doc, edits)
-    w.mapping(doc.root, before, after)
-    lines = w.apply()
-    # the new text must read back as the data it is meant to hold
-    check, _ = read(lines, doc.m, doc.o, doc.root.indent)
-    # plain data on both sides: `==` compares as to_plain would (never more leniently)
-    if check != after:
-        raise Unsure("read-back differs")
-    if doc.first_inline:
-        if not lines or lines[0] != doc.lines[0]:
-            raise Unsure("first key changed")
-        lines = [doc.first_inline] + lines[1:]
-    return "\n".join(doc.head + lines) + "\n"
-
-
-class _Writer:
-    def __init__(self, doc: Doc, edits: list[tuple[int, int, list[str]]]) -> None:
-        self.lines = doc.lines
-        self.edits = edits
-        self.m = doc.m
-        self.o = doc.o
-
-    # --- edits
-
-    def apply(self) -> list[str]:
-        out: list[str] = []
-        at = 0
-        for start, end, new in sorted(self.edits, key=lambda e: (e[0], e[1])):
-            if start < at:
-                raise Unsure("overlapping edits")
-            out.extend(self.lines[at:start])
-            out.extend(new)
-            at = end
-        out.extend(self.lines[at:])
-        return out
-
-    def _followed_by_content(self, k: int) -> None:
-        """An edit that ends after line k must not be followed by a comment or blank line:
-        the round-trip writer keeps such a comment with the last scalar before it, and moves
-        it when something is added or removed there."""
-        if k + 1 < len(self.lines):
-            t = self.lines[k + 1].lstrip(" ")
-            if not t or t.startswith("#"):
-                raise Unsure("comment at the insertion point")
-
-    def _clean(self, a: int, b: int) -> None:
-        """Lines a..b (inclusive) hold no comment, blank line or explicit null (which the
-        round-trip writer keeps when it splices, and writes as `key:` when it emits)."""
-        for k in range(a, b + 1):
-            t = self.lines[k].lstrip(" ")
-            if not t or "#" in t:
-                raise Unsure("comment in a replaced block")
-            if _NULL_WORD.search(t):
-                raise Unsure("explicit null in a replaced block")
-
-    def insert_after(self, k: int, new: list[str]) -> None:
-        """Insert after line k. A comment or blank line right after it is not something
-        this writer places: the round-trip loader ties such a comment to a node chosen by
-        its column and by what ends there, and rtedit may move it (tests/test_lite.py)."""
-        self._followed_by_content(k)
-        self.edits.append((k + 1, k + 1, new))
-
-    def remove(self, e: Entry) -> None:
-        if self._is_dash_line(e.line):
-            raise Unsure("first key of a sequence item removed")
-        self._clean(e.line, e.last)
-        self._followed_by_content(e.last)
-        self.edits.append((e.line, e.last + 1, []))
-
-    def replace(self, e: Entry, new: list[str], indent: int) -> None:
-        """Replace entry e's lines (a mapping entry keeps the dash of its line, if any)."""
-        if e.comment:
-            raise Unsure("end-of-line comment on an edited line")
-        self._clean(e.line, e.last)
-        self._followed_by_content(e.last)
-        first = self.lines[e.line]
-        if indent >= 2 and first.startswith("- ", indent - 2) and new[0].startswith(" " * indent):
-            new = [first[:indent] + new[0][indent:]] + new[1:]
-        self.edits.append((e.line, e.last + 1, new))
-
-    def _is_dash_line(self, li: int) -> bool:
-        return self.lines[li].lstrip(" ").startswith("- ")
-
-    # --- diff
-
-    def mapping(self, pos: MapPos, before: dict[str, Any], after: dict[str, Any]) -> None:
-        if pos.flow:
-            raise Unsure("flow mapping edited")
-        old = list(before)
-        new = list(after)
-        for k in new:  # inner edits first: at a shared line, they go before this level's
-            if k in before:
-                self.value(pos.entries[k], k, before[k], after[k], pos.indent)
-        if old != new:
-            kept = [k for k in new if k in before]
-            if kept != [k for k in old if k in after]:
-                raise Unsure("keys reordered")
-            for k in old:
-                if k not in after:
-                    self.remove(pos.entries[k])
-            anchor: str | None = None
-            group: list[str] = []
-            ends: list[str | None] = [*new, None]
-            for nk in ends:
-                if nk is not None and nk not in before:
-                    group.append(nk)
-                    continue
-                if group:
-                    if anchor is None:
-                        raise Unsure("key inserted first")
-                    lines: list[str] = []
-                    for g in group:
-                        lines.extend(self.entry_lines(g, after[g], pos.indent))
-                    self.insert_after(pos.entries[anchor].last, lines)
-                    group = []
-                anchor = nk
-
-    def value(self, e: Entry, key: str, b: Any, a: Any, indent: int) -> None:
-        if a is e.node and e.node is not None:  # the loaded collection, edited in place
-            if _same(b, a):
-                return
-            if isinstance(a, dict) and isinstance(e.value, MapPos) and not e.value.flow:
-                self.mapping(e.value, b, a)
-                return
-            if isinstance(a, list) and isinstance(e.value, SeqPos) and not e.value.flow:
-                self.sequence(e.value, b, a)
-                return
-            raise Unsure("flow collection edited")
-        if _same(b, a) and (e.value is None or not e.value.flow) and not isinstance(a, Lit):
-            # equal data, written fresh: the same text, as this reader only takes the layout
-            # the writer gives; comments inside would be lost (replace() refuses those)
-            if not isinstance(a, (dict, list)):
-                return
-            self._clean(e.line, e.last)
-            return
-        self.replace(e, self.entry_lines(key, a, indent), indent)
-
-    def sequence(self, pos: SeqPos, b: list[Any], a: list[Any]) -> None:
-        items = pos.items
-        if len(a) < len(b):
-            # removals only: what is left must be the old entries, in order
-            j = 0
-            gone = []
-            for i, e in enumerate(items):
-                if j < len(a) and _kept(e, b[i], a[j]):
-                    j += 1
-                else:
-                    gone.append(e)
-            if j != len(a) or not a:
-                raise Unsure("sequence edit")
-            for e in gone:
-                if e.comment or e.node is None:
-                    # which of two equal scalars went is not known here
-                    raise Unsure("scalar entry removed")
-                self._clean(e.line, e.last)
-                self._followed_by_content(e.last)
-                self.edits.append((e.line, e.last + 1, []))
-            return
-        for i in range(len(b)):
-            self.item(items[i], b[i], a[i], pos.dash)
-        if len(a) > len(b):
-            lines: list[str] = []
-            for v in a[len(b) :]:
-                lines.extend(self.item_lines(v, pos.dash))
-            self.insert_after(items[-1].last, lines)
-
-    def item(self, e: Entry, b: Any, a: Any, dash: int) -> None:
-        if a is e.node and e.node is not None:
-            if _same(b, a):
-                return
-            if isinstance(a, dict) and isinstance(e.value, MapPos) and not e.value.flow and list(a)[:1] == list(b)[:1]:
-                self.mapping(e.value, b, a)
-                return
-            raise Unsure("sequence item edited")
-        if _same(b, a) and not isinstance(a, (dict, list, Lit)):
-            return
-        self.replace(e, self.item_lines(a, dash), -1)
-
-    # --- emission, in the layout of ruamel's round-trip writer
-
-    def entry_lines(self, key: str, v: Any, indent: int) -> list[str]:
-        if not isinstance(key, str) or not _KEY_RE.fullmatch(key + ":") or _resolve(key) is not key:
-            raise Unsure("key form")
-        pad = " " * indent
-        if isinstance(v, dict):
-            if not v:
-                return [f"{pad}{key}: {{}}"]
-            out = [f"{pad}{key}:"]
-            for k, x in v.items():
-                out.extend(self.entry_lines(k, x, indent + self.m))
-            return out
-        if isinstance(v, list):
-            if not v:
-                return [f"{pad}{key}: []"]
-            out = [f"{pad}{key}:"]
-            for x in v:
-                out.extend(self.item_lines(x, indent + self.o))
-            return out
-        if v is None:
-            return [f"{pad}{key}:"]
-        return [f"{pad}{key}: {_scalar(v)}"]
-
-    def item_lines(self, v: Any, dash: int) -> list[str]:
-        pad = " " * dash
-        if isinstance(v, dict):
-            if not v:
-                return [f"{pad}- {{}}"]
-            out: list[str] = []
-            for k, x in v.items():
-                out.extend(self.entry_lines(k, x, dash + 2))
-            out[0] = pad + "- " + out[0][dash + 2 :]
-            return out
-        if isinstance(v, list) or v is None:
-            raise Unsure("nested sequence or null item")
-        return [f"{pad}- {_scalar(v)}"]
-
-
-def _kept(e: Entry, b: Any, a: Any) -> bool:
-    """Whether `a` is the old entry `b` (the same loaded collection, or an equal scalar)."""
-    if e.node is not None:
-        return a is e.node and _same(b, a)
-    return _same(b, a)
-
-
-def _same(a: Any, b: Any) -> bool:
-    """Equal data with equal scalar types (a quoted string is not a plain one, 1 is not true)."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
-    if isinstance(a, list):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
-    return bool(a == b)
-
-
-def _scalar(v: Any) -> str:
-    """A new scalar as the round-trip writer writes it."""
-    if v is True:
-        return "true"
-    if v is False:
-        return "false"
-    if isinstance(v, int) and not isinstance(v, bool):
-        return str(v)
-    if isinstance(v, DQ):
-        if not _ASCII_PRINTABLE.fullmatch(v) or '"' in v or "\\" in v:
-            raise Unsure("double-quoted form")
-        return f'"{v}"'
-    if isinstance(v, SQ):
-        if not _ASCII_PRINTABLE.fullmatch(v):
-            raise Unsure("single-quoted form")
-        return "'" + v.replace("'", "''") + "'"
-    if isinstance(v, str) and not isinstance(v, Lit):
-        if _PLAIN_OUT_RE.fullmatch(v) and not v.endswith(":") and ": " not in v and " #" not in v:
-            try:
-                if _resolve(v) is v:
-                    return v
-            except Unsure:
-                pass
-        raise Unsure("scalar needs quoting")
-    raise Unsure("scalar type")
-
-
-# What the round-trip writer surely writes plain (checked against it in tests/test_lite.py)
-_PLAIN_OUT_RE = re.compile(r"[A-Za-z0-9_./$(][A-Za-z0-9_./$()@=+:-]*")

@@ -155,11 +155,14 @@ def assistant_repel_term() -> dict[str, object]:
     return {"labelSelector": {"matchLabels": {LABEL_COMPONENT: COMPONENT}}, "namespaceSelector": {}, "topologyKey": HOSTNAME}
 
 
+_REPEL = assistant_repel_term()  # compared with, never handed out
+
+
 def is_run_keyed_term(term: object) -> bool:
     """Whether a pod (anti-)affinity term, or a weighted preferred entry, is one of ours."""
     if isinstance(term, dict) and set(term) == {"weight", "podAffinityTerm"}:
         term = term["podAffinityTerm"]
-    if term == assistant_repel_term():
+    if term == _REPEL:
         return True
     if not isinstance(term, dict) or term.get("topologyKey") != HOSTNAME:
         return False

@@ -66,13 +66,29 @@ def group(names: list[str]) -> list[Package]:
         if pkg is None:
             pkg = by_root[root] = Package(root)
         pkg.given.append(name)
+    dirs: dict[str, str] = {}
     for pkg in by_root.values():
-        given = {os.path.realpath(n) for n in pkg.given}
+        given = {realpath(n, dirs) for n in pkg.given}
         recursive = pkg.kptfile is not None
         pkg.context = [
-            str(f) for f in _yaml_files(pkg.root, recursive=recursive, stop_at_packages=True) if os.path.realpath(f) not in given
+            str(f) for f in _yaml_files(pkg.root, recursive=recursive, stop_at_packages=True) if realpath(f, dirs) not in given
         ]
     return list(by_root.values())
+
+
+def realpath(path: str | os.PathLike[str], dirs: dict[str, str] | None = None) -> str:
+    """os.path.realpath(path), its directory resolved once per `dirs` (a run's memo): a file
+    that is not a symbolic link resolves to its resolved directory and its own name (one
+    lstat instead of one per component of the path, for 1,500 files of one directory)."""
+    name = os.fspath(path)
+    where, base = os.path.split(name)
+    if dirs is None or base in ("", ".", ".."):
+        return os.path.realpath(name)
+    resolved = dirs.get(where)
+    if resolved is None:
+        resolved = dirs[where] = os.path.realpath(where or ".")
+    full = os.path.join(resolved, base)
+    return os.path.realpath(full) if os.path.islink(full) else full
 
 
 def root_of(path: Path) -> Path:

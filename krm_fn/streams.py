@@ -16,7 +16,9 @@ from krm_fn import lite
 from krm_fn import scanner
 from krm_fn import yamlio
 from krm_fn import yamltext
+from krm_fn.document import LightDocument
 from krm_fn.document import RoundTripDocument
+from krm_fn.document import WrittenDocument
 from krm_fn.errors import InputError
 from krm_fn.errors import Unsure
 from krm_fn.errors import short
@@ -87,6 +89,26 @@ _SPECIAL_LINE_RE = re.compile(r"^(?:(?:---|\.\.\.)(?:[ \t][^\n]*|\r*)|%[^\n]*)$"
 _CONTENT_LINE_RE = re.compile(r"^\s*[^#\s]", re.M)
 
 
+def special_lines(text: str) -> list[re.Match[str]]:
+    """_SPECIAL_LINE_RE.finditer(text), in order: the regular expression is tried only
+    where a line starts with `---`, `...` or `%`, found by substring search (a `^` pattern
+    in multi-line mode is tried at every line of a 10 MB text)."""
+    starts: list[int] = []
+    for token in ("---", "...", "%"):
+        at = text.find(token)
+        while at >= 0:
+            if at == 0 or text[at - 1] == "\n":
+                starts.append(at)
+            at = text.find(token, at + 1)
+    starts.sort()
+    out = []
+    for at in starts:
+        m = _SPECIAL_LINE_RE.match(text, at)
+        if m is not None:
+            out.append(m)
+    return out
+
+
 def split(text: str, name: str | None = None) -> Stream:
     """Split `text` into documents; `sep + body` of every document plus `tail` is `text`.
 
@@ -115,7 +137,7 @@ def split(text: str, name: str | None = None) -> Stream:
         return _CONTENT_LINE_RE.search(text, a, b) is not None
 
     known = -1  # a body start known to have content before the last special line
-    for m in _SPECIAL_LINE_RE.finditer(text):
+    for m in special_lines(text):
         at = m.start()
         end = m.end() + 1 if m.end() < len(text) else m.end()  # with its newline
         has_body = known == body_at or content(body_at, at)
@@ -173,7 +195,6 @@ def make_items(stream: Stream) -> None:
         doc.item = item
 
 
-_DIRECTIVE_RE = re.compile(r"^%", re.M)
 # The first 64 KB of files a process checks are checked by the light reader when it takes
 # every document of the file (a few ms at most): libyaml's parser costs ~20 ms to import
 # (ruamel.yaml.clib imports ruamel.yaml), which a larger input repays (the light reader is
@@ -190,7 +211,7 @@ def _reads_whole(stream: Stream) -> bool:
     next document only: then, for too much flow nesting (guards.flow_nesting_within_limit
     bounds every document's at once) or a failure, each document is checked on its own."""
     text = stream.raw[len(stream.bom):]
-    if _DIRECTIVE_RE.search(text) or not guards.flow_nesting_within_limit(text):
+    if _has_directive(text) or not guards.flow_nesting_within_limit(text):
         return False
     if len(text) <= _LIGHT_CHECK_BUDGET[0]:
         _LIGHT_CHECK_BUDGET[0] -= len(text)
@@ -295,6 +316,7 @@ def apply(streams: list[Stream], outcome: Outcome, problems: dict[int, str] | No
 def _stream_text(s: Stream, by_pos: dict[int, str], regenerated: dict[int, dict[str, Any]], appended: list[str]) -> str:
     parts: list[str] = [s.bom]
     written: list[str] = []  # every document's new text, in order (for the check)
+    unproven: list[str] = []  # the new texts nothing has read back yet (for the check)
     for doc in s.docs:
         new = _doc_output(doc, by_pos, regenerated)
         if new is None:  # removed (a generated object its run no longer needs)
@@ -309,6 +331,8 @@ def _stream_text(s: Stream, by_pos: dict[int, str], regenerated: dict[int, dict[
         parts.append(_own_line_marker(doc.sep, s.newline))
         parts.append(_newlines(str(new), s.newline))
         written.append(_newlines(str(new), s.newline))
+        if not _read_back(doc, regenerated):
+            unproven.append(written[-1])
     parts.append(s.tail)
     text = "".join(parts)
     if appended:
@@ -320,19 +344,38 @@ def _stream_text(s: Stream, by_pos: dict[int, str], regenerated: dict[int, dict[
                 text += "---" + s.newline
             text += _newlines(doc_text, s.newline)
             written.append(_newlines(doc_text, s.newline))
+            unproven.append(written[-1])
             open_marker = False
     if text != s.raw:
-        _check(s, text, written)
+        _check(s, text, written, unproven)
     return text
 
 
-def _check(s: Stream, text: str, written: list[str]) -> None:
+def _read_back(doc: Doc, regenerated: dict[int, dict[str, Any]]) -> bool:
+    """Whether a changed document's new text was read back already as the data it holds:
+    the light writer's (litesplice reads every text it writes back with the light reader,
+    whose every reading the round-trip loader reads the same: tests/test_lite.py), or what
+    is left of one once written (a WrittenDocument)."""
+    item = doc.item
+    return item is not None and item.pos not in regenerated and isinstance(item.doc, (LightDocument, WrittenDocument))
+
+
+def _check(s: Stream, text: str, written: list[str], unproven: list[str] | None = None) -> None:
     """The new text must read back as the documents it was made of: the same documents in
-    the same order for our splitter, and YAML to libyaml. InputError names the file."""
+    the same order for our splitter, and YAML to libyaml. InputError names the file.
+
+    libyaml reads the documents of `unproven` (joined as a stream) rather than the whole
+    text when the other documents are known to be YAML already: each untouched one was
+    checked when the file was read, each one the light writer wrote was read back by the
+    light reader; the splitter's check holds the joins (a file with a directive, which binds
+    the document after it, is read whole). Should they fail, the whole text is judged."""
     from krm_fn.items import libyaml_reads
 
     again = [d.body.rstrip("\r\n") for d in split(text, s.name).docs]
     same_docs = again == [w.rstrip("\r\n") for w in written]
+    if same_docs and unproven is not None and len(unproven) < len(written) and not _has_directive(text):
+        if libyaml_reads(("---" + s.newline).join(unproven)):
+            return
     # libyaml (YAML 1.1) may refuse what the round-trip loader reads: judge only files it read
     if not same_docs or (not libyaml_reads(text.lstrip("\ufeff")) and libyaml_reads(s.raw.lstrip("\ufeff"))):
         raise InputError(
@@ -341,6 +384,12 @@ def _check(s: Stream, text: str, written: list[str]) -> None:
             "in a form the function cannot keep); it is left unchanged: separate the documents "
             "with plain `---` lines and run again"
         )
+
+
+def _has_directive(text: str) -> bool:
+    """Whether a line of `text` (after a byte order mark) is a directive (`%`)."""
+    text = text.lstrip("\ufeff")
+    return text.startswith("%") or "\n%" in text
 
 
 def _own_line_marker(sep: str, newline: str) -> str:

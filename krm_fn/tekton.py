@@ -22,6 +22,7 @@ from krm_fn import tekton_workspaces
 from krm_fn import yamlio
 from krm_fn.context import Context
 from krm_fn.context import Plan
+from krm_fn.document import copy_data
 from krm_fn.errors import FieldError
 from krm_fn.items import Item
 from krm_fn.items import Meta
@@ -299,9 +300,10 @@ def _per_workspace(run: Run, bindings: list[_Binding], own: frozenset[str]) -> N
     groups, pinned = found
     _pin_tasks(run, pinned, own)
     plan = []
+    base = _assistant_base(run)  # the claims the assistants take over change nothing it holds
     for g in groups.values():
         templates, claims = _assistant_volumes(run, g)
-        _emit_assistant(run, g, templates, claims, isolate=False)
+        _emit_assistant(run, g, templates, claims, isolate=False, base=base)
         plan.append((g, templates, claims))
     _record_plan(run, plan)
 
@@ -325,31 +327,24 @@ def _task_groups(run: Run, bindings: list[_Binding]) -> tuple[dict[str, _Group],
     substituted = tekton_workspaces.substituted(run.spec, pspec)
     pinned: dict[str, str] = {}
     ok = True
-    for section in ("tasks", "finally"):
-        tasks = pspec.get(section)
-        if not isinstance(tasks, list):
+    for section, i, task, uses in tekton_checks.task_uses(run, pspec, substituted):
+        used = [(ws, by_ws[ws]) for ws in uses.names if ws in by_ws]
+        if not used:
             continue
-        for i, task in enumerate(tasks):
-            if not isinstance(task, dict) or not isinstance(task.get("name"), str):
-                continue
-            uses = tekton_workspaces.task_workspaces(task, substituted)
-            used = [(ws, by_ws[ws]) for ws in uses.names if ws in by_ws]
-            if not used:
-                continue
-            if uses.child:
-                held = "; ".join(sorted({f"{_describe(g)}, assistant {g.assistant}" for _ws, g in used}))
-                msg = tekton_workspaces.child_pipeline_message(task["name"], [ws for ws, _g in used], held)
-                run.ctx.warning(run.item, f"{where}.{section}[{i}].workspaces", msg)
-                continue
-            distinct = {id(g): g for _ws, g in used}
-            if len(distinct) > 1:
-                _task_multi_claim(run, task["name"], f"{where}.{section}[{i}].workspaces", used)
-                ok = False
-                continue
-            g = used[0][1]
-            if task["name"] not in pinned:
-                pinned[task["name"]] = g.assistant
-                g.tasks.append(task["name"])
+        if uses.child:
+            held = "; ".join(sorted({f"{_describe(g)}, assistant {g.assistant}" for _ws, g in used}))
+            msg = tekton_workspaces.child_pipeline_message(task["name"], [ws for ws, _g in used], held)
+            run.ctx.warning(run.item, f"{where}.{section}[{i}].workspaces", msg)
+            continue
+        distinct = {id(g): g for _ws, g in used}
+        if len(distinct) > 1:
+            _task_multi_claim(run, task["name"], f"{where}.{section}[{i}].workspaces", used)
+            ok = False
+            continue
+        g = used[0][1]
+        if task["name"] not in pinned:
+            pinned[task["name"]] = g.assistant
+            g.tasks.append(task["name"])
     return (groups, pinned) if ok else None
 
 
@@ -569,7 +564,7 @@ def _template_from_vct(vct: dict[str, Any], binding: str, run_name: str, fixed: 
     out_md["labels"] = {**(md.get("labels") or {}), **fixed}
     if md.get("annotations"):
         out_md["annotations"] = dict(md["annotations"])
-    return {"metadata": out_md, "spec": copy.deepcopy(vct.get("spec") or {})}
+    return {"metadata": out_md, "spec": copy_data(vct.get("spec") or {})}  # plain already
 
 
 def _pipeline_spec(run: Run) -> tuple[dict[str, Any], str] | None:
@@ -582,12 +577,12 @@ def _pipeline_spec(run: Run) -> tuple[dict[str, Any], str] | None:
     ref = run.spec.get("pipelineRef")
     name = ref.get("name") if isinstance(ref, dict) else None
     remote = isinstance(ref, dict) and (ref.get("resolver") or ref.get("bundle"))
-    pipeline = None
-    if isinstance(name, str) and name and not remote:
-        pipeline = run.ctx.find("tekton.dev", "Pipeline", run.namespace, name)
-    if pipeline is not None and isinstance(pipeline.node, dict) and isinstance(pipeline.node.get("spec"), dict):
-        plain = yamlio.to_plain(pipeline.node["spec"])
-        tekton_checks.check_pipeline_shape(plain, "spec.pipelineRef", f"Pipeline {name}: spec")
+    pipeline = tekton_checks.referenced_pipeline(run)
+    plain = tekton_checks.referenced_spec(pipeline)
+    if pipeline is not None and plain is not None:
+        # the Pipeline's plain spec is shared by every run that names it, and checked once
+        assert pipeline.doc is not None
+        pipeline.doc.derived(("shape", name), lambda _node: tekton_checks.check_pipeline_shape(plain, "spec.pipelineRef", f"Pipeline {name}: spec"))
         return plain, "spec.pipelineRef"
     what = (
         f"Pipeline {name} (namespace {run.namespace or '<none>'}) is not in the input"
@@ -637,7 +632,20 @@ def _describe(g: _Group) -> str:
 # --------------------------------------------------------------------------- output
 
 
-def _emit_assistant(run: Run, g: _Group, templates: list[dict[str, Any]], claims: list[str], isolate: bool) -> None:
+def _emit_assistant(
+    run: Run, g: _Group, templates: list[dict[str, Any]], claims: list[str], isolate: bool, base: dict[str, Any] | None = None
+) -> None:
+    """Generate group g's assistant. `base`: _assistant_base(run), when the caller made it
+    for several assistants of the run."""
+    spec = assistant_mod.Spec(
+        name=g.assistant, claim_templates=templates, claims=claims, isolate=isolate, **(base or _assistant_base(run))
+    )
+    run.ctx.generate(run.item, assistant_mod.statefulset(spec, run.ctx.policy))
+
+
+def _assistant_base(run: Run) -> dict[str, Any]:
+    """What every assistant of a run takes from the run, as plain data (shared, read only,
+    by the assistants of one run: made once per run)."""
     labels = (run.node.get("metadata") or {}).get("labels")
     run_labels = {str(k): str(v) for k, v in labels.items()} if isinstance(labels, dict) else {}
     tpl = run.template()
@@ -646,26 +654,27 @@ def _emit_assistant(run: Run, g: _Group, templates: list[dict[str, Any]], claims
     pipeline_meta = None  # the referenced Pipeline's labels and generateName, when in the input
     if ref_plain and isinstance(ref_plain.get("name"), str) and not (ref_plain.get("resolver") or ref_plain.get("bundle")):
         pipeline = run.ctx.find("tekton.dev", "Pipeline", run.namespace, ref_plain["name"])
-        md = pipeline.node.get("metadata") if pipeline is not None and isinstance(pipeline.node, dict) else None
-        pipeline_meta = yamlio.to_plain(md) if isinstance(md, dict) else None
-    spec = assistant_mod.Spec(
-        name=g.assistant,
-        namespace=run.namespace,
-        owner_kind=run.kind,
-        owner_name=run.name,
-        run_labels=run_labels,
-        run_pod_template=yamlio.to_plain(tpl) if isinstance(tpl, dict) else {},
-        run_service_account=run.service_account(),
-        own_assistants=run.own_assistants(),
-        claim_templates=templates,
-        claims=claims,
-        isolate=isolate,
-        generate_name=run.item.meta.generate_name,
-        pipeline_ref=ref_plain,
-        embedded_pipeline=run.kind == "PipelineRun" and isinstance(run.spec.get("pipelineSpec"), dict),
-        pipeline_meta=pipeline_meta,
-    )
-    run.ctx.generate(run.item, assistant_mod.statefulset(spec, run.ctx.policy))
+        if pipeline is not None and pipeline.doc is not None:
+            # converted once per Pipeline, shared by the assistants of its runs (read only)
+            pipeline_meta = pipeline.doc.derived("plain metadata", _plain_metadata)
+    return {
+        "namespace": run.namespace,
+        "owner_kind": run.kind,
+        "owner_name": run.name,
+        "run_labels": run_labels,
+        "run_pod_template": yamlio.to_plain(tpl) if isinstance(tpl, dict) else {},
+        "run_service_account": run.service_account(),
+        "own_assistants": run.own_assistants(),
+        "generate_name": run.item.meta.generate_name,
+        "pipeline_ref": ref_plain,
+        "embedded_pipeline": run.kind == "PipelineRun" and isinstance(run.spec.get("pipelineSpec"), dict),
+        "pipeline_meta": pipeline_meta,
+    }
+
+
+def _plain_metadata(node: Any) -> dict[str, Any] | None:
+    md = node.get("metadata") if isinstance(node, dict) else None
+    return yamlio.to_plain(md) if isinstance(md, dict) else None
 
 
 def _record_plan(run: Run, groups: list[tuple[_Group, list[dict[str, Any]], list[str]]]) -> None:

@@ -17,7 +17,10 @@ from krm_fn.tekton_run import Run
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
+
+    from krm_fn.items import Item
 
 
 def valid(run: Run) -> bool:
@@ -108,16 +111,16 @@ def _valid_names(run: Run) -> bool:
     if run.name and len(run.name) <= 63:
         checks.append(("metadata.name", run.name, validation.dns1123_subdomain_errors(run.name)))
     if run.namespace:
-        checks.append(("metadata.namespace", run.namespace, validation.dns1123_label_errors(run.namespace)))
+        checks.append(("metadata.namespace", run.namespace, _errors(validation.dns1123_label_errors, run.namespace)))
     labels = md.get("labels") if isinstance(md, dict) else None
     for k, v in (labels or {}).items() if isinstance(labels, dict) else ():
-        key_errs = validation.qualified_name_errors(str(k))
+        key_errs = _errors(validation.qualified_name_errors, str(k))
         if key_errs:
             checks.append((f"metadata.labels[{k}]", str(k), ["the key: " + e for e in key_errs]))
         elif not isinstance(v, str):
             checks.append((f"metadata.labels[{k}]", str(v), [f"must be a string, not a {guards.type_name(v)}: quote it"]))
         else:
-            checks.append((f"metadata.labels[{k}]", v, validation.label_value_errors(v)))
+            checks.append((f"metadata.labels[{k}]", v, _errors(validation.label_value_errors, v)))
     for path, value, errs in checks:
         if errs and not _templated(run, value):
             import json  # here and below: json costs ~1 ms to import, and only messages need it
@@ -130,6 +133,23 @@ def _valid_names(run: Run) -> bool:
             )
             ok = False
     return ok
+
+
+# validation's answers by (check, value): namespaces and labels repeat across runs (cleared at
+# 4,096)
+_CHECKED: dict[tuple[Callable[[str], list[str]], str], list[str]] = {}
+
+
+def _errors(check: Callable[[str], list[str]], value: str) -> list[str]:
+    """check(value), once per value (the checks are functions of the string; the list is
+    only read)."""
+    errs = _CHECKED.get((check, value))
+    if errs is None:
+        errs = check(value)
+        if len(_CHECKED) >= 4096:
+            _CHECKED.clear()
+        _CHECKED[(check, value)] = errs
+    return errs
 
 
 def _templated(run: Run, value: str) -> bool:
@@ -182,24 +202,20 @@ def _check_task_workspaces(run: Run) -> bool:
     who = f"{owner}: " if owner else ""
     substituted = tekton_workspaces.substituted(run.spec, spec)
     ok = True
-    for key in ("tasks", "finally"):
-        tasks = spec.get(key)
-        for i, task in enumerate(tasks if isinstance(tasks, list) else []):
-            name = task.get("name") if isinstance(task, dict) else None
-            if not isinstance(name, str):
-                continue
-            uses = tekton_workspaces.task_workspaces(task, substituted)
-            for path, ref in uses.unreadable:
-                run.ctx.error(run.item, f"{prefix}.{key}[{i}].{path}", who + tekton_workspaces.unreadable_message(name, ref))
-                ok = False
-            for path, ws in uses.unbound:
-                run.ctx.warning(run.item, f"{prefix}.{key}[{i}].{path}", who + tekton_workspaces.unbound_message(name, ws))
+    for key, i, task, uses in task_uses(run, spec, substituted):
+        name = task["name"]
+        for path, ref in uses.unreadable:
+            run.ctx.error(run.item, f"{prefix}.{key}[{i}].{path}", who + tekton_workspaces.unreadable_message(name, ref))
+            ok = False
+        for path, ws in uses.unbound:
+            run.ctx.warning(run.item, f"{prefix}.{key}[{i}].{path}", who + tekton_workspaces.unbound_message(name, ws))
     return ok
 
 
 def _known_pipeline(run: Run) -> tuple[dict[str, Any], str, str] | None:
     """(pipeline spec, field path prefix for results, owner to name in messages) when the
-    spec is embedded or in the input; None otherwise (no result)."""
+    spec is embedded or in the input; None otherwise (no result). A referenced Pipeline's
+    spec is plain data, shared by the runs that name it: not to be edited."""
     embedded = run.spec.get("pipelineSpec")
     if isinstance(embedded, dict):
         return embedded, "spec.pipelineSpec", ""
@@ -207,9 +223,44 @@ def _known_pipeline(run: Run) -> tuple[dict[str, Any], str, str] | None:
     name = ref.get("name") if isinstance(ref, dict) and not (ref.get("resolver") or ref.get("bundle")) else None
     if not isinstance(name, str) or not name:
         return None
-    pipeline = run.ctx.find("tekton.dev", "Pipeline", run.namespace, name)
-    spec = pipeline.node.get("spec") if pipeline is not None and isinstance(pipeline.node, dict) else None
-    return (spec, "spec.pipelineRef", f"Pipeline {name}") if isinstance(spec, dict) else None
+    spec = referenced_spec(referenced_pipeline(run))
+    return (spec, "spec.pipelineRef", f"Pipeline {name}") if spec is not None else None
+
+
+def referenced_pipeline(run: Run) -> Item | None:
+    """The Pipeline the run names by pipelineRef (not a resolver or bundle), when it is in
+    the input."""
+    ref = run.spec.get("pipelineRef")
+    if not isinstance(ref, dict) or ref.get("resolver") or ref.get("bundle"):
+        return None
+    name = ref.get("name")
+    if not isinstance(name, str) or not name:
+        return None
+    return run.ctx.find("tekton.dev", "Pipeline", run.namespace, name)
+
+
+def referenced_spec(pipeline: Item | None) -> dict[str, Any] | None:
+    """A referenced Pipeline's spec as plain data (None when it is not a mapping), converted
+    once per reading of the Pipeline and shared by every run that names it: read only."""
+    if pipeline is None or pipeline.doc is None:
+        return None
+    return pipeline.doc.derived("plain spec", _plain_spec)
+
+
+def _plain_spec(node: Any) -> dict[str, Any] | None:
+    spec = node.get("spec") if isinstance(node, dict) else None
+    return yamlio.to_plain(spec) if isinstance(spec, dict) else None
+
+
+def task_uses(run: Run, spec: Any, substituted: frozenset[str]) -> list[tuple[str, int, dict[str, Any], tekton_workspaces.Uses]]:
+    """tekton_workspaces.pipeline_uses of the run's pipeline spec: for a referenced Pipeline
+    (`spec` its referenced_spec) found once per set of substituted workspaces and shared by
+    the runs that name it."""
+    pipeline = referenced_pipeline(run) if not isinstance(run.spec.get("pipelineSpec"), dict) else None
+    doc = pipeline.doc if pipeline is not None else None
+    if doc is None or spec is not referenced_spec(pipeline):
+        return tekton_workspaces.pipeline_uses(spec, substituted)
+    return doc.derived(("uses", substituted), lambda _node: tekton_workspaces.pipeline_uses(spec, substituted))
 
 
 def check_pipeline_shape(spec: Any, prefix: str, owner: str = "") -> None:
@@ -362,6 +413,8 @@ def warn_unplaceable(run: Run) -> None:
       pods was alive can end up on two nodes (or zones), and a task using both never runs."""
     for path, tpl in [(run.tpl_path, run.template()), *run.trs_templates()]:
         terms = _required_pod_affinity(tpl)
+        if len(terms) < 2:
+            continue  # ours beside one of the user's takes two terms at least
         ours = [t for t in terms if names.is_run_keyed_term(t) or names.pinned_assistant(t) is not None]
         mine = [t for t in terms if t not in ours]
         if ours and mine:
@@ -393,7 +446,9 @@ def warn_claims_bound_apart(run: Run, claims: list[str]) -> None:
 
 
 def _required_pod_affinity(tpl: Any) -> list[Any]:
+    """The terms as they are (only looked at: the term tests and `==` take a round-trip
+    tree's mappings and strings as they take plain ones)."""
     aff = tpl.get("affinity") if isinstance(tpl, dict) else None
     pa = aff.get("podAffinity") if isinstance(aff, dict) else None
     req = pa.get(_REQUIRED) if isinstance(pa, dict) else None
-    return [yamlio.to_plain(t) for t in req] if isinstance(req, list) else []
+    return list(req) if isinstance(req, list) else []

@@ -169,7 +169,7 @@ def pin(doc: Document, tpl: Any, aa: str, own: frozenset[str], path: str) -> Non
     """Append the required podAffinity term for `aa` (once), dropping our terms for other
     assistants of this run (left over from another mode), never touching user terms."""
     unpin(tpl, {aa}, own)
-    term = doc.safe(names.pin_term(aa))
+    term = names.pin_term(aa)  # made safe once, with what holds it
     aff = get_map(tpl, "affinity", path)
     if aff is None:
         set_key(doc, tpl, "affinity", doc.safe({"podAffinity": {REQUIRED: [term]}}))
@@ -182,7 +182,7 @@ def pin(doc: Document, tpl: Any, aa: str, own: frozenset[str], path: str) -> Non
     if req is None:
         set_key(doc, pa, REQUIRED, doc.safe([term]))
     elif not any(names.pinned_assistant(yamlio.to_plain(t)) == aa for t in req):
-        doc.append(req, term)
+        doc.append(req, doc.safe(term))
 
 
 def unpin(tpl: Any, keep: set[str], own: frozenset[str], keep_affinity: bool = False) -> bool:

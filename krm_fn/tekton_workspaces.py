@@ -106,6 +106,18 @@ def task_workspaces(task: Any, substituted: Collection[str] = ()) -> Uses:
     return uses
 
 
+def pipeline_uses(spec: Any, substituted: Collection[str] = ()) -> list[tuple[str, int, dict[str, Any], Uses]]:
+    """(section, index, task, what it uses) for every named pipeline task of a pipeline spec,
+    tasks then finally; what is not Tekton's shape is skipped."""
+    out = []
+    for section in ("tasks", "finally"):
+        tasks = spec.get(section) if isinstance(spec, dict) else None
+        for i, task in enumerate(_items(tasks)):
+            if isinstance(task, dict) and isinstance(task.get("name"), str):
+                out.append((section, i, task, task_workspaces(task, substituted)))
+    return out
+
+
 def substituted(run_spec: Any, pipeline_spec: Any) -> frozenset[str]:
     """The workspaces whose `$(workspaces.<name>.bound)` Tekton replaces in every pipeline
     task before it looks for propagated ones: those the run binds and the Pipeline declares."""

@@ -126,6 +126,19 @@ def dump_block(obj: Any, indent: int = 0, compact: bool = True) -> str:
     return "".join(out)
 
 
+def dump_entry(obj: Any, d: int) -> str:
+    """yamltext.indent_entry(dump_block(obj), d), emitted in place: a mapping's lines at
+    indent d + 2, the first one's after the dash (`- `) at indent d."""
+    if not isinstance(obj, dict) or any(k.__class__ is not str or scalar(k).startswith("...") for k in obj):
+        from krm_fn import yamltext
+
+        return yamltext.indent_entry(dump_block(obj), d)  # a line indent_entry takes for an end marker
+    out: list[str] = []
+    _emit(obj, d + 2, True, out)
+    out[0] = " " * d + "- " + out[0][d + 2 :]
+    return "".join(out)
+
+
 def _emit(obj: Any, ind: int, compact: bool, out: list[str]) -> None:
     pad = " " * ind
     if isinstance(obj, dict):
@@ -133,18 +146,19 @@ def _emit(obj: Any, ind: int, compact: bool, out: list[str]) -> None:
             out.append(pad + "{}\n")
             return
         cached = _SCALARS.get
+        append = out.append
         for k, v in obj.items():
             key = (cached(k) if k.__class__ is str else None) or scalar(k)
-            if isinstance(v, dict) and v:
-                out.append(f"{pad}{key}:\n")
+            if v.__class__ is str:  # most values, first
+                append(f"{pad}{key}: {cached(v) or scalar(v)}\n")
+            elif isinstance(v, dict) and v:
+                append(f"{pad}{key}:\n")
                 _emit(v, ind + 2, compact, out)
             elif isinstance(v, list) and v:
-                out.append(f"{pad}{key}:\n")
+                append(f"{pad}{key}:\n")
                 _emit(v, ind if compact else ind + 2, compact, out)
-            elif v.__class__ is str:
-                out.append(f"{pad}{key}: {cached(v) or scalar(v)}\n")
             else:
-                out.append(f"{pad}{key}: {_inline(v)}\n")
+                append(f"{pad}{key}: {_inline(v)}\n")
     elif isinstance(obj, list):
         if not obj:
             out.append(pad + "[]\n")
@@ -259,6 +273,12 @@ def _key_representer() -> Any:
     return KeyRepresenter
 
 
+def round_trip_used() -> bool:
+    """Whether this process made a round-trip or verifying loader (whose loads make
+    reference cycles: process.PausedGC collects them)."""
+    return bool(_RT) or _VERIFY is not None
+
+
 def rt_load(text: str) -> Any:
     y = rt_yaml()
     try:
@@ -309,13 +329,25 @@ def yamlsafe(value: Any) -> Any:
 def plain_safe(value: Any) -> Any:
     """yamlsafe() for plain data (the light path): plain dicts and lists, DQ for strings a
     YAML 1.1 reader would re-type."""
-    if isinstance(value, dict):
+    cls = value.__class__
+    if cls is str:
+        safe = _SAFE.get(value)
+        if safe is None:
+            safe = DQ(value) if is_ambiguous(value) else value
+            if len(_SAFE) >= 4096:
+                _SAFE.clear()
+            _SAFE[value] = safe
+        return safe
+    if cls is dict or (cls is not list and isinstance(value, dict)):
         return {k: plain_safe(v) for k, v in value.items()}
     if isinstance(value, list):
         return [plain_safe(v) for v in value]
-    if isinstance(value, str) and type(value) is str and is_ambiguous(value):
-        return DQ(value)
     return value
+
+
+# plain_safe of a str, by value (the same few strings are made safe for every run; cleared
+# at 4,096: a kept string is kept alive)
+_SAFE: dict[str, str] = {}
 
 
 def set_block_style(node: Any) -> None:

@@ -357,3 +357,24 @@ def test_a_resource_list_is_linear_in_its_items() -> None:
 
     assert ratio(lambda n: make(n, 0.05), 250) < BOUND
     assert ratio(lambda n: make(n, 1.0), 40) < BOUND
+
+
+def test_a_pipeline_named_by_many_runs_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Pipeline that every run of a package names (pipelineRef) is converted to plain data,
+    checked and asked what its tasks use once, however many runs name it (it was once per
+    run, and its metadata once per assistant: a package of 1,500 runs converted it 4,500
+    times)."""
+    from krm_fn import tekton_checks
+    from krm_fn import tekton_workspaces
+
+    def work(n: int) -> tuple[int, int, int]:
+        files = gen.package(n)
+        data = gen.package_resource_list(files).encode()
+        run = lambda: run_resource_list(data)  # noqa: E731
+        return (
+            calls(monkeypatch, tekton_checks, "_plain_spec", run),
+            calls(monkeypatch, tekton_checks, "check_pipeline_shape", run),
+            calls(monkeypatch, tekton_workspaces, "pipeline_uses", run),
+        )
+
+    assert work(4) == work(16) == (1, 1, 1)

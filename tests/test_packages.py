@@ -113,3 +113,28 @@ def test_nested_package_is_its_own(tmp_path: Path) -> None:
     assert code == 1, err
     assert kinds(outer / "run.yaml") == ["PipelineRun", "StatefulSet"]
     assert (inner / "run.yaml").read_text() == run_doc("r")
+
+
+def test_realpath_with_a_memo_of_directories_is_os_realpath(tmp_path: Path) -> None:
+    """packages.realpath resolves each directory once per memo; every path still resolves as
+    os.path.realpath resolves it (links to files and directories, relative and dangling
+    links, `..`, doubled slashes, the working directory)."""
+    import os
+
+    from krm_fn import packages
+
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "a" / "b" / "f.yaml").write_text("")
+    (tmp_path / "lnk").symlink_to(tmp_path / "a" / "b")
+    (tmp_path / "a" / "s.yaml").symlink_to(tmp_path / "a" / "b" / "f.yaml")
+    (tmp_path / "a" / "rel.yaml").symlink_to("b/f.yaml")
+    (tmp_path / "a" / "dangling.yaml").symlink_to("nowhere")
+    d = str(tmp_path)
+    cases = [
+        f"{d}/a/b/f.yaml", f"{d}/lnk/f.yaml", f"{d}/a/s.yaml", f"{d}/a/rel.yaml", f"{d}/a/dangling.yaml",
+        f"{d}/a/../a/b/f.yaml", f"{d}/a/b/..", f"{d}/a/b/.", "f.yaml", "./x.yaml", f"{d}/nope/x.yaml",
+        f"{d}//a//b//f.yaml", f"{d}/a/b/",
+    ]
+    dirs: dict[str, str] = {}
+    for c in cases * 2:
+        assert packages.realpath(c, dirs) == os.path.realpath(c), c

@@ -236,3 +236,69 @@ def test_plugin_bad_yaml_document() -> None:
     assert code == 1 and out == text
     line = CM.count("\n") + 3  # in the stream's lines
     assert "document 2 is not valid YAML: " in results[0].message and f"line {line}," in results[0].message
+
+
+# --------------------------------------------------------------------------- the check of a new text
+
+
+def _package(tmp_path: Path) -> tuple[Path, Path]:
+    from files_util import PIPELINE
+    from files_util import run_doc
+
+    (tmp_path / "pipeline.yaml").write_text(PIPELINE)
+    run = tmp_path / "run.yaml"
+    run.write_text(run_doc("r"))
+    (tmp_path / "policy.yaml").write_text(POLICY)
+    return run, tmp_path / "policy.yaml"
+
+
+def test_generated_documents_are_read_by_libyaml_before_a_file_is_replaced(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The block emitter's documents are read by nothing else: a generated document libyaml
+    refuses keeps the file as it was (the light writer's run is proven, the assistant not)."""
+    from files_util import cli
+
+    run, policy = _package(tmp_path)
+    before = run.read_text()
+    real = yamlio.dump_block
+
+    def broken(obj: object, *a: object, **k: object) -> str:
+        text = real(obj, *a, **k)  # type: ignore[arg-type]
+        return text + "broken: [\n" if isinstance(obj, dict) and obj.get("kind") == "StatefulSet" else text
+
+    monkeypatch.setattr(streams.yamlio, "dump_block", broken)
+    code, _out, err = cli(tmp_path, "--config", str(policy), str(run))
+    assert code == 1
+    assert "would not read back" in err
+    assert run.read_text() == before
+
+
+def test_documents_the_light_writer_read_back_are_not_read_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """libyaml reads only what nothing has read back: the generated documents of a file, not
+    its run (the light writer proved it) nor its untouched documents (checked when read)."""
+    from files_util import cli
+
+    from krm_fn import items as items_mod
+
+    run, policy = _package(tmp_path)
+    run.write_text(CM + "---\n" + run.read_text())
+    read: list[str] = []
+    real = items_mod.libyaml_reads
+
+    def spy(text: str) -> bool:
+        read.append(text)
+        return real(text)
+
+    monkeypatch.setattr(items_mod, "libyaml_reads", spy)
+    code, _out, err = cli(tmp_path, "--config", str(policy), str(run))
+    assert code == 1, err  # rewritten
+    written = [t for t in read if "StatefulSet" in t]
+    assert len(written) == 1
+    assert "kind: PipelineRun" not in written[0] and "kind: ConfigMap" not in written[0]
+    assert streams.split(run.read_text()).docs[2].body in written[0]
+
+
+@settings(database=None)
+@given(st.lists(st.sampled_from(["---", "--- ", "---\t# x", "...", "... x", "%YAML 1.2", "%", "a: ---", "  ---", "x...", "b: 1", "", "---x", "....", "-- -"]), max_size=12), st.lists(st.sampled_from(["\n", "\r\n", "\r", ""]), min_size=12, max_size=12))
+def test_special_lines_are_the_regular_expressions_matches(lines: list[str], ends: list[str]) -> None:
+    text = "".join(line + end for line, end in zip(lines, ends, strict=False))
+    assert [m.span() for m in streams.special_lines(text)] == [m.span() for m in streams._SPECIAL_LINE_RE.finditer(text)]

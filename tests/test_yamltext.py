@@ -3,7 +3,10 @@ dash (`- # comment`), as kpt sends it; before the dash, kpt (yaml.v3) would atta
 previous item and so write it into another file."""
 from __future__ import annotations
 
+import pytest
+
 from krm_fn import resourcelist
+from krm_fn import yamlio
 from krm_fn import yamltext
 
 
@@ -25,3 +28,22 @@ def test_unchanged_item_keeps_its_exact_text() -> None:
     text = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n# about a\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n"
     frame = resourcelist.parse(text)
     assert frame.items[0].render(frame.items_indent)[0] == "# about a\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n"
+
+
+@pytest.mark.parametrize("d", [0, 2, 4])
+@pytest.mark.parametrize(
+    "obj",
+    [
+        {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "a", "labels": {"x": "y"}}, "spec": {"l": [{"a": 1, "b": [1, "2"]}, [], {}], "e": {}}},
+        {},
+        {"...": 1, "b": 2},
+        {"a": "..."},
+        {1: "int key", "k": None},
+        ["a", {"b": 1}],
+        "scalar",
+    ],
+)
+def test_dump_entry_is_indent_entry_of_dump_block(obj: object, d: int) -> None:
+    """yamlio.dump_entry emits a generated object as an entry in one pass: the same text as
+    emitting it as a document and indenting that."""
+    assert yamlio.dump_entry(obj, d) == yamltext.indent_entry(yamlio.dump_block(obj), d)
