@@ -12,6 +12,8 @@ Every way of running (KRM stdin, kustomize plugin, files, explain) goes through 
 """
 from __future__ import annotations
 
+import re
+
 from krm_fn import assistant as assistant_mod
 from krm_fn import config as config_mod
 from krm_fn import guards
@@ -661,10 +663,46 @@ def _same_text(obj: dict[str, Any], ann: dict[str, str], existing: Item, d: int)
     text = yamlio.dump_block(placed)
     if not existing.document:
         text = yamltext.indent_entry(text, d)
-    if text != existing.text:
+    if text != existing.text and (existing.document or not _same_but_annotations(text, existing, merged, order, d)):
         return False
     ann.update(merged)
     return True
+
+
+def _same_but_annotations(text: str, existing: Item, merged: dict[str, str], order: list[str], d: int) -> bool:
+    """In a ResourceList from kpt, whose annotations kpt writes in its own quoting
+    (`config.kubernetes.io/index: '1'`): the texts are the same but for the lines of
+    `metadata.annotations`, and those hold the same data (the item's annotations as the scanner
+    read them, which is exactly what a reader sees: an annotation it is unsure of has the
+    item read whole)."""
+    old = existing.text
+    assert old is not None
+    a, b = _annotations_lines(text, d), _annotations_lines(old, d)
+    if a is None or b is None or text[: a[0]] != old[: b[0]] or text[a[1] :] != old[b[1] :]:
+        return False
+    return existing.meta.annotations == {k: merged[k] for k in order}
+
+
+def _annotations_lines(text: str, d: int) -> tuple[int, int] | None:
+    """(start, end) offsets of the lines of `metadata.annotations` in an entry whose dash sits
+    at `d` (block style: each key alone on its line, the entries on the lines below); None when
+    not found so."""
+    c = d + 2
+    if text.startswith(" " * d + "- metadata:\n"):
+        body = text.index("\n")
+    else:
+        md = text.find("\n" + " " * c + "metadata:\n")
+        if md < 0:
+            return None
+        body = md + 1 + c + len("metadata:")  # the newline that ends the metadata line
+    after = re.search(f"\n {{0,{c}}}[^ \n]", text[body:])  # the line after metadata's
+    md_end = body + after.start() if after else len(text)
+    key = "\n" + " " * (c + 2) + "annotations:\n"
+    start = text.find(key, body, md_end + 1)
+    if start < 0:
+        return None
+    end = re.search(f"\n {{0,{c + 2}}}[^ \n]", text[start + len(key) - 1 :])
+    return start + 1, (start + len(key) - 1 + end.start() + 1 if end else len(text))
 
 
 def _without_location(obj: Any) -> Any:
