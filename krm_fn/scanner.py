@@ -52,15 +52,22 @@ def _shallow_re(d: int) -> re.Pattern[str]:
     return _pattern("\\n( {0,%d}[^ \\n][^\\n]*)", 0, d + 1)
 
 
+_AT_INDENT: dict[int, re.Pattern[str]] = {}
+
+
 def _at_indent_re(c: int) -> re.Pattern[str]:
     """Non-comment lines indented exactly `c`: the keys of a block mapping. Groups: 1 a key,
     2 its inline value; 3 a sequence entry (an indentless list, the value of the key
-    before); 4 anything else (not a line this scanner understands)."""
-    return _pattern(
-        "\\n {%d}(?:([A-Za-z0-9_][A-Za-z0-9_./-]*) *:(?: +([^\\n]*?))? *|(-(?: [^\\n]*)?)|([^ \\n#][^\\n]*))(?=\\n)",
-        c,
-        0,
-    )
+    before); 4 anything else (not a line this scanner understands). Kept by indent (asked
+    three times per item)."""
+    p = _AT_INDENT.get(c)
+    if p is None:
+        p = _AT_INDENT[c] = _pattern(
+            "\\n {%d}(?:([A-Za-z0-9_][A-Za-z0-9_./-]*) *:(?: +([^\\n]*?))? *|(-(?: [^\\n]*)?)|([^ \\n#][^\\n]*))(?=\\n)",
+            c,
+            0,
+        )
+    return p
 
 
 def _between_re(lo: int, hi: int) -> re.Pattern[str]:
@@ -485,18 +492,20 @@ def _entries(text: str, a: int, b: int, ind: int, outer: int) -> list[tuple[str,
     if ind > outer + 1 and _between_re(outer + 1, ind - 1).search(text, a - 1, b):
         raise Unsure("a line indented less than the mapping's keys")
     out: list[tuple[str, Any, int, int]] = []
-    prev: tuple[str, str | None, int] | None = None  # key, value, body start
+    key = value = None
+    start = 0
     for m in _at_indent_re(ind).finditer(text, a - 1, b):
-        key = m.group(1)
-        if key is None:
-            if m.group(3) is not None:
+        k, v, dash, _other = m.groups()
+        if k is None:
+            if dash is not None:
                 continue  # an indentless sequence: the value of the key before
             raise Unsure("not a key")
-        if prev is not None:
-            out.append((prev[0], prev[1], prev[2], m.start() + 1))
-        prev = (key, m.group(2), m.end() + 1)
-    if prev is not None:
-        out.append((prev[0], prev[1], min(prev[2], b), b))
+        s, e = m.span()
+        if key is not None:
+            out.append((key, value, start, s + 1))
+        key, value, start = k, v, e + 1
+    if key is not None:
+        out.append((key, value, min(start, b), b))
     return out
 
 
