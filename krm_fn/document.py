@@ -136,10 +136,13 @@ class LightDocument(Document):
         self._nodes = [e.node for e in self._layout.order]
         self._layout = self._read = None
 
-    def written(self) -> WrittenDocument | None:
+    def written(self, fresh: bool = False) -> WrittenDocument | None:
         """What is left to keep once this document is written and done with (None when its
-        text was not written for the data as it is now)."""
-        if self._rendered is None or not self.source or self._rendered[0] != fingerprint(self.data):
+        text was not written for the data as it is now; `fresh`: the caller rendered it just
+        now, nothing changed since)."""
+        if self._rendered is None or not self.source:
+            return None
+        if not fresh and self._rendered[0] != fingerprint(self.data):
             return None
         return WrittenDocument(self._rendered[1], self.source, self._indent)
 

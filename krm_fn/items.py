@@ -123,18 +123,18 @@ class Item(Record):
             self.was_read = True
         return self.doc.data
 
-    def release(self) -> None:
+    def release(self, just_written: bool = False) -> None:
         """After the item's transform: drop a light reading that nothing changed (the output
         is the item's text, and a later lookup reads the text again: the same data), or keep
         only the text of a changed one (written already: LightDocument.written; compacted
         when not written yet). A large list holds one object's reading at a time instead of
-        all of them."""
+        all of them. `just_written`: the caller found it changed and rendered it just now."""
         if self.text is None or not isinstance(self.doc, LightDocument):
             return
-        if not self.doc.changed:
+        if not just_written and not self.doc.changed:
             self.doc = None
             return
-        done = self.doc.written()
+        done = self.doc.written(fresh=just_written)
         if done is not None:
             self.doc = done
         else:

@@ -392,7 +392,7 @@ def _dispatch(item: Item, ctx: Context) -> None:
         item.load_round_trip()
         _transform(handler, item, ctx)
         return
-    item.release()  # written: what only another writing needs can go
+    item.release(just_written=True)  # written: what only another writing needs can go
 
 
 def _load(item: Item, ctx: Context, light: bool, named: bool) -> bool:
