@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from krm_fn import yamltext
 from krm_fn.errors import Unsure
 from krm_fn.lite import _ASCII_PRINTABLE
 from krm_fn.lite import _KEY_RE
@@ -62,16 +63,7 @@ class _Writer:
     # --- edits
 
     def apply(self) -> list[str]:
-        out: list[str] = []
-        at = 0
-        for start, end, new in sorted(self.edits, key=lambda e: (e[0], e[1])):
-            if start < at:
-                raise Unsure("overlapping edits")
-            out.extend(self.lines[at:start])
-            out.extend(new)
-            at = end
-        out.extend(self.lines[at:])
-        return out
+        return yamltext.splice_lines(self.lines, self.edits)
 
     def _followed_by_content(self, k: int) -> None:
         """An edit that ends after line k must not be followed by a comment or blank line:

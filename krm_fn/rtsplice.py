@@ -153,16 +153,7 @@ class _Writer:
     # --- edits
 
     def apply(self) -> list[str]:
-        out: list[str] = []
-        at = 0
-        for start, end, new in sorted(self.edits, key=lambda e: (e[0], e[1])):
-            if start < at:
-                raise Unsure("overlapping edits")
-            out.extend(self.lines[at:start])
-            out.extend(new)
-            at = end
-        out.extend(self.lines[at:])
-        return out
+        return yamltext.splice_lines(self.lines, self.edits)
 
     def _prefix_blank(self, line: int, col: int) -> bool:
         return not self.lines[line][: col + self.cut].strip()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from krm_fn.errors import Unsure
+
 DASH_RE = re.compile(r"( *)-(?=[ \n]|$)")
 
 
@@ -122,3 +124,19 @@ def unentry(text: str) -> str:
         else:
             out.append(line)
     return "".join(out)
+
+
+def splice_lines(lines: list[str], edits: list[tuple[int, int, list[str]]]) -> list[str]:
+    """`lines` with each edit (start, end, new lines) replacing lines[start:end]; the
+    splicing writers' last step (litesplice, rtsplice). Raises errors.Unsure when two edits
+    overlap."""
+    out: list[str] = []
+    at = 0
+    for start, end, new in sorted(edits, key=lambda e: (e[0], e[1])):
+        if start < at:
+            raise Unsure("overlapping edits")
+        out.extend(lines[at:start])
+        out.extend(new)
+        at = end
+    out.extend(lines[at:])
+    return out
