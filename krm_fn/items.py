@@ -19,6 +19,7 @@ from krm_fn.document import RoundTripDocument
 from krm_fn.errors import InputError
 from krm_fn.errors import Unsure
 from krm_fn.record import Record
+from krm_fn.yamltext import detect_indent
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -330,36 +331,6 @@ def _body(lines: list[str]) -> tuple[list[str], int]:
     body = lines[k + 1 :]
     c = _child_indent(body)
     return body, c if c >= 0 else d + 2
-
-
-def detect_indent(body: list[str], c: int) -> tuple[int, int, int]:
-    """(mapping, sequence, offset) for ruamel, read off the item's own text."""
-    mapping = 0
-    seq: tuple[int, int] | None = None
-    prev_key_indent = -1
-    for line in body:
-        stripped = line.lstrip(" ")
-        bare = stripped.strip()
-        if not bare or bare[0] == "#":  # yamltext.is_blank_or_comment, inline
-            continue
-        ind = len(line) - len(stripped)
-        if stripped.startswith("- ") or stripped.rstrip() == "-":
-            if seq is None and prev_key_indent >= 0 and ind >= prev_key_indent:
-                off = ind - prev_key_indent
-                seq = (off + 2, off) if off else (2, 0)
-            prev_key_indent = -1
-            continue
-        if ind > c and mapping == 0 and prev_key_indent >= 0 and ind > prev_key_indent:
-            mapping = ind - prev_key_indent
-        prev_key_indent = ind if stripped.rstrip().endswith(":") else -1
-        if mapping and seq:
-            break
-    m = mapping or 2
-    s, o = seq if seq else (m, 0)
-    if o:
-        s = max(s, m + o) if s < o + 2 else s
-    return (m, s, o)
-
 
 
 def check_syntax(chunk: str) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 
 from krm_fn import lite
+from krm_fn import yamltext
 from krm_fn.errors import Unsure
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
@@ -132,7 +133,7 @@ def _key_line(lines: list[str], a: int, b: int, k: int, key: str) -> tuple[int, 
 
 def _read_entry(lines: list[str], k: int, key: str) -> Any:
     """The value of the one `key:` entry these lines hold, read by lite's reader."""
-    m, o = _indents(lines, k)
+    m, _s, o = yamltext.detect_indent(lines, k)
     r = lite._Reader(lines, m, o, k)
     r.skip()
     data, _pos = r.mapping(k)
@@ -140,26 +141,3 @@ def _read_entry(lines: list[str], k: int, key: str) -> Any:
     if r.i < r.n or list(data) != [key]:
         raise Unsure("peek")
     return data[key]
-
-
-def _indents(lines: list[str], k: int) -> tuple[int, int]:
-    """(mapping indent, sequence offset) as these lines have them (lite checks every line
-    against them)."""
-    m = o = -1
-    prev_key = -1
-    for line in lines:
-        t = line.lstrip(" ")
-        if not t or t[0] == "#":
-            continue
-        ind = len(line) - len(t)
-        if t[0] == "-" and (len(t) == 1 or t[1] == " "):
-            if o < 0 and prev_key >= 0 and ind >= prev_key:
-                o = ind - prev_key
-            prev_key = -1
-            continue
-        if m < 0 and prev_key >= 0 and ind > prev_key:
-            m = ind - prev_key
-        prev_key = ind if t.rstrip().endswith(":") else -1
-        if m >= 0 and o >= 0:
-            break
-    return (m if m > 0 else 2), (o if o >= 0 else 0)
