@@ -238,11 +238,21 @@ class WrittenDocument(Document):
     def as_plain(self) -> Any:
         return self.data
 
+    # an edit goes to the reading of the text written, whose own methods make and write it
     def new_map(self) -> Any:
-        return {}
+        return self._reading().new_map()
 
     def safe(self, value: Any) -> Any:
-        return yamlio.plain_safe(value)
+        return self._reading().safe(value)
+
+    def append(self, seq: Any, value: Any) -> None:
+        self._reading().append(seq, value)
+
+    def add_key(self, m: Any, key: str, value: Any) -> None:
+        self._reading().add_key(m, key, value)
+
+    def replace_key(self, m: Any, old: str, new: str, value: Any) -> None:
+        self._reading().replace_key(m, old, new, value)
 
     def render(self, d: int) -> tuple[str, bool]:
         return (self.text, True) if self._doc is None else self._doc.render(d)

@@ -523,7 +523,11 @@ def test_a_written_document_keeps_its_text_and_reads_it_when_looked_at() -> None
     assert item.before["metadata"]["labels"] == {"a": "b"}
     assert item.node == data  # read from the text written
     item.node["spec"]["params"][0]["value"] = "z"
+    assert item.doc is not None
+    item.doc.add_key(item.node["metadata"], "annotations", item.doc.safe({"k": "v"}))  # edits go to the reading
     whole = _light(_COMPACT_ITEM)
     whole.data["metadata"]["labels"]["c"] = "d"
     whole.data["spec"]["params"][0]["value"] = "z"
+    whole.add_key(whole.data["metadata"], "annotations", whole.safe({"k": "v"}))
     assert item.render(0)[0] == whole.render(0)[0]
+    assert "annotations:" in whole.render(0)[0]
