@@ -660,9 +660,7 @@ def _same_text(obj: dict[str, Any], ann: dict[str, str], existing: Item, d: int)
         return False
     md = obj["metadata"]
     placed = {**obj, "metadata": {**md, "annotations": {k: merged[k] for k in order}}}
-    text = yamlio.dump_block(placed)
-    if not existing.document:
-        text = yamltext.indent_entry(text, d)
+    text = yamlio.dump_block(placed) if existing.document else yamlio.dump_entry(placed, d)
     if text != existing.text and (existing.document or not _same_but_annotations(text, existing, merged, order, d)):
         return False
     ann.update(merged)
@@ -695,14 +693,14 @@ def _annotations_lines(text: str, d: int) -> tuple[int, int] | None:
         if md < 0:
             return None
         body = md + 1 + c + len("metadata:")  # the newline that ends the metadata line
-    after = re.search(f"\n {{0,{c}}}[^ \n]", text[body:])  # the line after metadata's
-    md_end = body + after.start() if after else len(text)
+    after = re.compile(f"\n {{0,{c}}}[^ \n]").search(text, body)  # the line after metadata's
+    md_end = after.start() if after else len(text)
     key = "\n" + " " * (c + 2) + "annotations:\n"
     start = text.find(key, body, md_end + 1)
     if start < 0:
         return None
-    end = re.search(f"\n {{0,{c + 2}}}[^ \n]", text[start + len(key) - 1 :])
-    return start + 1, (start + len(key) - 1 + end.start() + 1 if end else len(text))
+    end = re.compile(f"\n {{0,{c + 2}}}[^ \n]").search(text, start + len(key) - 1)
+    return start + 1, (end.start() + 1 if end else len(text))
 
 
 def _without_location(obj: Any) -> Any:

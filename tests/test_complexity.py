@@ -282,16 +282,20 @@ def test_steady_state_in_every_mode_regenerates_and_reparses_nothing(tmp_path: P
     from krm_fn import yamlio
 
     def emitted_kinds(run: Callable[[], object]) -> list[str]:
+        """The kinds of the objects emitted (as a document, or as a list's entry)."""
         kinds: list[str] = []
-        real = yamlio.dump_block
 
-        def spy(obj: Any, *a: Any, **k: Any) -> str:
-            if isinstance(obj, dict) and "kind" in obj:
-                kinds.append(str(obj["kind"]))
-            return real(obj, *a, **k)
+        def spy(real: Callable[..., str]) -> Callable[..., str]:
+            def emitted(obj: Any, *a: Any, **k: Any) -> str:
+                if isinstance(obj, dict) and "kind" in obj:
+                    kinds.append(str(obj["kind"]))
+                return real(obj, *a, **k)
+
+            return emitted
 
         with monkeypatch.context() as m:
-            m.setattr(yamlio, "dump_block", spy)
+            m.setattr(yamlio, "dump_block", spy(yamlio.dump_block))
+            m.setattr(yamlio, "dump_entry", spy(yamlio.dump_entry))
             run()
         return kinds
 
