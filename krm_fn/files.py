@@ -91,8 +91,9 @@ def _file_error(name: str, message: str) -> Result:
 # --------------------------------------------------------------------------- read and decide
 
 
-def read_files(names: list[str]) -> tuple[list[FileState], list[Result]]:
-    """Read, decode and split every file; a file that cannot be read fails on its own."""
+def read_files(names: list[str], defer: bool = False) -> tuple[list[FileState], list[Result]]:
+    """Read, decode and split every file; a file that cannot be read fails on its own.
+    `defer`: without the syntax check of the documents (streams.make_items)."""
     files: list[FileState] = []
     results: list[Result] = []
     seen: set[str] = set()
@@ -118,7 +119,7 @@ def read_files(names: list[str]) -> tuple[list[FileState], list[Result]]:
         try:
             text = _decode(data)
             stream = streams.split(text, name)
-            streams.make_items(stream)
+            streams.make_items(stream, defer)
         except InputError as e:
             f.failed = True
             message = f"{name}: {e}" if not str(e).startswith(name) else str(e)
@@ -162,7 +163,8 @@ def _decode(data: bytes) -> str:
         raise InputError(
             f"is not UTF-8 text (byte 0x{data[e.start]:02x} at offset {e.start})"
         ) from None
-    resourcelist.check_printable(text, "")
+    if not resourcelist.printable_ascii(data):
+        resourcelist.check_printable(text, "")
     return text
 
 
@@ -213,15 +215,24 @@ def _unique(names: list[str]) -> list[str]:
     return out
 
 
-def _run_package(pkg: packages.Package, override: Any, light: bool) -> FilesOutcome:
-    files, read_errors = read_files(pkg.given)
-    context, _unreadable = read_files(pkg.context)  # what cannot be read is simply not context
+def _run_package(pkg: packages.Package, override: Any, light: bool, defer: bool = True) -> FilesOutcome:
+    """`defer`: the files are read without the syntax check of their documents, which is
+    made after the first pass only of what nothing read (streams.check_deferred). Should
+    that pass report any error, or a file fail the check, the package is read and rendered
+    again with every file checked as it is read: the outcome, messages included, is then
+    exactly that of the eager reading, which the deferred one only skips work of."""
+    files, read_errors = read_files(pkg.given, defer)
+    context, _unreadable = read_files(pkg.context, defer)  # what cannot be read is simply not context
     errors: list[Result] = list(read_errors)
+    if defer and (errors or any(f.failed for f in context)):
+        return _run_package(pkg, override, light, defer=False)
     if override is not None:
         policy: Any = override
     else:
         policy, problem = _package_policy(pkg, files + context)
         if problem is not None:
+            if defer:
+                return _run_package(pkg, override, light, defer=False)
             for f in files:
                 if not f.failed:
                     f.failed = True
@@ -247,6 +258,11 @@ def _run_package(pkg: packages.Package, override: Any, light: bool) -> FilesOutc
             streams.resource_list_of([f.stream for f in live + extra if f.stream is not None], policy),
             light=light,
         )
+        if defer and (
+            any(r.severity == "error" for r in outcome.results)
+            or not all(streams.check_deferred(f.stream) for f in live + extra if f.stream is not None)
+        ):
+            return _run_package(pkg, override, light, defer=False)
         dropped = _drop_broken_context(outcome.results, extra)
         if dropped:
             extra = [f for f in extra if f not in dropped]

@@ -91,7 +91,7 @@ class Item(Record):
         # list kpt serialized): parser messages are given in that file's lines
         self.line: int | None = None
         self.document = document
-        self.was_read = doc is not None  # a reader took the text (it is YAML)
+        self.was_read = doc is not None  # a reader took the text, or it is the emitter's (it is YAML)
 
     @property
     def node(self) -> Any:

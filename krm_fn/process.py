@@ -661,7 +661,9 @@ def _same_text(obj: dict[str, Any], ann: dict[str, str], existing: Item, d: int)
     md = obj["metadata"]
     placed = {**obj, "metadata": {**md, "annotations": {k: merged[k] for k in order}}}
     text = yamlio.dump_block(placed) if existing.document else yamlio.dump_entry(placed, d)
-    if text != existing.text and (existing.document or not _same_but_annotations(text, existing, merged, order, d)):
+    if text == existing.text:
+        existing.was_read = True  # the emitter's own text: YAML, no syntax check needed
+    elif existing.document or not _same_but_annotations(text, existing, merged, order, d):
         return False
     ann.update(merged)
     return True

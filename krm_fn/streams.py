@@ -63,7 +63,7 @@ class Doc(Record):
 class Stream(Record):
     """A split stream. `name` is the path annotation of its documents (None for stdin)."""
 
-    __slots__ = ("name", "docs", "tail", "newline", "bom", "raw")
+    __slots__ = ("name", "docs", "tail", "newline", "bom", "raw", "deferred")
 
     def __init__(
         self, name: str | None, docs: list[Doc], tail: str, newline: str = "\n", bom: str = "", raw: str = ""
@@ -74,6 +74,7 @@ class Stream(Record):
         self.newline = newline
         self.bom = bom
         self.raw = raw
+        self.deferred = False  # made into items without the syntax check: see check_deferred
 
     @property
     def items(self) -> list[Item]:
@@ -172,11 +173,14 @@ def split(text: str, name: str | None = None) -> Stream:
 unentry = yamltext.unentry
 
 
-def make_items(stream: Stream) -> None:
+def make_items(stream: Stream, defer: bool = False) -> None:
     """Read every document's identity; Kubernetes objects get an item, whose text is the
     document itself (made into a `- ` entry only when the item is read). Raises InputError
-    naming the document."""
-    checked = _reads_whole(stream)
+    naming the document. `defer`: leave out the syntax check of the documents, which
+    check_deferred() makes later of those nothing has read by then (the caller must call it
+    before it trusts the stream, and read the file again without `defer` when it fails)."""
+    stream.deferred = defer
+    checked = defer or _reads_whole(stream)
     for doc in stream.docs:
         where = f"{stream.name or 'stdin'}: document {doc.number + 1}"
         item = _document_item(doc.body, where, doc.line, checked)
@@ -220,6 +224,61 @@ def _reads_whole(stream: Stream) -> bool:
     return items_mod.libyaml_reads(text)
 
 
+def check_deferred(stream: Stream) -> bool:
+    """After a stream made into items with `defer` was processed: whether it passes the
+    syntax check make_items() left out. A document some reader took whole (the light reader,
+    the round-trip loader) or found to be exactly the text the emitter writes is YAML
+    (Item.was_read) and needs no check: in a rendered repository that is every run and every
+    placeholder, and the check of the files cost a tenth of a re-render. Only when some
+    document is not known so, or the text between the documents is more than comments and
+    bare markers, is the file checked as make_items() checks it. False: the caller reads the
+    file again without `defer`, which reports the document as before."""
+    if not stream.deferred:
+        return True
+    stream.deferred = False
+    if all(d.item is not None and d.item.was_read and _plain_separator(d.sep) for d in stream.docs) and _plain_separator(
+        stream.tail
+    ):
+        return True
+    if _reads_whole(stream):
+        return True
+    try:
+        for doc in stream.docs:
+            if doc.item is None or not doc.item.was_read:
+                _check_document(doc.body.replace("\r\n", "\n") if "\r" in doc.body else doc.body, "", doc.line)
+    except InputError:
+        return False
+    return True
+
+
+def _plain_separator(text: str) -> bool:
+    """Whether the text between two documents is nothing but blank lines, comment lines and
+    bare `---` / `...` markers (each line ended: a document that starts on its marker line,
+    `--- !!map`, is checked)."""
+    if not text:
+        return True
+    if not text.endswith("\n"):
+        return False
+    for line in text.splitlines():
+        s = line.strip()
+        if not s or s.startswith("#"):
+            continue
+        marker, rest = s[:3], s[3:]
+        if marker in ("---", "...") and (not rest or (rest[0] in " \t" and rest.lstrip().startswith("#"))):
+            continue
+        return False
+    return True
+
+
+def _check_document(text: str, where: str, line: int) -> None:
+    """make_items()'s syntax check of one document (its text with LF line ends)."""
+    try:
+        items_mod.check_syntax(yamltext.entry_of(text))  # an object no transform reads is echoed as it is
+    except InputError as e:
+        msg = items_mod.in_file_lines(_after_colon(str(e)), line)
+        raise InputError(f"{where} is not valid YAML: {msg}") from None
+
+
 def _document_item(body: str, where: str, line: int, checked: bool = False) -> Item:
     """The item of one document: the document as its text, its identity read by the
     scanner (or by parsing the document when the scanner is unsure of it). `checked`: the
@@ -235,11 +294,7 @@ def _document_item(body: str, where: str, line: int, checked: bool = False) -> I
     item = scanner.make_document_item(0, text)
     item.line = line
     if not checked:
-        try:
-            items_mod.check_syntax(item.entry_text())  # an object no transform reads is echoed as it is
-        except InputError as e:
-            msg = items_mod.in_file_lines(_after_colon(str(e)), line)
-            raise InputError(f"{where} is not valid YAML: {msg}") from None
+        _check_document(text, where, line)
     if item.complex_meta:
         # flow style or JSON: read it now, so its identity is known before process runs
         try:

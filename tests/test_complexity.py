@@ -411,3 +411,21 @@ def test_a_placeholder_in_kpts_quoting_is_not_read_whole(monkeypatch: pytest.Mon
     edited = kpt_style.replace("      replicas: 1\n", "      replicas: 3\n", 1)
     out3, _, _ = run_resource_list(edited.encode())
     assert "replicas: 3" not in out3
+
+
+def test_a_rendered_package_is_syntax_checked_only_where_nothing_read_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Re-rendering the benchmark's package: every run is read whole and every placeholder
+    equals the emitter's text, so their files need no libyaml pass of their own
+    (streams.check_deferred): the passes are those of the few other files, however many
+    runs there are (exact counts; one pass per run file before)."""
+    from krm_fn import items as items_mod
+    from krm_fn import streams
+
+    monkeypatch.setattr(streams, "_LIGHT_CHECK_BUDGET", [0])  # every file's check by libyaml
+    counts = []
+    for n in (6, 24):
+        args = _package(tmp_path / f"pkg{n}", n)
+        assert _quiet(args) == 1
+        check = ["--check", *args]
+        counts.append(calls(monkeypatch, items_mod, "libyaml_reads", lambda c=check: _assert_unchanged(_quiet(c))))
+    assert 0 < counts[0] == counts[1] < 6

@@ -164,3 +164,68 @@ def test_owner_is_kept_when_the_file_is_replaced(tmp_path: Path) -> None:
     assert code == 1, err
     assert (run.stat().st_uid, run.stat().st_gid) == owner
     assert kinds(run) == ["PipelineRun", "StatefulSet"]
+
+
+# --------------------------------------------------------------------------- the deferred syntax check
+
+_BROKEN_CONFIGMAP = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: broken\ndata:\n  a: "never closed\n  b: [1, 2\n'
+
+
+@pytest.mark.parametrize(
+    "files, broken",
+    [
+        # a run's file with an object no transform reads that is not YAML
+        ({"run.yaml": run_doc("r") + "---\n" + _BROKEN_CONFIGMAP, "pipeline.yaml": PIPELINE}, "run.yaml"),
+        # the broken object alone in a file the runs do not need
+        ({"run.yaml": run_doc("r"), "pipeline.yaml": PIPELINE, "cm.yaml": _BROKEN_CONFIGMAP}, "cm.yaml"),
+        # the Pipeline's file holds it: the runs read the Pipeline, not its neighbour
+        ({"run.yaml": run_doc("r"), "pipeline.yaml": PIPELINE + "---\n" + _BROKEN_CONFIGMAP}, "pipeline.yaml"),
+        # a document that is no object (a plain list), a flow document on its marker line
+        ({"run.yaml": run_doc("r") + "---\n- a\n- [b\n", "pipeline.yaml": PIPELINE}, "run.yaml"),
+        ({"run.yaml": run_doc("r") + "--- {a: [1}\n", "pipeline.yaml": PIPELINE}, "run.yaml"),
+        # a broken policy document beside the runs
+        (
+            {
+                "run.yaml": run_doc("r"),
+                "pipeline.yaml": PIPELINE,
+                "policy.yaml": "apiVersion: fn.kpt.dev/v1alpha1\nkind: CoschedulePolicy\nmetadata:\n  name: p\nspec: {coschedule: [\n",
+            },
+            "policy.yaml",
+        ),
+        # all well: a directive and end markers, comments between the documents
+        ({"run.yaml": "%YAML 1.2\n---\n" + run_doc("r") + "...\n", "pipeline.yaml": PIPELINE}, None),
+        ({"run.yaml": run_doc("r") + "---\n# a comment\n...\n", "pipeline.yaml": PIPELINE + "--- # next\n" + run_doc("s")}, None),
+    ],
+    ids=["run-file", "own-file", "pipeline-file", "not-an-object", "flow-marker", "policy", "directive", "clean"],
+)
+def test_the_deferred_syntax_check_decides_as_the_eager_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, str], broken: str | None
+) -> None:
+    """Files mode reads the files without the syntax check of each document, and checks
+    after the first pass only the documents nothing read (streams.check_deferred); when
+    that or the pass finds anything wrong, the package is rendered again with every file
+    checked as it is read. Either way the outcome is the eager reading's: the same files
+    written with the same text, the same exit code and the same messages, on the first
+    render and on the re-render of what it wrote."""
+    from krm_fn import files as files_mod
+
+    real = files_mod._run_package
+    outcomes = {}
+    for defer in (True, False):
+        d = tmp_path / ("deferred" if defer else "eager")
+        d.mkdir()
+        for name, text in files.items():
+            (d / name).write_text(text)
+        seen = []
+        for _ in range(2):  # the first render, then the re-render of what it wrote
+            with monkeypatch.context() as m:
+                m.setattr(files_mod, "_run_package", lambda pkg, o, light, defer=True, on=defer: real(pkg, o, light, defer and on))
+                code, out, err = cli(d, ".")
+            seen.append((code, out, err.replace(str(d), "<dir>"), {p.name: p.read_text() for p in sorted(d.iterdir())}))
+        outcomes[defer] = seen
+    assert outcomes[True] == outcomes[False]
+    code, _out, err, after = outcomes[True][0]
+    if broken is None:
+        assert code == 1 and after["run.yaml"] != files["run.yaml"], err  # rendered
+    else:
+        assert f"{broken}: document" in err and "is not valid YAML" in err and after[broken] == files[broken], err
