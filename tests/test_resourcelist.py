@@ -522,3 +522,22 @@ def test_int_and_bool_keys_in_one_mapping_are_two_keys(fast: bool) -> None:
     dup = HEAD + "items:\n" + PIPELINERUN.replace("    name: build\n", "    name: build\n    annotations:\n      1: a\n      1: b\n") + per_run
     out, _outcome, code = run_resource_list(dup.encode())
     assert code == 1 and "duplicate key '1'" in out
+
+
+def test_the_ascii_fast_path_agrees_with_the_printable_check() -> None:
+    """printable_ascii() (bytes, one C pass) passes exactly the ASCII texts check_printable()
+    passes: every ASCII character alone and inside a line, and a non-ASCII text is left to
+    check_printable()."""
+    from krm_fn.errors import InputError
+    from krm_fn.resourcelist import check_printable
+    from krm_fn.resourcelist import printable_ascii
+
+    for c in range(128):
+        for data in (bytes([c]), b"a: b" + bytes([c]) + b"c\n"):
+            try:
+                check_printable(data.decode())
+                ok = True
+            except InputError:
+                ok = False
+            assert printable_ascii(data) == ok, data
+    assert not printable_ascii("a: é\n".encode())
