@@ -144,7 +144,9 @@ class LightDocument(Document):
             return None
         if not fresh and self._rendered[0] != fingerprint(self.data):
             return None
-        return WrittenDocument(self._rendered[1], self.source, self._indent)
+        text = self._rendered[1]
+        as_document = self._document[1] if self._document is not None and self._document[0] is text else None
+        return WrittenDocument(text, self.source, self._indent, as_document)
 
     @property
     def before(self) -> Any:
@@ -205,12 +207,13 @@ class WrittenDocument(Document):
     look at the object again, the text written is read (the same data: the writer read it
     back when it wrote it); an edit after that is spliced into that text."""
 
-    def __init__(self, text: str, source: str, indent: tuple[int, int]) -> None:
+    def __init__(self, text: str, source: str, indent: tuple[int, int], as_document: str | None = None) -> None:
         self.text = text
         self.source = source
         self._indent = indent
         self._doc: LightDocument | None = None
         self._before: Any = None
+        self._as_document = as_document  # the text as a document (files mode), once made
 
     def _reading(self) -> LightDocument:
         if self._doc is None:
@@ -256,6 +259,13 @@ class WrittenDocument(Document):
 
     def render(self, d: int) -> tuple[str, bool]:
         return (self.text, True) if self._doc is None else self._doc.render(d)
+
+    def render_document(self) -> tuple[str, bool]:
+        if self._doc is not None:
+            return self._doc.render_document()
+        if self._as_document is None:
+            self._as_document = yamltext.unentry(self.text)  # files mode asks twice per run
+        return self._as_document, True
 
 
 def fingerprint(data: Any) -> tuple[int, int]:

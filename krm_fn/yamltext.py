@@ -109,8 +109,25 @@ def entry_of(body: str) -> str:
     return "".join(out)
 
 
+# what unentry() must look at line by line: a line ended by a break other than LF (splitlines()
+# ends lines there too), or a blank line other than two spaces and its LF (it becomes empty)
+_UNENTRY_SLOW = re.compile("[\r\v\f\x1c-\x1e\x85\u2028\u2029]|\n(?!  \n)[^\\S\n]+(?=\n|$)")
+
+
 def unentry(text: str) -> str:
     """Reverse of indent_entry(dumped, 0): the document text of an item entry."""
+    if text.startswith("- "):
+        # the common case in C: every other line loses its two leading spaces (a line with
+        # fewer is kept; a blank one becomes empty, which only a blank line of other than
+        # two spaces needs the loop below for)
+        eol = text.find("\n") + 1
+        if eol and _UNENTRY_SLOW.search(text) is None:
+            return text[2:eol] + ("\n" + text[eol:]).replace("\n  ", "\n")[1:]
+    return unentry_lines(text)
+
+
+def unentry_lines(text: str) -> str:
+    """unentry(), line by line."""
     out: list[str] = []
     dashed = False
     for line in text.splitlines(keepends=True):

@@ -4,6 +4,9 @@ previous item and so write it into another file."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
 
 from krm_fn import resourcelist
 from krm_fn import yamlio
@@ -47,3 +50,17 @@ def test_dump_entry_is_indent_entry_of_dump_block(obj: object, d: int) -> None:
     """yamlio.dump_entry emits a generated object as an entry in one pass: the same text as
     emitting it as a document and indenting that."""
     assert yamlio.dump_entry(obj, d) == yamltext.indent_entry(yamlio.dump_block(obj), d)
+
+
+@given(
+    st.lists(
+        st.lists(st.sampled_from(["  ", " ", "- ", "a", ":", "#", "\n", "\t", "\r", "\u3000", "\u2028", "\x0c", "\x85"]), max_size=12).map("".join),
+        max_size=8,
+    )
+)
+@settings(max_examples=400, deadline=None)
+def test_unentry_is_its_line_by_line_reading(parts: list[str]) -> None:
+    """unentry()'s replace in C gives exactly what the line-by-line loop gives, for entries
+    and for any other text (blank lines of every width, other line breaks, tabs)."""
+    for text in ("- " + "\n  ".join(parts), "\n".join(parts), "- x\n" + "".join(parts)):
+        assert yamltext.unentry(text) == yamltext.unentry_lines(text)
