@@ -78,6 +78,7 @@ class Context:
         self.stale: set[int] = set()  # positions of generated items no run wants any more
         self._index: dict[tuple[str, str, str, str], Item] = {}
         self._peeked: dict[tuple[int, tuple[str, ...]], Any] = {}  # generated_field's readings
+        self.memo: dict[tuple[Any, ...], Any] = {}  # what transforms derive from the input, once (shared: do not change it)
         self.prefix = ""  # field paths of results go under it (a run template inside an item)
         self.reindex()
 

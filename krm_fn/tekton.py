@@ -509,8 +509,12 @@ def _foreign_claim(run: Run, claim: str, aa: str) -> None:
 def _existing_templates(run: Run, aa: str) -> list[dict[str, Any]]:
     """The claim templates of this run's assistant `aa` as the input has it (rendered
     before), or []."""
-    vcts = run.ctx.generated_field("StatefulSet", run.namespace, aa, run.owner, ("spec", "volumeClaimTemplates"))
-    return [t for t in yamlio.to_plain(vcts) if isinstance(t, dict)] if isinstance(vcts, list) else []
+    key = ("claim templates", run.namespace, aa, run.owner)
+    found = run.ctx.memo.get(key)
+    if found is None:  # asked twice per assistant: the claim check, its volumes
+        vcts = run.ctx.generated_field("StatefulSet", run.namespace, aa, run.owner, ("spec", "volumeClaimTemplates"))
+        found = run.ctx.memo[key] = tuple(t for t in yamlio.to_plain(vcts) if isinstance(t, dict)) if isinstance(vcts, list) else ()
+    return list(found)  # the templates are shared: copy one to change it
 
 
 def _assistant_volumes(run: Run, group: _Group) -> tuple[list[dict[str, Any]], list[str]]:
@@ -531,9 +535,10 @@ def _assistant_volumes(run: Run, group: _Group) -> tuple[list[dict[str, Any]], l
         if b.kind == "vct":
             template = _template_from_vct(b.template, b.name, run.name, fixed)
         else:
-            template = copy.deepcopy(b.template)
-            md = template.setdefault("metadata", {})
+            # b.template is shared (_existing_templates): new mappings where this one differs
+            md = {**b.template["metadata"]}
             md["labels"] = {**(md.get("labels") or {}), **fixed}
+            template = {**b.template, "metadata": md}
         tname = template["metadata"]["name"]
         if tname not in have:
             templates.append(template)
