@@ -42,11 +42,20 @@ _NOT_PLAIN_VALUE = _NOT_PLAIN | {" ", "#"}
 # Plain keys the writer can emit as they are: Kubernetes field and label/annotation keys.
 _KEY_RE = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_./-]*):(?= |$)")
 _INT_RE = re.compile(r"-?(?:0|[1-9][0-9]*)")
-# Plain scalars the reader accepts (printable ASCII, no indicator first, nothing a YAML 1.2
+# The characters the reader takes in a scalar: printable ASCII and the printable rest of
+# Unicode, as text (a description in German, a name in Japanese); not tabs and other
+# controls, the C1 range with NEL, the line and paragraph separators (line breaks to a YAML
+# 1.1 reader; never in what reaches this reader, refused all the same), a byte order mark,
+# surrogates and non-characters. Non-ASCII characters are none of YAML's indicators or
+# blanks, so a scalar holding them reads as its text, as a string.
+_NON_ASCII = "\\xa0-\\u2027\\u202a-\\ud7ff\\ue000-\\ufefe\\uff00-\\ufffd\\U00010000-\\U0010ffff"
+_TEXT = "\\x20-\\x7e" + _NON_ASCII
+# Plain scalars the reader accepts (printable text, no indicator first, nothing a YAML 1.2
 # resolver types other than the canonical int/bool handled above: that is checked after)
-_PLAIN_RE = re.compile(r"[A-Za-z0-9_./$(~=+-][\x20-\x7e]*")
+_PLAIN_RE = re.compile(f"[A-Za-z0-9_./$(~=+{_NON_ASCII}-][{_TEXT}]*")
 _NUMBERISH = re.compile(r"[-+.0-9]")
-_ASCII_PRINTABLE = re.compile(r"[\x20-\x7e]*")
+_ASCII_PRINTABLE = re.compile(r"[\x20-\x7e]*")  # what the writer writes quoted (litesplice)
+_PRINTABLE = re.compile(f"[{_TEXT}]*")
 _TS_RE = re.compile(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}")
 _NULLS = frozenset({"null", "Null", "NULL", "~"})
 _SPECIAL = frozenset({"~", "null", "Null", "NULL", "True", "TRUE", "False", "FALSE", "<<", "="})
@@ -423,8 +432,8 @@ def _quoted_end(line: str, col: int, q: str) -> int:
             continue
         end = k + 1
         body = line[col:end]
-        if not _ASCII_PRINTABLE.fullmatch(body):
-            raise Unsure("non-ASCII or control characters")
+        if not _PRINTABLE.fullmatch(body):
+            raise Unsure("control characters")
         return end
 
 
@@ -446,8 +455,8 @@ def _flow_scalar(raw: str) -> Any:
     if raw[0] in "'\"":
         if len(raw) < 2 or raw[-1] != raw[0] or raw[0] in raw[1:-1] or "\\" in raw:
             raise Unsure("flow scalar")
-        if not _ASCII_PRINTABLE.fullmatch(raw):
-            raise Unsure("non-ASCII or control characters")
+        if not _PRINTABLE.fullmatch(raw):
+            raise Unsure("control characters")
         return (SQ if raw[0] == "'" else DQ)(raw[1:-1])
     if ":" in raw or "'" in raw or '"' in raw:
         raise Unsure("flow scalar")
@@ -553,7 +562,8 @@ def load_item(chunk: str, m: int, s: int, o: int, lines: list[str] | None = None
         lines = yamltext.split_lines(chunk, keepends=False)
     k = yamltext.dash_index(lines)
     pre, lines = lines[:k], lines[k:]
-    if not lines or any(not x.lstrip(" ").startswith("#") for x in pre):
+    # before the dash: the head comment, which may hold blank lines (a license header)
+    if not lines or (pre and not pre[0].lstrip(" ").startswith("#")) or any(x and not x.lstrip(" ").startswith("#") for x in pre):
         raise Unsure("text before the dash")
     first = lines[0]
     d = yamltext.indent_of(first)
@@ -580,7 +590,7 @@ def load_item(chunk: str, m: int, s: int, o: int, lines: list[str] | None = None
             raise Unsure("trailing blanks")
         # the round-trip path reads them as the object's head comment and writes that after
         # the dash (`- # comment`): see rlist.indent_entry
-        head = [" " * d + "- " + pre[0].lstrip(" ")] + [" " * c + x.lstrip(" ") for x in pre[1:]]
+        head = [" " * d + "- " + pre[0].lstrip(" ")] + [" " * c + x.lstrip(" ") if x else "" for x in pre[1:]]
         first_inline = ""
     data, doc = read(body, m, o, c)
     doc.head = head

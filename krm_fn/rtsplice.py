@@ -75,13 +75,15 @@ def _head_after_dash(out: list[str], k: int, cut: int) -> list[str]:
     (the light writer and yamltext.indent_entry do the same): before the dash, kpt (yaml.v3)
     would give them to the previous item."""
     pre = out[:k]
-    comments = [x for x in pre if x.strip()]
-    if not comments:
+    first = next((i for i, x in enumerate(pre) if x.strip()), None)
+    if first is None:
         return out
+    # blank lines before the comment stay before the dash; those between its lines stay
+    # between them (a license header, then the object's own comment)
+    blanks, comments = pre[:first], pre[first:]
     dash = out[k]
     d = yamltext.indent_of(dash)
-    head = [" " * d + "- " + comments[0].lstrip(" ")] + [" " * cut + x.lstrip(" ") for x in comments[1:]]
-    blanks = [x for x in pre if not x.strip()]
+    head = [" " * d + "- " + comments[0].lstrip(" ")] + [" " * cut + x.lstrip(" ") if x.strip() else "" for x in comments[1:]]
     rest = dash[d + 1 :].lstrip(" ")
     if not rest or rest.startswith("#"):  # `-` or `- # comment`, the keys below
         return blanks + head + ([" " * cut + rest] if rest else []) + out[k + 1 :]

@@ -229,3 +229,56 @@ def test_the_deferred_syntax_check_decides_as_the_eager_one(
         assert code == 1 and after["run.yaml"] != files["run.yaml"], err  # rendered
     else:
         assert f"{broken}: document" in err and "is not valid YAML" in err and after[broken] == files[broken], err
+
+
+# --------------------------------------------------------------------------- as people write them
+
+_HEADER = "# Copyright 2026 ACME Corp.\n# SPDX-License-Identifier: Apache-2.0\n\n# the nightly build\n"
+
+
+def _written_as_people_write(name: str) -> str:
+    """A run with a license header (a blank line inside the head comment) and text in
+    other scripts than ASCII, plain and quoted."""
+    return _HEADER + run_doc(name).replace(
+        "metadata:\n", "metadata:\n  annotations:\n    description: 'nächtlicher Build — 夜間'\n    owner: Zoë\n", 1
+    )
+
+
+@pytest.mark.parametrize("light", ["1", "0"])
+def test_a_license_header_and_non_ascii_text_are_kept_on_both_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, light: str) -> None:
+    """The first render changes the run's spec only: the header keeps its blank line where
+    it is (the round-trip path moved it to the top of the file), on the light path and on
+    the round-trip one alike; and the light reader reads such a run (no round-trip load)."""
+    from krm_fn import yamlio
+
+    monkeypatch.setenv("KRM_COSCHEDULE_LIGHT", light)
+    (tmp_path / "pipeline.yaml").write_text(PIPELINE)
+    text = _written_as_people_write("r")
+    (tmp_path / "run.yaml").write_text(text)
+    loads = []
+    real = yamlio.rt_load
+    monkeypatch.setattr(yamlio, "rt_load", lambda *a, **k: loads.append(1) or real(*a, **k))
+    code, _, err = cli(tmp_path, "pipeline.yaml", "run.yaml")
+    assert code == 1, err
+    out = (tmp_path / "run.yaml").read_text()
+    head = text[: text.index("spec:")]
+    assert out.startswith(head), out
+    assert kinds(tmp_path / "run.yaml") == ["PipelineRun", "StatefulSet"]
+    assert yaml.safe_load_all(out).__next__()["metadata"]["annotations"]["owner"] == "Zoë"
+    if light == "1":
+        assert not loads  # read and written by the light path
+    code, _, err = cli(tmp_path, "--check", "pipeline.yaml", "run.yaml")
+    assert code == 0, err
+
+
+def test_a_license_header_in_a_resource_list_is_the_same_on_both_paths() -> None:
+    """In KRM mode too, the light and round-trip paths write the same bytes for an item whose
+    head comment holds a blank line and text in other scripts."""
+    from krm_fn.krm import run_resource_list
+    from krm_fn.yamltext import entry_of
+
+    items = entry_of(_written_as_people_write("r")) + entry_of(PIPELINE)
+    data = ("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" + items).encode()
+    light, full = run_resource_list(data, light=True), run_resource_list(data, light=False)
+    assert light[0] == full[0] and light[2] == full[2] == 0
+    assert "items:\n- # Copyright 2026 ACME Corp.\n  # SPDX-License-Identifier: Apache-2.0\n\n  # the nightly build\n" in light[0]

@@ -218,6 +218,7 @@ READ_SAME = [
     "a: x   # comment\n# full line\nb: y\n",
     "a: c386bbc4\nb: 0a\nc: e5\nd: 12abc\n",
     "a: null\nb: ~\nc: [x, null]\nd: {k: NULL}\ne:\n- Null\n",
+    "a: caf\u00e9\nb: '\u00dcberblick'\nc: \"\u65e5\u672c\"\nd: [\u00e4, '\u00f6']\ne: {k: \U0001f680 go}\nf: x\u00a0y\n",
 ]
 
 BAIL = [
@@ -240,7 +241,9 @@ BAIL = [
     "a: |+\n  keep\n",
     "a:\n   b: 1\n",  # odd indentation
     "a:\n\tb: 1\n",
-    "a: caf\u00e9\n",
+    "a: caf\u00e9\tx\n",  # a tab inside a scalar
+    "a: x\u00a0\n",  # a non-ASCII blank at the end of a line
+    "a: 'x\ufeffy'\n",  # a byte order mark inside
     "? a\n: b\n",
     "a: {b: {c: d}}\n",
     "a: [x,y]\n",
@@ -268,7 +271,8 @@ def test_reader_steps_aside(text: str) -> None:
 _KEYS = st.sampled_from(["a", "b", "name", "app.kubernetes.io/name", "x-y", "k8s_1"])
 _SCALAR_TEXT = st.sampled_from(
     ["x", "1", "-3", "0", "true", "false", "'q'", "'it''s'", '"dq"', "1Gi", "v1.2", "a b", "$(x)", "0x1f", "1e3",
-     "012", "yes", "null", "~", "a#b", "-", "[a, b]", "[]", "{}", "{k: v}", "2020-01-01", "-x", ".5", "+1"]
+     "012", "yes", "null", "~", "a#b", "-", "[a, b]", "[]", "{}", "{k: v}", "2020-01-01", "-x", ".5", "+1",
+     "caf\u00e9", "'n\u00e4chtlich'", '"\u65e5\u672c"', "\u00dc: x", "x \u2014 y", "\u00a0x", "[\u00e4, '\u00f6']", "{k: \u00fc}"]
 )
 
 
