@@ -35,9 +35,13 @@ class Lit(str):
     """A literal block scalar of the input."""
 
 
+class Folded(Lit):
+    """A folded block scalar of the input (`>`, `>-`): kept as written, never written anew."""
+
+
 DQ = yamlio.DQ
 
-_NOT_PLAIN = frozenset("'\"[{|")
+_NOT_PLAIN = frozenset("'\"[{|>")
 _NOT_PLAIN_VALUE = _NOT_PLAIN | {" ", "#"}
 # Plain keys the writer can emit as they are: Kubernetes field and label/annotation keys.
 _KEY_RE = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_./-]*):(?= |$)")
@@ -123,6 +127,12 @@ MAX_INDENT = 120
 
 class _Reader:
     def __init__(self, lines: list[str], m: int, o: int, left: int = 0) -> None:
+        self.raw = lines  # as written: a block scalar's lines are its text (literal())
+        if any(x[-1:] == " " for x in lines):
+            # blanks at the end of a line are no part of a key, of a scalar on one line, of a
+            # comment or of a blank line: read without them (the writer keeps such a line as
+            # it is, or replaces it whole)
+            lines = [x.rstrip(" ") for x in lines]
         self.lines = lines
         self.m = m
         self.o = o
@@ -132,9 +142,9 @@ class _Reader:
         self.order: list[Entry] = []  # every Entry made, in reading order
         # Each line's indentation, and for each line the first content line at or after it
         # (nxt[n] = n): one pass here instead of a strip per look at a line. A blank or
-        # comment line with trailing blanks is refused here, wherever it sits (a block
-        # scalar refuses trailing blanks on its own lines too), and so is a comment left of
-        # column `left` (where the document's keys sit).
+        # comment line that ends in a blank other than a space (a tab) is refused here,
+        # wherever it sits (a block scalar refuses trailing blanks on its own lines too), and
+        # so is a comment left of column `left` (where the document's keys sit).
         stripped = [x.lstrip(" ") for x in lines]
         self.ind = ind = [len(x) - len(t) for x, t in zip(lines, stripped, strict=True)]
         if ind and max(ind) > MAX_INDENT:
@@ -327,29 +337,46 @@ class _Reader:
             v = _flow_map(line[col:end])
             e.value = MapPos(-1)
             e.value.flow = True
-        else:  # "|"
+        else:  # "|" or ">"
             return self.literal(e, line, col, indent)
         if _comment_after(line, end):
             e.comment = True
         return v
 
     def literal(self, e: Entry, line: str, col: int, key_indent: int) -> Any:
+        """A literal (`|`, `|-`) or folded (`>`, `>-`) block scalar: its lines sit at the
+        indentation the first one sets (`want`; a literal's may sit deeper), empty lines
+        between them are the text's own; empty lines after the last one are not (clipped or
+        stripped), nor lines with trailing blanks anywhere (refused)."""
         head = line[col:]
-        if head not in ("|", "|-"):
+        if head not in ("|", "|-", ">", ">-"):
             raise Unsure("block scalar header")
+        folded = head[0] == ">"
         want = key_indent + self.m
         out: list[str] = []
+        lines, n = self.raw, self.n
         k = self.i
-        while k < self.n:
-            s = self.lines[k]
+        while k < n:
+            s = lines[k]
             if not s:
-                raise Unsure("blank line in a block scalar")
+                if not out:
+                    raise Unsure("an empty first line in a block scalar")
+                j = k + 1
+                while j < n and not lines[j]:
+                    j += 1
+                if j < n and lines[j][: key_indent + 1].strip(" ") == "":  # the block goes on
+                    out.extend([""] * (j - k))
+                    k = j
+                    continue
+                break  # blank lines after the block: not its text
             ind = len(s) - len(s.lstrip(" "))
             if ind <= key_indent:
                 break
             # the first line sets the block's indentation for a YAML reader: it must be `want`
             if ind < want or (not out and ind != want) or s != s.rstrip():
                 raise Unsure("block scalar layout")
+            if folded and (ind != want or s[want] == "\t"):
+                raise Unsure("a more-indented line in a folded scalar")
             out.append(s[want:])
             k += 1
         if not out:
@@ -357,9 +384,22 @@ class _Reader:
         self.i = k
         self.last_line = k - 1
         e.last = k - 1
-        text = "\n".join(out) + ("" if head == "|-" else "\n")
+        end = "" if head[1:] == "-" else "\n"
         self.after_inline(key_indent)
-        return Lit(text)
+        if not folded:
+            return Lit("\n".join(out) + end)
+        # folding: the line break between two lines of text is a space; with n empty lines
+        # between them, n line breaks
+        parts = [out[0]]
+        empty = 0
+        for cur in out[1:]:
+            if not cur:
+                empty += 1
+                continue
+            parts.append("\n" * empty if empty else " ")
+            parts.append(cur)
+            empty = 0
+        return Folded("".join(parts) + end)
 
 
 # _key_line of lines already read, by their text (bounded: cleared when full); of sequence
@@ -404,8 +444,23 @@ def _quoted(line: str, col: int) -> tuple[Any, int]:
     end = _quoted_end(line, col, '"')
     body = line[col + 1 : end - 1]
     if "\\" in body:
-        raise Unsure("escape")
+        return DQ(_unescaped(body)), end
     return DQ(body), end
+
+
+# JSON's escapes, which a YAML reader reads the same (not a \u of half a surrogate pair: JSON
+# joins two of them into one character, YAML does not); compiled on first use (re's cache)
+_JSON_ESCAPE = r'\\(?:["\\/bfnrt]|u(?![dD][89a-fA-F])[0-9a-fA-F]{4})'
+
+
+def _unescaped(body: str) -> str:
+    """A double-quoted scalar's text with its escapes read; Unsure for an escape JSON does not
+    have (YAML's \\x41, \\0, \\e...)."""
+    if "\\" in re.sub(_JSON_ESCAPE, "", body):
+        raise Unsure("escape")
+    import json  # here: few inputs hold escapes (json: ~1 ms to import)
+
+    return str(json.loads('"' + body + '"'))
 
 
 def _comment_after(line: str, end: int) -> bool:
@@ -429,6 +484,9 @@ def _quoted_end(line: str, col: int, q: str) -> int:
             raise Unsure("multi-line quoted scalar")
         if q == "'" and line.startswith("''", k):
             k += 2
+            continue
+        if q == '"' and (k - col - 1 - len(line[col + 1 : k].rstrip("\\"))) % 2:
+            k += 1  # an escaped quote
             continue
         end = k + 1
         body = line[col:end]
@@ -458,7 +516,10 @@ def _flow_scalar(raw: str) -> Any:
         if not _PRINTABLE.fullmatch(raw):
             raise Unsure("control characters")
         return (SQ if raw[0] == "'" else DQ)(raw[1:-1])
-    if ":" in raw or "'" in raw or '"' in raw:
+    # a colon inside is the scalar's own (a URL: `{value: https://host:8443/x}`) when a
+    # character other than a blank or an indicator follows it (the item was cut at ", ",
+    # holds no indicator, and _plain refuses ": " and tabs)
+    if "'" in raw or '"' in raw or raw[0] == ":" or raw[-1] == ":":
         raise Unsure("flow scalar")
     return _plain(raw)
 

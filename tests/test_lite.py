@@ -218,6 +218,10 @@ READ_SAME = [
     "a: x   # comment\n# full line\nb: y\n",
     "a: c386bbc4\nb: 0a\nc: e5\nd: 12abc\n",
     "a: null\nb: ~\nc: [x, null]\nd: {k: NULL}\ne:\n- Null\n",
+    "a: [x:y, https://h:80/p]\nb: {k: a:b:c, url: http://x.y/z?q=1}\n",
+    "a: x  \nb: 'q' \nc:  \nd: # c \n- e \n   \n- {k: v} \nf: |\n  y\n",  # trailing blanks
+    'a: "esc\\n"\nb: "t\\tx \\"q\\" \\\\ \\/ \\u00e9"  # c\n',
+    "a: >\n  folded\n  text\n\n  paragraph\nb: >-\n  x\n\n\n  y\nc: |\n  one\n\n    two\n\n\nd: |-\n  # not a comment\n\n  z\n",
     "a: caf\u00e9\nb: '\u00dcberblick'\nc: \"\u65e5\u672c\"\nd: [\u00e4, '\u00f6']\ne: {k: \U0001f680 go}\nf: x\u00a0y\n",
 ]
 
@@ -232,11 +236,15 @@ BAIL = [
     "a: .inf\n",
     "a: True\n",
     "a:  x\n",  # two spaces
-    "a: x \n",  # trailing blank
+    "a: x\t\n",  # a trailing tab
+    "a: |\n  x \n",  # a trailing blank in a block scalar is its text
     "a: plain\n  continued\n",  # multi-line plain scalar
     "a: 'multi\n  line'\n",
-    'a: "esc\\n"\n',
-    "a: >\n  folded\n",
+    'a: "\\x41"\n',  # an escape JSON does not have
+    'a: "\\ud83d\\ude80"\n',  # a surrogate pair (JSON joins it, YAML does not)
+    "a: >\n  folded\n   more indented\n",
+    "a: >+\n  keep\n",
+    "a: |\n  x\n  \n  y\n",  # a blank line of spaces inside
     "a: |\n    deeper first line\n  b\n",  # a reader takes the first line's indentation
     "a: |+\n  keep\n",
     "a:\n   b: 1\n",  # odd indentation
@@ -247,7 +255,8 @@ BAIL = [
     "? a\n: b\n",
     "a: {b: {c: d}}\n",
     "a: [x,y]\n",
-    "a: [x:y]\n",
+    "a: [x:]\n",
+    "a: {k: x:}\n",  # libyaml refuses it, ruamel reads "x:"
     "a: [\"a\\\"b\"]\n",
     "a: 1\na: 2\n",  # duplicate key: the round-trip loader reports it
     "true: 1\n",
@@ -272,7 +281,8 @@ _KEYS = st.sampled_from(["a", "b", "name", "app.kubernetes.io/name", "x-y", "k8s
 _SCALAR_TEXT = st.sampled_from(
     ["x", "1", "-3", "0", "true", "false", "'q'", "'it''s'", '"dq"', "1Gi", "v1.2", "a b", "$(x)", "0x1f", "1e3",
      "012", "yes", "null", "~", "a#b", "-", "[a, b]", "[]", "{}", "{k: v}", "2020-01-01", "-x", ".5", "+1",
-     "caf\u00e9", "'n\u00e4chtlich'", '"\u65e5\u672c"', "\u00dc: x", "x \u2014 y", "\u00a0x", "[\u00e4, '\u00f6']", "{k: \u00fc}"]
+     "caf\u00e9", "'n\u00e4chtlich'", '"\u65e5\u672c"', "\u00dc: x", "x \u2014 y", "\u00a0x", "[\u00e4, '\u00f6']", "{k: \u00fc}",
+     "[x:y]", "{u: https://h:80/p}", '"t\\tx"', '"q\\"q"', '"\\\\"', '"\\x41"', '"\\u00e9\\n"', '"a\\"', "{u: x:}", "[:x]", "{a: b:, c: d}"]
 )
 
 
@@ -282,10 +292,13 @@ def block_docs(draw: Any, depth: int = 0) -> list[str]:
     for key in draw(st.lists(_KEYS, min_size=1, max_size=4, unique=True)):
         kind = draw(st.sampled_from(["scalar", "scalar", "map", "seq", "empty", "block"] if depth < 3 else ["scalar"]))
         if kind == "block":
-            lines.append(f"{key}: " + draw(st.sampled_from(["|", "|-", "|+", ">"])))
-            for _ in range(draw(st.integers(1, 3))):
+            lines.append(f"{key}: " + draw(st.sampled_from(["|", "|-", "|+", ">", ">-", ">+"])))
+            for _ in range(draw(st.integers(1, 5))):
+                if draw(st.integers(0, 3)) == 0:
+                    lines.append(draw(st.sampled_from(["", "", "  ", "   "])))  # empty lines, or of blanks
+                    continue
                 extra = " " * draw(st.sampled_from([0, 0, 1, 2]))
-                lines.append("  " + extra + draw(st.sampled_from(["x", "# y", "a: b", "- z", "x "])))
+                lines.append("  " + extra + draw(st.sampled_from(["x", "# y", "a: b", "- z", "x ", "\tt"])))
         elif kind == "scalar":
             lines.append(f"{key}: {draw(_SCALAR_TEXT)}")
         elif kind == "empty":
@@ -302,8 +315,10 @@ def block_docs(draw: Any, depth: int = 0) -> list[str]:
                     sub = draw(block_docs(depth + 1))
                     lines.append("- " + sub[0])
                     lines.extend("  " + x for x in sub[1:])
+        if draw(st.integers(0, 3)) == 0:
+            lines[-1] += " " * draw(st.integers(1, 2))  # trailing blanks
         if draw(st.integers(0, 5)) == 0:
-            lines.append("# c")
+            lines.append(draw(st.sampled_from(["# c", "# c ", "  ", ""])))
     return lines
 
 
