@@ -68,8 +68,10 @@ class _Writer:
     def _followed_by_content(self, k: int) -> None:
         """An edit that ends after line k must not be followed by a comment or blank line:
         the round-trip writer keeps such a comment with the last scalar before it, and moves
-        it when something is added or removed there."""
-        if k + 1 < len(self.lines):
+        it when something is added or removed there. Except at the end of the object:
+        comments there (`# end of file`) stay after the edit, as the round-trip path's splice
+        (rtsplice) leaves them."""
+        if k + 1 < len(self.lines) and not self._only_comments_after(k):
             t = self.lines[k + 1].lstrip(" ")
             if not t or t.startswith("#"):
                 raise Unsure("comment at the insertion point")
@@ -84,10 +86,15 @@ class _Writer:
             if _NULL_WORD.search(t):
                 raise Unsure("explicit null in a replaced block")
 
+    def _only_comments_after(self, k: int) -> bool:
+        """Whether every line after line k is a comment or blank."""
+        return all(not t or t[0] == "#" for t in (x.lstrip(" ") for x in self.lines[k + 1 :]))
+
     def insert_after(self, k: int, new: list[str]) -> None:
         """Insert after line k. A comment or blank line right after it is not something
-        this writer places: the round-trip loader ties such a comment to a node chosen by
-        its column and by what ends there, and rtedit may move it (tests/test_lite.py)."""
+        this writer places (but at the end of the object: _followed_by_content): the
+        round-trip loader ties such a comment to a node chosen by its column and by what
+        ends there, and rtedit may move it (tests/test_lite.py)."""
         self._followed_by_content(k)
         self.edits.append((k + 1, k + 1, new))
 

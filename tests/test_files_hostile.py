@@ -244,31 +244,47 @@ def _written_as_people_write(name: str) -> str:
     )
 
 
-@pytest.mark.parametrize("light", ["1", "0"])
-def test_a_license_header_and_non_ascii_text_are_kept_on_both_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, light: str) -> None:
-    """The first render changes the run's spec only: the header keeps its blank line where
-    it is (the round-trip path moved it to the top of the file), on the light path and on
-    the round-trip one alike; and the light reader reads such a run (no round-trip load)."""
+def test_a_run_as_people_write_it_is_read_and_written_by_the_light_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run with a license header (a blank line inside its head comment), text in other
+    scripts than ASCII, a folded scalar, an escape, a URL in a flow mapping and a comment at
+    the end of the file: the light path reads and writes it
+    (no round-trip load), the first render changes the run's spec only (the header keeps its
+    blank line where it is: the round-trip path moved it to the top of the file), and the
+    round-trip path writes the same bytes."""
     from krm_fn import yamlio
 
-    monkeypatch.setenv("KRM_COSCHEDULE_LIGHT", light)
-    (tmp_path / "pipeline.yaml").write_text(PIPELINE)
-    text = _written_as_people_write("r")
-    (tmp_path / "run.yaml").write_text(text)
-    loads = []
-    real = yamlio.rt_load
-    monkeypatch.setattr(yamlio, "rt_load", lambda *a, **k: loads.append(1) or real(*a, **k))
-    code, _, err = cli(tmp_path, "pipeline.yaml", "run.yaml")
-    assert code == 1, err
-    out = (tmp_path / "run.yaml").read_text()
-    head = text[: text.index("spec:")]
-    assert out.startswith(head), out
-    assert kinds(tmp_path / "run.yaml") == ["PipelineRun", "StatefulSet"]
-    assert yaml.safe_load_all(out).__next__()["metadata"]["annotations"]["owner"] == "Zoë"
-    if light == "1":
-        assert not loads  # read and written by the light path
-    code, _, err = cli(tmp_path, "--check", "pipeline.yaml", "run.yaml")
-    assert code == 0, err
+    text = _written_as_people_write("r").replace(
+        "spec:\n",
+        'spec:\n  params:\n  - {name: url, value: https://git.example.com:8443/x.git}\n  - name: note\n'
+        '    value: >-\n      folded\n      text\n  - name: tab\n    value: "a\\tb"\n',
+        1,
+    ) + "# end of file\n"
+    outs = {}
+    for light in ("1", "0"):
+        d = tmp_path / light
+        d.mkdir()
+        (d / "pipeline.yaml").write_text(PIPELINE)
+        (d / "run.yaml").write_text(text)
+        loads = []
+        real = yamlio.rt_load
+        with monkeypatch.context() as m:
+            m.setenv("KRM_COSCHEDULE_LIGHT", light)
+            m.setattr(yamlio, "rt_load", lambda *a, r=real, seen=loads, **k: seen.append(1) or r(*a, **k))
+            code, _, err = cli(d, "pipeline.yaml", "run.yaml")
+            assert code == 1, err
+            outs[light] = (d / "run.yaml").read_text()
+            if light == "1":
+                assert not loads  # read and written by the light path
+            code, _, err = cli(d, "--check", "pipeline.yaml", "run.yaml")
+            assert code == 0, err
+    out = outs["1"]
+    assert out == outs["0"]
+    assert out.startswith(text[: text.index("  workspaces:")]), out
+    assert out.split("\n---\n")[0].endswith("# end of file")
+    assert kinds(tmp_path / "1" / "run.yaml") == ["PipelineRun", "StatefulSet"]
+    run = next(yaml.safe_load_all(out))
+    assert run["metadata"]["annotations"]["owner"] == "Zoë"
+    assert [p["value"] for p in run["spec"]["params"]] == ["https://git.example.com:8443/x.git", "folded text", "a\tb"]
 
 
 def test_a_license_header_in_a_resource_list_is_the_same_on_both_paths() -> None:
