@@ -333,4 +333,8 @@ class RoundTripDocument(Document):
         if self.block:
             yamlio.set_block_style(self.data)
         dumped, faithful = yamlio.dump_verified(self.data, *self.indent)
-        return yamltext.indent_entry(dumped, d), faithful
+        out = yamltext.indent_entry(dumped, d)
+        if self.text is not None and self.text.startswith("\n") and not out.startswith("\n"):
+            # blank lines before the object (after a file's `---`) are not the emitter's to drop
+            out = "\n" * (len(self.text) - len(self.text.lstrip("\n"))) + out
+        return out, faithful

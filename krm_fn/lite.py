@@ -623,9 +623,14 @@ def load_item(chunk: str, m: int, s: int, o: int, lines: list[str] | None = None
         lines = yamltext.split_lines(chunk, keepends=False)
     k = yamltext.dash_index(lines)
     pre, lines = lines[:k], lines[k:]
-    # before the dash: the head comment, which may hold blank lines (a license header)
-    if not lines or (pre and not pre[0].lstrip(" ").startswith("#")) or any(x and not x.lstrip(" ").startswith("#") for x in pre):
+    # before the dash: blank lines, then the head comment, which may hold blank lines too (a
+    # license header)
+    if not lines or any(x and not x.lstrip(" ").startswith("#") for x in pre):
         raise Unsure("text before the dash")
+    lead = 0
+    while lead < len(pre) and not pre[lead]:
+        lead += 1
+    blanks, pre = pre[:lead], pre[lead:]
     first = lines[0]
     d = yamltext.indent_of(first)
     if not first.startswith("- ", d) and first[d:] != "-":
@@ -647,12 +652,15 @@ def load_item(chunk: str, m: int, s: int, o: int, lines: list[str] | None = None
     if pre:
         if head:
             raise Unsure("comments before and after the dash")
-        if any(x != x.rstrip() for x in pre):
+        if any(x[-1:].isspace() and x.rstrip(" ")[-1:].isspace() for x in pre):
             raise Unsure("trailing blanks")
         # the round-trip path reads them as the object's head comment and writes that after
-        # the dash (`- # comment`): see rlist.indent_entry
-        head = [" " * d + "- " + pre[0].lstrip(" ")] + [" " * c + x.lstrip(" ") if x else "" for x in pre[1:]]
+        # the dash (`- # comment`; the blank lines before it stay before the dash): see
+        # rtsplice._head_after_dash and yamltext.indent_entry
+        head = blanks + [" " * d + "- " + pre[0].lstrip(" ")] + [" " * c + x.lstrip(" ") if x else "" for x in pre[1:]]
         first_inline = ""
+    elif blanks:
+        raise Unsure("blank lines before the dash")
     data, doc = read(body, m, o, c)
     doc.head = head
     doc.first_inline = first_inline

@@ -233,7 +233,7 @@ def test_the_deferred_syntax_check_decides_as_the_eager_one(
 
 # --------------------------------------------------------------------------- as people write them
 
-_HEADER = "# Copyright 2026 ACME Corp.\n# SPDX-License-Identifier: Apache-2.0\n\n# the nightly build\n"
+_HEADER = "\n# Copyright 2026 ACME Corp. \n# SPDX-License-Identifier: Apache-2.0\n\n# the nightly build\n"
 
 
 def _written_as_people_write(name: str) -> str:
@@ -297,4 +297,4 @@ def test_a_license_header_in_a_resource_list_is_the_same_on_both_paths() -> None
     data = ("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" + items).encode()
     light, full = run_resource_list(data, light=True), run_resource_list(data, light=False)
     assert light[0] == full[0] and light[2] == full[2] == 0
-    assert "items:\n- # Copyright 2026 ACME Corp.\n  # SPDX-License-Identifier: Apache-2.0\n\n  # the nightly build\n" in light[0]
+    assert "items:\n\n- # Copyright 2026 ACME Corp. \n  # SPDX-License-Identifier: Apache-2.0\n\n  # the nightly build\n" in light[0]
