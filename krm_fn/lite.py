@@ -322,19 +322,23 @@ class _Reader:
         elif c == "'" or c == '"':
             v, end = _quoted(line, col)
         elif c == "[":
-            end = line.find("]", col)
-            if end < 0:
-                raise Unsure("flow")
-            end += 1
-            v = _flow_seq(line[col:end])
+            end = line.find("]", col) + 1
+            try:
+                if not end:
+                    raise Unsure("flow")
+                v = _flow_seq(line[col:end])
+            except Unsure:
+                v, end = _flow(line, col, 0)  # nested, or spaced otherwise
             e.value = SeqPos(-1)
             e.value.flow = True
         elif c == "{":
-            end = line.find("}", col)
-            if end < 0:
-                raise Unsure("flow mapping")
-            end += 1
-            v = _flow_map(line[col:end])
+            end = line.find("}", col) + 1
+            try:
+                if not end:
+                    raise Unsure("flow mapping")
+                v = _flow_map(line[col:end])
+            except Unsure:
+                v, end = _flow(line, col, 0)
             e.value = MapPos(-1)
             e.value.flow = True
         else:  # "|" or ">"
@@ -539,6 +543,79 @@ def _flow_map(text: str) -> dict[str, Any]:
             raise Unsure("flow mapping entry")
         out[key] = _flow_scalar(raw)
     return out
+
+
+_FLOW_DEPTH = 16  # deeper flow nesting is left to the round-trip loader
+
+
+def _flow(line: str, i: int, depth: int) -> tuple[Any, int]:
+    """The flow collection that opens at line[i] (`[` or `{`) and closes on the same line,
+    nested ones too, and the column after it: scalars plain or quoted, keys plain, entries
+    separated by commas (a trailing one too) and spaces. Unsure for anything else: a pair
+    inside a sequence (`[a: b]`), an empty value, a comment or a line break inside, tabs."""
+    if depth > _FLOW_DEPTH:
+        raise Unsure("flow nesting")
+    is_map = line[i] == "{"
+    close = "}" if is_map else "]"
+    out: Any = {} if is_map else []
+    n = len(line)
+    i += 1
+    while i < n and line[i] == " ":
+        i += 1
+    if line[i : i + 1] == close:
+        return out, i + 1
+    while True:
+        if is_map:
+            km = _KEY_RE.match(line, i)
+            if km is None:
+                raise Unsure("flow mapping key")
+            key = km.group(1)
+            if _resolve(key) is not key or key in out:
+                raise Unsure("flow mapping key")
+            i = km.end()
+            while i < n and line[i] == " ":
+                i += 1
+            v, i = _flow_value(line, i, depth)
+            out[key] = v
+        else:
+            v, i = _flow_value(line, i, depth)
+            out.append(v)
+        while i < n and line[i] == " ":
+            i += 1
+        c = line[i : i + 1]
+        if c == ",":
+            i += 1
+            while i < n and line[i] == " ":
+                i += 1
+            if line[i : i + 1] == close:
+                return out, i + 1
+            continue
+        if c == close:
+            return out, i + 1
+        raise Unsure("flow")
+
+
+def _flow_value(line: str, i: int, depth: int) -> tuple[Any, int]:
+    """The value at line[i] inside a flow collection, and the column after it."""
+    c = line[i : i + 1]
+    if c == "[" or c == "{":
+        return _flow(line, i, depth + 1)
+    if c == "'" or c == '"':
+        return _quoted(line, i)
+    if not c or c in ",]}":
+        raise Unsure("empty flow value")
+    # a plain scalar ends before an indicator, before `:` that ends a key, before ` #`
+    n = len(line)
+    j = i
+    while j < n:
+        ch = line[j]
+        if ch in ",[]{}" or (ch == ":" and (j + 1 == n or line[j + 1] in " ,[]{}")) or (ch == "#" and line[j - 1] == " "):
+            break
+        j += 1
+    text = line[i:j].rstrip(" ")
+    if not text:
+        raise Unsure("empty flow value")
+    return _plain(text), i + len(text)
 
 
 # The values of plain scalars already read (most repeat: ReadWriteOnce, kubernetes.io/hostname...)

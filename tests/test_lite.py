@@ -219,6 +219,8 @@ READ_SAME = [
     "a: c386bbc4\nb: 0a\nc: e5\nd: 12abc\n",
     "a: null\nb: ~\nc: [x, null]\nd: {k: NULL}\ne:\n- Null\n",
     "a: [x:y, https://h:80/p]\nb: {k: a:b:c, url: http://x.y/z?q=1}\n",
+    "a: {b: {c: d}}\nb: [x,y]\nc: [\"a\\\"b\"]\n",
+    "a: [{name: out, workspace: src}]\nb: {nodeSelector: {d: ssd}, t: [{key: ci, operator: Exists}]}\nc: [ x , 'y' ,[z], ]\n",
     "a: x  \nb: 'q' \nc:  \nd: # c \n- e \n   \n- {k: v} \nf: |\n  y\n",  # trailing blanks
     'a: "esc\\n"\nb: "t\\tx \\"q\\" \\\\ \\/ \\u00e9"  # c\n',
     "a: >\n  folded\n  text\n\n  paragraph\nb: >-\n  x\n\n\n  y\nc: |\n  one\n\n    two\n\n\nd: |-\n  # not a comment\n\n  z\n",
@@ -253,11 +255,11 @@ BAIL = [
     "a: x\u00a0\n",  # a non-ASCII blank at the end of a line
     "a: 'x\ufeffy'\n",  # a byte order mark inside
     "? a\n: b\n",
-    "a: {b: {c: d}}\n",
-    "a: [x,y]\n",
     "a: [x:]\n",
     "a: {k: x:}\n",  # libyaml refuses it, ruamel reads "x:"
-    "a: [\"a\\\"b\"]\n",
+    "a: [k: v]\n",  # a pair inside a sequence
+    "a: {k: [x, y}\n",
+    "a: [{k: v}\n",  # closed on another line
     "a: 1\na: 2\n",  # duplicate key: the round-trip loader reports it
     "true: 1\n",
     "a: b: c\n",
@@ -282,7 +284,9 @@ _SCALAR_TEXT = st.sampled_from(
     ["x", "1", "-3", "0", "true", "false", "'q'", "'it''s'", '"dq"', "1Gi", "v1.2", "a b", "$(x)", "0x1f", "1e3",
      "012", "yes", "null", "~", "a#b", "-", "[a, b]", "[]", "{}", "{k: v}", "2020-01-01", "-x", ".5", "+1",
      "caf\u00e9", "'n\u00e4chtlich'", '"\u65e5\u672c"', "\u00dc: x", "x \u2014 y", "\u00a0x", "[\u00e4, '\u00f6']", "{k: \u00fc}",
-     "[x:y]", "{u: https://h:80/p}", '"t\\tx"', '"q\\"q"', '"\\\\"', '"\\x41"', '"\\u00e9\\n"', '"a\\"', "{u: x:}", "[:x]", "{a: b:, c: d}"]
+     "[x:y]", "{u: https://h:80/p}", '"t\\tx"', '"q\\"q"', '"\\\\"', '"\\x41"', '"\\u00e9\\n"', '"a\\"', "{u: x:}", "[:x]", "{a: b:, c: d}",
+     "[{a: b}, [c]]", "{k: {j: [1, x]}, l: 'q'}", "[ a , b , ]", "[a: b]", "{k: }", "{k:}", "[{a: b} ]",
+     "{a: [x, {b: \"c\"}]}", "[a, {b: [c, ~]}]", "{a: b, a: c}", "[a #c]", "{a: 'x', b: [\"y\", 1, true]}"]
 )
 
 
