@@ -498,10 +498,51 @@ def package_run(n: int, rnd: random.Random) -> str:
     )
 
 
-def package(runs: int, seed: int = 1) -> dict[str, str]:
+def people_run(n: int, rnd: random.Random) -> str:
+    """package_run's file with what people put in theirs, each in some of the files: a
+    license header (a blank line inside the head comment), a leading `---`, text in other
+    scripts than ASCII, a folded scalar, an escape in double quotes, a URL in a flow mapping,
+    a pod template in nested flow style, spaces at the end of a line, a comment at the end of
+    the file."""
+    text = package_run(n, rnd)
+    svc = f"svc-{n:04d}"
+    d = "  " if n % 3 == 0 else "    "  # package_run's dash column of spec's sequences
+    if n % 5 == 4:
+        text += f"# end of nightly-{svc}\n"
+    if n % 3 == 1:
+        text = text.replace(f"    description: 'nightly build of {svc}'", f"    description: 'nächtlicher Build von {svc} — Team ✓'")
+    if n % 4 == 3:
+        text = text.replace(
+            f"{d}- name: repo-url\n{d}  value: https://git.example.com/shop/{svc}.git\n",
+            f"{d}- {{name: repo-url, value: https://git.example.com:8443/shop/{svc}.git}}\n",
+        )
+    extra = ""
+    if n % 4 == 2:
+        extra += f"{d}- name: notes\n{d}  value: >-\n{d}    built every night\n{d}    from main\n"
+    if n % 6 == 5:
+        extra += f'{d}- name: message\n{d}  value: "nightly\\tbuild of \\"{svc}\\""\n'
+    if n % 8 == 6:
+        text = text.replace(
+            "    serviceAccountName: ci-bot\n",
+            "    serviceAccountName: ci-bot\n"
+            "    podTemplate: {nodeSelector: {disktype: ssd}, tolerations: [{key: ci, operator: Exists, effect: NoSchedule}]}\n",
+            1,
+        )
+    if extra:
+        text = text.replace("  taskRunTemplate:\n", extra.replace("{d}", d) + "  taskRunTemplate:\n", 1)
+    if n % 7 == 3:
+        text = text.replace("  namespace: ci\n", "  namespace: ci  \n", 1)
+    if n % 5 == 0:
+        text = f"# Copyright 2026 ACME Corp.\n# SPDX-License-Identifier: Apache-2.0\n\n{text}"
+    if n % 2:
+        text = "---\n" + text
+    return text
+
+
+def package(runs: int, seed: int = 1, people: bool = False) -> dict[str, str]:
     """A kpt package as {relative path: text}: a Kptfile naming the policy, the policy, the
     Pipeline every run uses, two Tasks, RBAC and a ConfigMap, and `runs` PipelineRun files
-    under runs/ (one PipelineRun per file)."""
+    under runs/ (one PipelineRun per file; `people`: as people_run writes them)."""
     rnd = random.Random(seed)
     files = {
         "Kptfile": KPTFILE,
@@ -511,7 +552,7 @@ def package(runs: int, seed: int = 1) -> dict[str, str]:
         "rbac.yaml": RBAC,
     }
     for n in range(runs):
-        files[f"runs/nightly-{n:05d}.yaml"] = package_run(n, rnd)
+        files[f"runs/nightly-{n:05d}.yaml"] = (people_run if people else package_run)(n, rnd)
     return files
 
 

@@ -16,7 +16,10 @@ Workloads (`--workloads`, default all):
 - `krm`: the same package as one ResourceList, KRM mode: first render, and the rendered
   output (results left out, as kpt reads the files again) fed back;
 - `stream`: one file of N documents, 5% targets (`--documents`), in files mode: first render
-  and re-render with `--check` (the cost of documents per file).
+  and re-render with `--check` (the cost of documents per file);
+- `people`: the package of `files` and `krm` with what people put in their files
+  (gen.people_run: license headers, non-ASCII text, folded scalars, escapes, flow style,
+  trailing blanks, end-of-file comments), in both modes.
 
     python bench/run.py                                   # everything, 5 repetitions
     python bench/run.py --workloads files krm --files 150 1500 --repeat 3 --markdown out.md
@@ -59,7 +62,7 @@ LIBYAML_FILES_SCRIPT = (
     "            sys.stdout.write(yaml.dump_all(docs, Dumper=yaml.CSafeDumper, default_flow_style=False, sort_keys=False))\n"
 )
 
-WORKLOADS = ("one", "list", "list100", "files", "krm", "stream")
+WORKLOADS = ("one", "list", "list100", "files", "krm", "stream", "people")
 
 
 @dataclasses.dataclass
@@ -141,6 +144,11 @@ TARGETS: tuple[tuple[str, str, float], ...] = (
     ("krm-again", "growth", 10.0),
     ("stream-first", "growth", 10.0),
     ("stream-again", "growth", 10.0),
+    # not among issue 13's workloads: the same targets as the package's, on runs as people write them
+    ("people-files-first", "libyaml", 0.3),
+    ("people-files-again", "libyaml", 0.3),
+    ("people-krm-first", "libyaml", 0.3),
+    ("people-krm-again", "libyaml", 0.3),
 )
 
 
@@ -272,19 +280,23 @@ def _restore(orig: Path, work: Path) -> Callable[[], None]:
     return go
 
 
-def package_cases(runs: Sequence[int], seed: int, workdir: Path, modes: Sequence[str] = ("files", "krm")) -> list[Case]:
+def package_cases(
+    runs: Sequence[int], seed: int, workdir: Path, modes: Sequence[str] = ("files", "krm"), people: bool = False
+) -> list[Case]:
     """For each size: the package in files mode (first render, re-render with --check) and as
     one ResourceList in KRM mode (first render, the output fed back). Checks that the first
-    render changes the runs and the re-render changes nothing."""
+    render changes the runs and the re-render changes nothing. `people`: the runs as
+    gen.people_run writes them (groups `people-files-first`...)."""
     fn = fn_command()
     out: list[Case] = []
+    prefix = "people-" if people else ""
     for n in runs:
-        base = workdir / f"pkg-{n}"
-        files = gen.package(n, seed)
+        base = workdir / f"{prefix}pkg-{n}"
+        files = gen.package(n, seed, people)
         orig, work, rendered = base / "orig", base / "work", base / "rendered"
         gen.write_package(files, orig)
         size = sum(len(t.encode()) for t in files.values())
-        label = f"package of {n:,} PipelineRun files"
+        label = f"package of {n:,} PipelineRun files" + (" as people write them" if people else "")
         if "files" in modes:
             _restore(orig, rendered)()
             policy = rendered / "coschedule-policy.yaml"
@@ -298,8 +310,8 @@ def package_cases(runs: Sequence[int], seed: int, workdir: Path, modes: Sequence
             if _tree(rendered) != snapshot:
                 raise SystemExit(f"{label}: the re-render with --check changed files")
             rsize = sum(len(b) for b in snapshot.values())
-            out.append(Case(f"{label}: first render", "files-first", n, size, first, _libyaml_files(orig)))
-            out.append(Case(f"{label}: re-render --check", "files-again", n, rsize, again, _libyaml_files(rendered)))
+            out.append(Case(f"{label}: first render", prefix + "files-first", n, size, first, _libyaml_files(orig)))
+            out.append(Case(f"{label}: re-render --check", prefix + "files-again", n, rsize, again, _libyaml_files(rendered)))
         if "krm" in modes:
             rl = base / "list.yaml"
             rl.write_text(gen.package_resource_list(files))
@@ -313,8 +325,8 @@ def package_cases(runs: Sequence[int], seed: int, workdir: Path, modes: Sequence
             again_k = Cmd(list(fn), rl2)
             if capture(again_k).decode().split("\nresults:\n", 1)[0] + "\n" != again_text:
                 raise SystemExit(f"{label}: the KRM re-render changed items")
-            out.append(Case(f"{label}, one ResourceList: first render", "krm-first", n, len(rl.read_bytes()), first_k, _libyaml(rl)))
-            out.append(Case(f"{label}, one ResourceList: re-render", "krm-again", n, len(again_text.encode()), again_k, _libyaml(rl2)))
+            out.append(Case(f"{label}, one ResourceList: first render", prefix + "krm-first", n, len(rl.read_bytes()), first_k, _libyaml(rl)))
+            out.append(Case(f"{label}, one ResourceList: re-render", prefix + "krm-again", n, len(again_text.encode()), again_k, _libyaml(rl2)))
     return out
 
 
@@ -428,7 +440,7 @@ def _growth(rows: Sequence[Row], group: str) -> tuple[float, float, str] | None:
     if len(big) < 2 or big[0].items == big[-1].items:
         return None
     a, b = big[0], big[-1]
-    unit = "files" if group.startswith(("files", "krm")) else "documents" if group.startswith("stream") else "items"
+    unit = "files" if group.startswith(("files", "krm", "people")) else "documents" if group.startswith("stream") else "items"
     what = {"stream-first": " (one file, first render)", "stream-again": " (one file, re-render)","files-first": " (files mode, first render)", "files-again": " (files mode, re-render)",
             "krm-first": " (package as one ResourceList, first render)", "krm-again": " (package as one ResourceList, re-render)",
             "list100": " (100% targets)"}.get(group, "")
@@ -510,6 +522,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             cases += package_cases(a.files, a.seed, work, modes)
         if "stream" in a.workloads:
             cases += stream_cases(a.documents, a.seed, work)
+        if "people" in a.workloads:
+            cases += package_cases(a.files, a.seed, work, people=True)
         rows = measure_cases(cases, a.repeat)
     report = (
         f"Machine: {where}; load average {load():.1f} at the end\n"

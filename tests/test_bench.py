@@ -109,3 +109,15 @@ def test_targets_say_met_or_missed() -> None:
     assert "| b | peak RSS < 150 MB at 10,000 items | 100 MB | met |" in text
     assert "| b | 1,000 -> 10,000: time grows <= 10x | 4.5x (4.5x CPU) | met |" in text
     assert "| c | <= 0.3x libyaml | 0.50x (0.50x CPU) | missed |" in text
+
+
+def test_people_cases_render_then_change_nothing(tmp_path: Path) -> None:
+    """The package as people write it (gen.people_run), in both modes: the runner's checks
+    pass, every row is timed and has a target."""
+    cases = run.package_cases([8], seed=1, workdir=tmp_path, people=True)
+    assert [c.group for c in cases] == ["people-files-first", "people-files-again", "people-krm-first", "people-krm-again"]
+    rows = run.measure_cases(cases, repeat=1)
+    text = run.table(rows, 1) + run.targets(rows)
+    assert text.count("| package of 8 PipelineRun files as people write them") == 4 + 4
+    runs = gen.package(8, seed=1, people=True)
+    assert any(t.startswith("# Copyright") for t in runs.values()) and any(">-" in t for t in runs.values())
