@@ -46,20 +46,17 @@ _NOT_PLAIN_VALUE = _NOT_PLAIN | {" ", "#"}
 # Plain keys the writer can emit as they are: Kubernetes field and label/annotation keys.
 _KEY_RE = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_./-]*):(?= |$)")
 _INT_RE = re.compile(r"-?(?:0|[1-9][0-9]*)")
-# The characters the reader takes in a scalar: printable ASCII and the printable rest of
-# Unicode, as text (a description in German, a name in Japanese); not tabs and other
-# controls, the C1 range with NEL, the line and paragraph separators (line breaks to a YAML
-# 1.1 reader; never in what reaches this reader, refused all the same), a byte order mark,
-# surrogates and non-characters. Non-ASCII characters are none of YAML's indicators or
-# blanks, so a scalar holding them reads as its text, as a string.
-_NON_ASCII = "\\xa0-\\u2027\\u202a-\\ud7ff\\ue000-\\ufefe\\uff00-\\ufffd\\U00010000-\\U0010ffff"
-_TEXT = "\\x20-\\x7e" + _NON_ASCII
-# Plain scalars the reader accepts (printable text, no indicator first, nothing a YAML 1.2
-# resolver types other than the canonical int/bool handled above: that is checked after)
-_PLAIN_RE = re.compile(f"[A-Za-z0-9_./$(~=+{_NON_ASCII}-][{_TEXT}]*")
+# The characters the reader takes in a scalar are the printable ones (str.isprintable): ASCII
+# from space to `~`, and of the rest of Unicode letters, marks, numbers, punctuation and
+# symbols (a description in German, a name in Japanese, an emoji); not tabs or other
+# controls, NEL, the line and paragraph separators (line breaks to a YAML 1.1 reader), other
+# separators (a no-break space), format characters (a byte order mark), surrogates or
+# unassigned code points. None of those taken is one of YAML's indicators or blanks, so a
+# scalar holding them reads as its text, as a string. (A test in C: a pattern of Unicode's
+# ranges costs milliseconds to compile at every start.)
+_PLAIN_FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./$(~=+-")
 _NUMBERISH = re.compile(r"[-+.0-9]")
 _ASCII_PRINTABLE = re.compile(r"[\x20-\x7e]*")  # what the writer writes quoted (litesplice)
-_PRINTABLE = re.compile(f"[{_TEXT}]*")
 _TS_RE = re.compile(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}")
 _NULLS = frozenset({"null", "Null", "NULL", "~"})
 _SPECIAL = frozenset({"~", "null", "Null", "NULL", "True", "TRUE", "False", "FALSE", "<<", "="})
@@ -374,6 +371,10 @@ class _Reader:
                     continue
                 break  # blank lines after the block: not its text
             ind = len(s) - len(s.lstrip(" "))
+            if ind == len(s):
+                # a line of blanks is an empty line to a YAML reader, whatever its width, or
+                # text (the blanks past the indentation) where lines of text follow
+                raise Unsure("a line of blanks in or after a block scalar")
             if ind <= key_indent:
                 break
             # the first line sets the block's indentation for a YAML reader: it must be `want`
@@ -494,7 +495,7 @@ def _quoted_end(line: str, col: int, q: str) -> int:
             continue
         end = k + 1
         body = line[col:end]
-        if not _PRINTABLE.fullmatch(body):
+        if not body.isprintable():
             raise Unsure("control characters")
         return end
 
@@ -517,7 +518,7 @@ def _flow_scalar(raw: str) -> Any:
     if raw[0] in "'\"":
         if len(raw) < 2 or raw[-1] != raw[0] or raw[0] in raw[1:-1] or "\\" in raw:
             raise Unsure("flow scalar")
-        if not _PRINTABLE.fullmatch(raw):
+        if not raw.isprintable():
             raise Unsure("control characters")
         return (SQ if raw[0] == "'" else DQ)(raw[1:-1])
     # a colon inside is the scalar's own (a URL: `{value: https://host:8443/x}`) when a
@@ -627,7 +628,11 @@ def _plain(text: str) -> Any:
     v = _PLAIN_VALUES.get(text, _MISSING)
     if v is not _MISSING:
         return v
-    if text[:2] in ("- ", "? ", ": ") or text in ("-", "?") or not _PLAIN_RE.fullmatch(text):
+    c = text[:1]  # plain scalars: printable text, no indicator first (nor anything a YAML 1.2
+    # resolver types other than the canonical int/bool: _resolve checks that)
+    if not c or (c not in _PLAIN_FIRST and (c.isascii() or not c.isprintable())) or not text.isprintable():
+        raise Unsure("plain scalar")
+    if text[:2] in ("- ", "? ", ": ") or text in ("-", "?"):
         raise Unsure("plain scalar")
     if ": " in text or " #" in text or "\t" in text or text.endswith(":"):
         raise Unsure("plain scalar")

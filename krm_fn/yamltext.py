@@ -111,7 +111,7 @@ def entry_of(body: str) -> str:
 
 # what unentry() must look at line by line: a line ended by a break other than LF (splitlines()
 # ends lines there too), or a blank line other than two spaces and its LF (it becomes empty)
-_UNENTRY_SLOW = re.compile("[\r\v\f\x1c-\x1e\x85\u2028\u2029]|\n(?!  \n)[^\\S\n]+(?=\n|$)")
+_UNENTRY_SLOW = "[\r\v\f\x1c-\x1e\x85\u2028\u2029]|\n(?!  \n)[^\\S\n]+(?=\n|$)"  # compiled on first use (re's cache)
 
 
 def unentry(text: str) -> str:
@@ -121,7 +121,7 @@ def unentry(text: str) -> str:
         # fewer is kept; a blank one becomes empty, which only a blank line of other than
         # two spaces needs the loop below for)
         eol = text.find("\n") + 1
-        if eol and _UNENTRY_SLOW.search(text) is None:
+        if eol and re.search(_UNENTRY_SLOW, text) is None:
             return text[2:eol] + ("\n" + text[eol:]).replace("\n  ", "\n")[1:]
     return unentry_lines(text)
 

@@ -224,7 +224,7 @@ READ_SAME = [
     "a: x  \nb: 'q' \nc:  \nd: # c \n- e \n   \n- {k: v} \nf: |\n  y\n",  # trailing blanks
     'a: "esc\\n"\nb: "t\\tx \\"q\\" \\\\ \\/ \\u00e9"  # c\n',
     "a: >\n  folded\n  text\n\n  paragraph\nb: >-\n  x\n\n\n  y\nc: |\n  one\n\n    two\n\n\nd: |-\n  # not a comment\n\n  z\n",
-    "a: caf\u00e9\nb: '\u00dcberblick'\nc: \"\u65e5\u672c\"\nd: [\u00e4, '\u00f6']\ne: {k: \U0001f680 go}\nf: x\u00a0y\n",
+    "a: caf\u00e9\nb: '\u00dcberblick'\nc: \"\u65e5\u672c\"\nd: [\u00e4, '\u00f6']\ne: {k: \U0001f680 go}\n",
 ]
 
 BAIL = [
@@ -253,6 +253,8 @@ BAIL = [
     "a:\n\tb: 1\n",
     "a: caf\u00e9\tx\n",  # a tab inside a scalar
     "a: x\u00a0\n",  # a non-ASCII blank at the end of a line
+    "a: x\u00a0y\n",  # a no-break space: not taken (str.isprintable)
+    "a:\n- b: |\n    x\n  \n     \n",  # lines of blanks after a block scalar: text, for YAML
     "a: 'x\ufeffy'\n",  # a byte order mark inside
     "? a\n: b\n",
     "a: [x:]\n",
