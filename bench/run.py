@@ -443,7 +443,7 @@ def _growth(rows: Sequence[Row], group: str) -> tuple[float, float, str] | None:
     unit = "files" if group.startswith(("files", "krm", "people")) else "documents" if group.startswith("stream") else "items"
     what = {"stream-first": " (one file, first render)", "stream-again": " (one file, re-render)","files-first": " (files mode, first render)", "files-again": " (files mode, re-render)",
             "krm-first": " (package as one ResourceList, first render)", "krm-again": " (package as one ResourceList, re-render)",
-            "list100": " (100% targets)"}.get(group, "")
+            "list100": " (100% targets)"}.get(group.removeprefix("people-"), "") + (" (as people write them)" if group.startswith("people-") else "")
     gw, gc = b.wall("fn") / a.wall("fn"), b.cpu("fn") / a.cpu("fn")
     line = (
         f"Growth from {a.items:,} to {b.items:,} {unit}{what} ({b.items / a.items:.0f}x the input), wall (CPU): "
