@@ -318,25 +318,16 @@ class _Reader:
             v: Any = _plain(text)
         elif c == "'" or c == '"':
             v, end = _quoted(line, col)
-        elif c == "[":
-            end = line.find("]", col) + 1
+        elif c == "[" or c == "{":
+            flat, close = (_flow_seq, "]") if c == "[" else (_flow_map, "}")
+            end = line.find(close, col) + 1
             try:
                 if not end:
                     raise Unsure("flow")
-                v = _flow_seq(line[col:end])
+                v = flat(line[col:end])
             except Unsure:
                 v, end = _flow(line, col, 0)  # nested, or spaced otherwise
-            e.value = SeqPos(-1)
-            e.value.flow = True
-        elif c == "{":
-            end = line.find("}", col) + 1
-            try:
-                if not end:
-                    raise Unsure("flow mapping")
-                v = _flow_map(line[col:end])
-            except Unsure:
-                v, end = _flow(line, col, 0)
-            e.value = MapPos(-1)
+            e.value = SeqPos(-1) if c == "[" else MapPos(-1)
             e.value.flow = True
         else:  # "|" or ">"
             return self.literal(e, line, col, indent)
