@@ -136,6 +136,8 @@ def _styled(value: Any, draw: Any) -> Any:
         m = CommentedMap()
         for k, v in value.items():
             m[k] = _styled(v, draw)
+        if value and not any(isinstance(v, (dict, list)) and not v for v in value.values()) and draw(st.integers(0, 5)) == 0:
+            m.fa.set_flow_style()  # on one line, nested collections too
         return m
     if isinstance(value, list):
         s = CommentedSeq()
@@ -143,11 +145,15 @@ def _styled(value: Any, draw: Any) -> Any:
             s.append(_styled(v, draw))
         return s
     if isinstance(value, str):
-        style = draw(st.sampled_from(["plain", "plain", "single", "double"]))
+        style = draw(st.sampled_from(["plain", "plain", "single", "double", "folded"]))
         if style == "single":
             return SingleQuotedScalarString(value)
         if style == "double":
             return DoubleQuotedScalarString(value)
+        if style == "folded" and value and "\n" not in value:
+            from ruamel.yaml.scalarstring import FoldedScalarString
+
+            return FoldedScalarString(value)
     return value
 
 
@@ -173,6 +179,10 @@ def styled_lists(draw: Any) -> bytes:
     texts = []
     for i, pr in enumerate(prs):
         pr["metadata"]["name"] = f"pr{i}"
+        if draw(st.booleans()):  # text as people write it: other scripts, escapes, URLs
+            pr["metadata"]["annotations"] = {
+                "note": draw(st.sampled_from(["Zoë — nächtlich ✓", "夜間ビルド", "tab\there \"q\"", "https://h:8443/x", "a b c"])),
+            }
         dumped = yamlio.rt_dump(_styled(pr, draw), m, o + 2, o)
         if draw(st.booleans()):
             dumped = _commented(dumped, draw)
@@ -180,6 +190,8 @@ def styled_lists(draw: Any) -> bytes:
         head = "- " + lines[0]
         if draw(st.integers(0, 3)) == 0:
             head = "- # a head comment\n  " + lines[0]
+        elif draw(st.integers(0, 4)) == 0:
+            head = "- # Copyright 2026 ACME Corp.\n\n  # a head comment\n  " + lines[0]  # a license header
         tail = draw(st.sampled_from(["", "", "  # trailing\n", "\n", "  # trailing\n\n", "\n  # after a blank\n", "# column 0\n"]))
         texts.append(head + "\n" + "".join("  " + x + "\n" if x else "\n" for x in lines[1:]) + tail)
     mode = draw(st.sampled_from(MODES))
