@@ -317,7 +317,7 @@ class _Reader:
             end = col + len(text)
             v: Any = _plain(text)
         elif c == "'" or c == '"':
-            v, end = _quoted(line, col)
+            v, end = quoted(line, col)
         elif c == "[" or c == "{":
             flat, close = (_flow_seq, "]") if c == "[" else (_flow_map, "}")
             end = line.find(close, col) + 1
@@ -427,13 +427,14 @@ def _key_line(line: str, col: int) -> tuple[str, int, int, Any, bool] | None:
         # `key: 'quoted'`: as value() and inline() read it (a scalar, like a plain one)
         if line[-1].isspace():
             raise Unsure("trailing blanks")
-        v, end = _quoted(line, at + 1)
+        v, end = quoted(line, at + 1)
         return key, at, 1, v, _comment_after(line, end)
     return key, at, 2 if at == len(line) else 0, None, False
 
 
-def _quoted(line: str, col: int) -> tuple[Any, int]:
-    """The quoted scalar at `col` (on one line, no escapes) and the column after it."""
+def quoted(line: str, col: int) -> tuple[Any, int]:
+    """The quoted scalar at `col` (on one line; in double quotes, JSON's escapes) and the
+    column after it; Unsure for anything else (the scanner reads identities with it too)."""
     if line[col] == "'":
         end = _quoted_end(line, col, "'")
         return SQ(line[col + 1 : end - 1].replace("''", "'")), end
@@ -593,7 +594,7 @@ def _flow_value(line: str, i: int, depth: int) -> tuple[Any, int]:
     if c == "[" or c == "{":
         return _flow(line, i, depth + 1)
     if c == "'" or c == '"':
-        return _quoted(line, i)
+        return quoted(line, i)
     if not c or c in ",]}":
         raise Unsure("empty flow value")
     # a plain scalar ends before an indicator, before `:` that ends a key, before ` #`

@@ -387,40 +387,15 @@ def _scalar(v: str | None) -> Any:
     if "\t" in v:
         return _COMPLEX
     c = v[0]
-    if c == "'":
-        k = 1
-        while True:
-            k = v.find("'", k)
-            if k < 0:
-                return _COMPLEX
-            if v[k + 1 : k + 2] == "'":
-                k += 2
-                continue
-            break
-        rest = v[k + 1 :].strip()
-        if rest and not rest.startswith("#"):
-            return _COMPLEX
-        return v[1:k].replace("''", "'")
-    if c == '"':
-        k = 1
-        while True:
-            k = v.find('"', k)
-            if k < 0:
-                return _COMPLEX
-            slashes = len(v[:k]) - len(v[:k].rstrip("\\"))
-            if slashes % 2:
-                k += 1
-                continue
-            break
-        rest = v[k + 1 :].strip()
-        if rest and not rest.startswith("#"):
-            return _COMPLEX
-        import json  # here: most inputs hold no double-quoted identity (json: ~1 ms to import)
-
+    if c == "'" or c == '"':
         try:
-            return json.loads(v[: k + 1])
-        except ValueError:
+            value, end = lite.quoted(v, 0)  # one line, JSON's escapes: else the composer reads it
+        except Unsure:
             return _COMPLEX
+        rest = v[end:].strip()
+        if rest and not rest.startswith("#"):
+            return _COMPLEX
+        return str(value)
     if c in "&*!|>{[%@`?,-":
         return _COMPLEX
     s = _strip_comment(v)
