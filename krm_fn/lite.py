@@ -319,14 +319,7 @@ class _Reader:
         elif c == "'" or c == '"':
             v, end = quoted(line, col)
         elif c == "[" or c == "{":
-            flat, close = (_flow_seq, "]") if c == "[" else (_flow_map, "}")
-            end = line.find(close, col) + 1
-            try:
-                if not end:
-                    raise Unsure("flow")
-                v = flat(line[col:end])
-            except Unsure:
-                v, end = _flow(line, col, 0)  # nested, or spaced otherwise
+            v, end = _flow(line, col, 0)
             e.value = SeqPos(-1) if c == "[" else MapPos(-1)
             e.value.flow = True
         else:  # "|" or ">"
@@ -492,53 +485,8 @@ def _quoted_end(line: str, col: int, q: str) -> int:
         return end
 
 
-def _flow_seq(text: str) -> list[Any]:
-    inner = text[1:-1]
-    if not inner:
-        return []
-    parts = inner.split(", ")
-    out = []
-    for p in parts:
-        if not p or p != p.strip() or any(c in p for c in ",[]{}#"):
-            raise Unsure("flow item")
-        out.append(_flow_scalar(p))
-    return out
-
-
-def _flow_scalar(raw: str) -> Any:
-    """One scalar of a one-line flow collection: plain, or quoted without escapes."""
-    if raw[0] in "'\"":
-        if len(raw) < 2 or raw[-1] != raw[0] or raw[0] in raw[1:-1] or "\\" in raw:
-            raise Unsure("flow scalar")
-        if not raw.isprintable():
-            raise Unsure("control characters")
-        return (SQ if raw[0] == "'" else DQ)(raw[1:-1])
-    # a colon inside is the scalar's own (a URL: `{value: https://host:8443/x}`) when a
-    # character other than a blank or an indicator follows it (the item was cut at ", ",
-    # holds no indicator, and _plain refuses ": " and tabs)
-    if "'" in raw or '"' in raw or raw[0] == ":" or raw[-1] == ":":
-        raise Unsure("flow scalar")
-    return _plain(raw)
-
-
-def _flow_map(text: str) -> dict[str, Any]:
-    """A one-line flow mapping of scalars, in the form the round-trip writer gives it."""
-    inner = text[1:-1]
-    out: dict[str, Any] = {}
-    if not inner:
-        return out
-    for p in inner.split(", "):
-        km = _KEY_RE.match(p)
-        if km is None or km.end() + 1 >= len(p) or p[km.end()] != " ":
-            raise Unsure("flow mapping entry")
-        key, raw = km.group(1), p[km.end() + 1 :]
-        if _resolve(key) is not key or key in out or not raw or raw != raw.strip() or any(c in raw for c in ",[]{}#"):
-            raise Unsure("flow mapping entry")
-        out[key] = _flow_scalar(raw)
-    return out
-
-
 _FLOW_DEPTH = 16  # deeper flow nesting is left to the round-trip loader
+_FLOW_PLAIN_END = r"[,\[\]{}]|:(?=[ ,\[\]{}]|$)| #"
 
 
 def _flow(line: str, i: int, depth: int) -> tuple[Any, int]:
@@ -597,15 +545,10 @@ def _flow_value(line: str, i: int, depth: int) -> tuple[Any, int]:
         return quoted(line, i)
     if not c or c in ",]}":
         raise Unsure("empty flow value")
-    # a plain scalar ends before an indicator, before `:` that ends a key, before ` #`
-    n = len(line)
-    j = i
-    while j < n:
-        ch = line[j]
-        if ch in ",[]{}" or (ch == ":" and (j + 1 == n or line[j + 1] in " ,[]{}")) or (ch == "#" and line[j - 1] == " "):
-            break
-        j += 1
-    text = line[i:j].rstrip(" ")
+    # a plain scalar ends before an indicator, before `:` that ends a key, before ` #`; a
+    # colon with another character after it is the scalar's own (`https://host:8443/x`)
+    m = re.compile(_FLOW_PLAIN_END).search(line, i)  # re's cache: compiled on first use
+    text = line[i : m.start() if m else len(line)].rstrip(" ")
     if not text:
         raise Unsure("empty flow value")
     return _plain(text), i + len(text)
