@@ -644,10 +644,6 @@ def load_item(chunk: str, m: int, s: int, o: int, lines: list[str] | None = None
     # license header)
     if not lines or any(x and not x.lstrip(" ").startswith("#") for x in pre):
         raise Unsure("text before the dash")
-    lead = 0
-    while lead < len(pre) and not pre[lead]:
-        lead += 1
-    blanks, pre = pre[:lead], pre[lead:]
     first = lines[0]
     d = yamltext.indent_of(first)
     if not first.startswith("- ", d) and first[d:] != "-":
@@ -667,17 +663,17 @@ def load_item(chunk: str, m: int, s: int, o: int, lines: list[str] | None = None
         body = lines[1:]
         first_inline = ""
     if pre:
+        # the round-trip path reads them as the object's head comment and writes that after
+        # the dash (`- # comment`): see rtsplice._head_after_dash and yamltext.indent_entry
+        moved = yamltext.head_after_dash(pre, d, c)
+        if moved is None:
+            raise Unsure("blank lines before the dash")
         if head:
             raise Unsure("comments before and after the dash")
         if any(x[-1:].isspace() and x.rstrip(" ")[-1:].isspace() for x in pre):
             raise Unsure("trailing blanks")
-        # the round-trip path reads them as the object's head comment and writes that after
-        # the dash (`- # comment`; the blank lines before it stay before the dash): see
-        # rtsplice._head_after_dash and yamltext.indent_entry
-        head = blanks + [" " * d + "- " + pre[0].lstrip(" ")] + [" " * c + x.lstrip(" ") if x else "" for x in pre[1:]]
+        head = moved
         first_inline = ""
-    elif blanks:
-        raise Unsure("blank lines before the dash")
     data, doc = read(body, m, o, c)
     doc.head = head
     doc.first_inline = first_inline

@@ -71,25 +71,21 @@ def splice(chunk: str, after: Any, before: Any, indent: tuple[int, int, int]) ->
 
 
 def _head_after_dash(out: list[str], k: int, cut: int) -> list[str]:
-    """Comments before the dash go after it (`- # comment`), as kpt sends a head comment
-    (the light writer and yamltext.indent_entry do the same): before the dash, kpt (yaml.v3)
-    would give them to the previous item."""
-    pre = out[:k]
-    first = next((i for i, x in enumerate(pre) if x.strip()), None)
-    if first is None:
-        return out
-    # blank lines before the comment stay before the dash; those between its lines stay
-    # between them (a license header, then the object's own comment)
-    blanks, comments = pre[:first], pre[first:]
+    """Comments before the dash go after it (`- # comment`), as the light writer and
+    yamltext.indent_entry put them (yamltext.head_after_dash)."""
+    if k >= len(out):
+        return out  # no dash line to put them after
     dash = out[k]
     d = yamltext.indent_of(dash)
-    head = [" " * d + "- " + comments[0].lstrip(" ")] + [" " * cut + x.lstrip(" ") if x.strip() else "" for x in comments[1:]]
+    head = yamltext.head_after_dash(out[:k], d, cut)
+    if head is None:
+        return out
     rest = dash[d + 1 :].lstrip(" ")
     if not rest or rest.startswith("#"):  # `-` or `- # comment`, the keys below
-        return blanks + head + ([" " * cut + rest] if rest else []) + out[k + 1 :]
+        return head + ([" " * cut + rest] if rest else []) + out[k + 1 :]
     if dash[d + 1 : cut].strip() or len(dash) <= cut:
         raise Unsure("head comments before an odd dash line")
-    return blanks + head + [" " * cut + dash[cut:]] + out[k + 1 :]
+    return head + [" " * cut + dash[cut:]] + out[k + 1 :]
 
 
 def _ordered(v: Any) -> Any:

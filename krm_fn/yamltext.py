@@ -91,6 +91,19 @@ def indent_entry(dumped: str, d: int) -> str:
     return "".join(out)
 
 
+def head_after_dash(pre: list[str], d: int, c: int) -> list[str] | None:
+    """The lines before an item's dash (at column d) with the comment among them moved after
+    the dash (`- # comment`, its other lines at column c), as kpt sends a head comment: before
+    the dash, kpt (yaml.v3) would give it to the previous item. Blank lines before the comment
+    stay before the dash, those between its lines stay between them (a license header, then
+    the object's own comment). None when the lines hold no comment."""
+    first = next((i for i, x in enumerate(pre) if x.strip()), None)
+    if first is None:
+        return None
+    moved = [" " * d + "- " + pre[first].lstrip(" ")] + [" " * c + x.lstrip(" ") if x.strip() else "" for x in pre[first + 1 :]]
+    return pre[:first] + moved
+
+
 def entry_of(body: str) -> str:
     """A document as one `- ` entry of a top-level sequence (the form the item readers and
     writers work on): the first content line gets the dash, every other line two spaces."""
