@@ -71,9 +71,9 @@ class _Writer:
         it when something is added or removed there. Except at the end of the object:
         comments there (`# end of file`) stay after the edit, as the round-trip path's splice
         (rtsplice) leaves them."""
-        if k + 1 < len(self.lines) and not self._only_comments_after(k):
+        if k + 1 < len(self.lines):
             t = self.lines[k + 1].lstrip(" ")
-            if not t or t.startswith("#"):
+            if (not t or t.startswith("#")) and not self._only_comments_after(k):
                 raise Unsure("comment at the insertion point")
 
     def _clean(self, a: int, b: int) -> None:
