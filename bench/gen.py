@@ -503,7 +503,7 @@ def people_run(n: int, rnd: random.Random) -> str:
     license header (a blank line inside the head comment), a leading `---`, text in other
     scripts than ASCII, a folded scalar, an escape in double quotes, a URL in a flow mapping,
     a pod template in nested flow style, spaces at the end of a line, a comment at the end of
-    the file."""
+    the file, quoted keys."""
     text = package_run(n, rnd)
     svc = f"svc-{n:04d}"
     d = "  " if n % 3 == 0 else "    "  # package_run's dash column of spec's sequences
@@ -532,6 +532,12 @@ def people_run(n: int, rnd: random.Random) -> str:
         text = text.replace("  taskRunTemplate:\n", extra.replace("{d}", d) + "  taskRunTemplate:\n", 1)
     if n % 7 == 3:
         text = text.replace("  namespace: ci\n", "  namespace: ci  \n", 1)
+    if n % 9 == 2:  # label keys quoted, as Helm charts and JSON converters write them
+        text = text.replace("    app.kubernetes.io/", '    "app.kubernetes.io/').replace("/name:", '/name":').replace("/part-of:", '/part-of":')
+    if n % 11 == 7:  # every key of the head quoted, and a claim's access modes
+        for key in ("apiVersion", "kind", "metadata", "name", "namespace"):
+            text = text.replace(f"\n{key}:", f'\n"{key}":', 1).replace(f"\n  {key}:", f"\n  '{key}':", 1)
+        text = text.replace('accessModes: ["ReadWriteOnce"]', '"accessModes": ["ReadWriteOnce"]')
     if n % 5 == 0:
         text = f"# Copyright 2026 ACME Corp.\n# SPDX-License-Identifier: Apache-2.0\n\n{text}"
     if n % 2:
@@ -595,7 +601,7 @@ def package_resource_list(files: dict[str, str], config: str = "coschedule-polic
 def _with_annotations(doc: str, ann: list[str]) -> str:
     """`doc` with `ann` added to metadata.annotations (metadata's keys at two spaces)."""
     lines = doc.splitlines(keepends=True)
-    at = lines.index("metadata:\n") + 1
+    at = next(i for i, x in enumerate(lines) if x in ("metadata:\n", '"metadata":\n', "'metadata':\n")) + 1
     end = at
     while end < len(lines) and (lines[end].startswith("  ") or not lines[end].strip()):
         if lines[end] == "  annotations:\n":

@@ -5,7 +5,7 @@ round-trip loader.
 The round-trip loader (ruamel) costs about 20 ms to import and 20 to 40 ms to read and write
 one PipelineRun: most of a one-object run. This module reads an item whose text is in the
 form ruamel itself writes (consistent indentation, one space after `- ` and `: `, canonical
-scalars, no anchors, tags or multi-line plain scalars, no trailing blanks) into plain data,
+scalars, keys plain or quoted, no anchors, tags or multi-line scalars) into plain data,
 and writes an edited item back by splicing only the changed lines into its original text,
 in the layout ruamel would give them. Everything else in the item stays the exact input text,
 which is what ruamel writes back for such text too.
@@ -287,7 +287,7 @@ class _Reader:
             if said is None:
                 if col >= len(line) or line[col] in " -#":
                     raise Unsure("sequence item layout")
-                said = _key_line(line, col) if _KEY_RE.match(line, col) is not None else False
+                said = _key_line(line, col) if _KEY_RE.match(line, col) is not None or quoted_key(line, col) else False
                 if len(_ITEM_LINES) >= _LINES_MAX:
                     _ITEM_LINES.clear()
                 _ITEM_LINES[line] = said
@@ -403,12 +403,18 @@ def _key_line(line: str, col: int) -> tuple[str, int, int, Any, bool] | None:
     scalar's value, whether an end-of-line comment follows it) of a mapping line whose key
     sits at `col`; None for a sequence entry (`-`), Unsure for anything else."""
     km = _KEY_RE.match(line, col)
-    if km is None:
-        if line.startswith("-", col):
-            return None
-        raise Unsure("not a plain key")
-    key = _PLAIN_KEYS.get(km.group(1)) or _plain_key(km.group(1))
-    at = km.end()
+    if km is not None:
+        key = _PLAIN_KEYS.get(km.group(1)) or _plain_key(km.group(1))
+        at = km.end()
+    elif line.startswith("-", col):
+        return None
+    else:
+        said = quoted_key(line, col)
+        if not said:
+            raise Unsure("not a plain key")
+        key, at = said
+    if at - col > 1024:
+        raise Unsure("key over 1024 characters")  # no implicit key to a YAML reader
     if at + 1 < len(line) and line[at] == " " and line[at + 1] not in _NOT_PLAIN_VALUE:
         if line[-1].isspace():
             raise Unsure("trailing blanks")
@@ -423,6 +429,19 @@ def _key_line(line: str, col: int) -> tuple[str, int, int, Any, bool] | None:
         v, end = quoted(line, at + 1)
         return key, at, 1, v, _comment_after(line, end)
     return key, at, 2 if at == len(line) else 0, None, False
+
+
+def quoted_key(line: str, col: int) -> tuple[Any, int] | None:
+    """(key, end of `"key":`) of a quoted key at `col` (`"app.kubernetes.io/name": x`, read
+    as the round-trip loader reads it: a string that keeps its quotes, SQ or DQ); None when
+    no quoted scalar followed by `: ` or `:` at the line's end starts there (Unsure for a
+    quoted scalar this reader does not take)."""
+    if line[col : col + 1] not in ("'", '"'):
+        return None
+    key, end = quoted(line, col)
+    if line.startswith(":", end) and (end + 1 == len(line) or line[end + 1] == " "):
+        return key, end + 1
+    return None
 
 
 def quoted(line: str, col: int) -> tuple[Any, int]:
@@ -491,7 +510,7 @@ _FLOW_PLAIN_END = r"[,\[\]{}]|:(?=[ ,\[\]{}]|$)| #"
 
 def _flow(line: str, i: int, depth: int) -> tuple[Any, int]:
     """The flow collection that opens at line[i] (`[` or `{`) and closes on the same line,
-    nested ones too, and the column after it: scalars plain or quoted, keys plain, entries
+    nested ones too, and the column after it: scalars plain or quoted, keys plain or quoted, entries
     separated by commas (a trailing one too) and spaces. Unsure for anything else: a pair
     inside a sequence (`[a: b]`), an empty value, a comment or a line break inside, tabs."""
     if depth > _FLOW_DEPTH:
@@ -508,12 +527,18 @@ def _flow(line: str, i: int, depth: int) -> tuple[Any, int]:
     while True:
         if is_map:
             km = _KEY_RE.match(line, i)
-            if km is None:
+            if km is not None:
+                key = km.group(1)
+                if _resolve(key) is not key:
+                    raise Unsure("flow mapping key")
+                i = km.end()
+            else:
+                said = quoted_key(line, i)  # `{"a": b}`: a quoted key, followed by `: `
+                if not said:
+                    raise Unsure("flow mapping key")
+                key, i = said
+            if key in out:
                 raise Unsure("flow mapping key")
-            key = km.group(1)
-            if _resolve(key) is not key or key in out:
-                raise Unsure("flow mapping key")
-            i = km.end()
             while i < n and line[i] == " ":
                 i += 1
             v, i = _flow_value(line, i, depth)

@@ -228,8 +228,8 @@ class _Writer:
 
     def _entry(self, key: str, v: Any, indent: int, out: list[str]) -> None:
         if key.__class__ is not str or key not in _PLAIN_KEYS:  # else: a key read as itself
-            if not isinstance(key, str) or not _KEY_RE.fullmatch(key + ":") or _resolve(key) is not key:
-                raise Unsure("key form")
+            if key.__class__ is not str or not _KEY_RE.fullmatch(key + ":") or _resolve(key) is not key:
+                raise Unsure("key form")  # a quoted key (SQ, DQ) too: the round-trip path writes it
         pad = " " * indent
         if v.__class__ is str:  # most entries: the scalar case first
             out.append(f"{pad}{key}: {_scalar(v)}")

@@ -419,17 +419,16 @@ def make_item(pos: int, chunk: str, dash: int, d: int) -> Item:
                 return item
             c = len(m.group(1))
             entries = _entries(chunk, m.start() + 1, len(chunk), c, d + 1)
-        elif after[0] in "{[\"'?!&*|>":
-            raise Unsure("flow, quoted, tagged or anchored")
+        elif after[0] in "{[?!&*|>":
+            raise Unsure("flow, tagged or anchored")
         else:
             c = len(first) - len(after)
             km = _KEY_RE.match(after)
-            if not km:
-                raise Unsure("not a key")
+            k, v = (km.group(1), km.group(2)) if km else _quoted_entry(after)
             entries = _entries(chunk, eol + 1, len(chunk), c, d + 1)
             # the first key's body ends where the line of the next key starts
             body_end = chunk.rfind("\n", 0, entries[0][2] - 1) + 1 if entries else len(chunk)
-            entries.insert(0, (km.group(1), km.group(2), eol + 1, body_end))
+            entries.insert(0, (k, v, eol + 1, body_end))
         _read_identity(chunk, entries, c, item.meta)
     except Unsure:
         _composed_identity(item, chunk)
@@ -470,11 +469,11 @@ def _entries(text: str, a: int, b: int, ind: int, outer: int) -> list[tuple[str,
     key = value = None
     start = 0
     for m in _at_indent_re(ind).finditer(text, a - 1, b):
-        k, v, dash, _other = m.groups()
+        k, v, dash, other = m.groups()
         if k is None:
             if dash is not None:
                 continue  # an indentless sequence: the value of the key before
-            raise Unsure("not a key")
+            k, v = _quoted_entry(other)
         s, e = m.span()
         if key is not None:
             out.append((key, value, start, s + 1))
@@ -482,6 +481,17 @@ def _entries(text: str, a: int, b: int, ind: int, outer: int) -> list[tuple[str,
     if key is not None:
         out.append((key, value, min(start, b), b))
     return out
+
+
+def _quoted_entry(line: str) -> tuple[str, str | None]:
+    """(key, raw inline value) of a line that starts with a quoted key (`"kind": Task`), as
+    the key pattern gives them for a plain one; Unsure for any other line."""
+    said = lite.quoted_key(line, 0)
+    if not said:
+        raise Unsure("not a key")
+    key, at = said
+    v = line[at:].strip(" ")
+    return str(key), v or None
 
 
 _WANTED_META = ("name", "namespace", "generateName")

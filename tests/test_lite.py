@@ -135,7 +135,9 @@ def _styled(value: Any, draw: Any) -> Any:
     if isinstance(value, dict):
         m = CommentedMap()
         for k, v in value.items():
-            m[k] = _styled(v, draw)
+            quote = draw(st.sampled_from(["plain"] * 8 + ["single", "double"]))  # keys as people quote them
+            key = SingleQuotedScalarString(k) if quote == "single" else DoubleQuotedScalarString(k) if quote == "double" else k
+            m[key] = _styled(v, draw)
         if value and not any(isinstance(v, (dict, list)) and not v for v in value.values()) and draw(st.integers(0, 5)) == 0:
             m.fa.set_flow_style()  # on one line, nested collections too
         return m
@@ -237,6 +239,8 @@ READ_SAME = [
     'a: "esc\\n"\nb: "t\\tx \\"q\\" \\\\ \\/ \\u00e9"  # c\n',
     "a: >\n  folded\n  text\n\n  paragraph\nb: >-\n  x\n\n\n  y\nc: |\n  one\n\n    two\n\n\nd: |-\n  # not a comment\n\n  z\n",
     "a: caf\u00e9\nb: '\u00dcberblick'\nc: \"\u65e5\u672c\"\nd: [\u00e4, '\u00f6']\ne: {k: \U0001f680 go}\n",
+    # quoted keys, as people and JSON converters write them
+    '"app.kubernetes.io/name": x\n\'team\': \'y\'\n"spec":\n  "a b": 1\n  c:\n  - "name": n  # c\n    \'v\':\n  - "q"\n"true": "1"\n"e\\"q": z\n',
 ]
 
 BAIL = [
@@ -277,6 +281,11 @@ BAIL = [
     "a: 1\na: 2\n",  # duplicate key: the round-trip loader reports it
     "true: 1\n",
     "a: b: c\n",
+    '"a" : 1\n',  # a blank before the colon
+    '"a":b\n',  # no blank after it
+    'a: 1\n"a": 2\n',  # the same key, once quoted
+    '"multi\n  line": x\n',
+    "{a: 1}: x\n",
 ]
 
 
@@ -293,7 +302,10 @@ def test_reader_steps_aside(text: str) -> None:
         lite.read(text.split("\n")[:-1], 2, 0, 0)
 
 
-_KEYS = st.sampled_from(["a", "b", "name", "app.kubernetes.io/name", "x-y", "k8s_1"])
+_KEYS = st.sampled_from(
+    ["a", "b", "name", "app.kubernetes.io/name", "x-y", "k8s_1", '"a"', "'b'", '"app.kubernetes.io/part-of"', '"x y"',
+     "'it''s'", '"true"', '"1"', '"t\\tk"', '"q\\"k"', '"\\x41"', '"k" ', "'n\u00e4me'"]
+)
 _SCALAR_TEXT = st.sampled_from(
     ["x", "1", "-3", "0", "true", "false", "'q'", "'it''s'", '"dq"', "1Gi", "v1.2", "a b", "$(x)", "0x1f", "1e3",
      "012", "yes", "null", "~", "a#b", "-", "[a, b]", "[]", "{}", "{k: v}", "2020-01-01", "-x", ".5", "+1",

@@ -3,6 +3,7 @@ give the same identities and outputs that read back as the same data, and the fa
 echoes every item byte for byte."""
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import yaml
@@ -65,6 +66,23 @@ def items(draw: Any) -> dict[str, Any]:
     return obj
 
 
+_IDENTITY_KEY = re.compile(r"(?m)^((?: *- )? *)(apiVersion|kind|metadata|name|namespace|generateName|annotations|config\.kubernetes\.io/index):")
+
+
+def _quoted_keys(text: str, draw: Any) -> str:
+    """The keys the scanner reads identities by, quoted at random (as people and JSON
+    converters write them), each line on its own."""
+    quotes = draw(st.sampled_from(["", "", "'\"", "\"", "'"]))
+    if not quotes:
+        return text
+
+    def quote(m: re.Match[str]) -> str:
+        q = draw(st.sampled_from(quotes + " "))
+        return m.group(0) if q == " " else f"{m.group(1)}{q}{m.group(2)}{q}:"
+
+    return _IDENTITY_KEY.sub(quote, text)
+
+
 @st.composite
 def resource_lists(draw: Any) -> str:
     objs = draw(st.lists(items(), min_size=1, max_size=5))
@@ -77,7 +95,7 @@ def resource_lists(draw: Any) -> str:
         indent=draw(st.sampled_from([2, 4])),
         width=draw(st.sampled_from([20, 80, 10**6])),
     )
-    lines = text.split("\n")
+    lines = _quoted_keys(text, draw).split("\n")
     # comments where kpt and people put them: before items, after values
     for _ in range(draw(st.integers(0, 4))):
         at = draw(st.integers(3, max(3, len(lines) - 1)))
@@ -136,7 +154,7 @@ def documents(draw: Any) -> str:
         indent=draw(st.sampled_from([2, 4])),
         width=draw(st.sampled_from([20, 80, 10**6])),
     )
-    lines = text.split("\n")
+    lines = _quoted_keys(text, draw).split("\n")
     for _ in range(draw(st.integers(0, 4))):
         at = draw(st.integers(0, max(0, len(lines) - 1)))
         lines.insert(at, draw(st.sampled_from(["# head", "  # deep", "", "    # deeper", "#", " x"])))
