@@ -503,7 +503,7 @@ def people_run(n: int, rnd: random.Random) -> str:
     license header (a blank line inside the head comment), a leading `---`, text in other
     scripts than ASCII, a folded scalar, an escape in double quotes, a URL in a flow mapping,
     a pod template in nested flow style, spaces at the end of a line, a comment at the end of
-    the file, quoted keys."""
+    the file, quoted keys, both sequence styles in one file."""
     text = package_run(n, rnd)
     svc = f"svc-{n:04d}"
     d = "  " if n % 3 == 0 else "    "  # package_run's dash column of spec's sequences
@@ -530,6 +530,10 @@ def people_run(n: int, rnd: random.Random) -> str:
         )
     if extra:
         text = text.replace("  taskRunTemplate:\n", extra.replace("{d}", d) + "  taskRunTemplate:\n", 1)
+    if n % 3 == 2 and n % 2:  # both sequence styles in one file: params at the key's column
+        a = text.index("  params:\n") + len("  params:\n")
+        b = text.index("  taskRunTemplate:\n")
+        text = text[:a] + "".join(x[2:] for x in text[a:b].splitlines(keepends=True)) + text[b:]
     if n % 7 == 3:
         text = text.replace("  namespace: ci\n", "  namespace: ci  \n", 1)
     if n % 9 == 2:  # label keys quoted, as Helm charts and JSON converters write them

@@ -241,7 +241,9 @@ class _Reader:
             ind = self.ind[i]
             s = self.lines[i]
             if s.startswith("-", ind) and (len(s) == ind + 1 or s[ind + 1] == " "):
-                if ind == indent + self.o:
+                # the document's sequence offset, or either of the two people mix in one
+                # file (`- ` at the key's column, as kubectl writes, or two further in)
+                if ind == indent + self.o or ind == indent or ind == indent + 2:
                     v, p = self.sequence(ind)
                     e.value = p
                     e.last = self.last_line

@@ -69,12 +69,18 @@ class _Writer:
         """An edit that ends after line k must not be followed by a comment or blank line:
         the round-trip writer keeps such a comment with the last scalar before it, and moves
         it when something is added or removed there. Except at the end of the object:
-        comments there (`# end of file`) stay after the edit, as the round-trip path's splice
-        (rtsplice) leaves them."""
+        comments there (`# end of file`, blank lines around them) stay after the edit, as the
+        round-trip path's splice (rtsplice) leaves them; blank lines alone there it puts
+        before the edit (an item of a list followed by a blank line: tests/test_lite.py)."""
         if k + 1 < len(self.lines):
             t = self.lines[k + 1].lstrip(" ")
-            if (not t or t.startswith("#")) and not self._only_comments_after(k):
+            if (not t or t.startswith("#")) and not self._comments_end_the_object(k):
                 raise Unsure("comment at the insertion point")
+
+    def _comments_end_the_object(self, k: int) -> bool:
+        """Whether every line after line k is a comment or blank, one of them a comment."""
+        rest = [x.lstrip(" ") for x in self.lines[k + 1 :]]
+        return all(not t or t[0] == "#" for t in rest) and any(rest)
 
     def _clean(self, a: int, b: int) -> None:
         """Lines a..b (inclusive) hold no comment, blank line or explicit null (which the
@@ -85,10 +91,6 @@ class _Writer:
                 raise Unsure("comment in a replaced block")
             if _NULL_WORD.search(t):
                 raise Unsure("explicit null in a replaced block")
-
-    def _only_comments_after(self, k: int) -> bool:
-        """Whether every line after line k is a comment or blank."""
-        return all(not t or t[0] == "#" for t in (x.lstrip(" ") for x in self.lines[k + 1 :]))
 
     def insert_after(self, k: int, new: list[str]) -> None:
         """Insert after line k. A comment or blank line right after it is not something

@@ -97,6 +97,10 @@ def _ordered(v: Any) -> Any:
 
 
 def _compose(text: str) -> Any:
+    """The item's node graph, with start and end marks, from libyaml: ruamel.yaml.clib's, or
+    when that refuses the text, PyYAML's. ruamel.yaml.clib bundles an older libyaml that
+    refuses a colon inside a plain scalar in a flow collection (`{url: https://h:8443/x}`),
+    which the round-trip loader and libyaml 0.2.5 read; the splice is read back either way."""
     try:
         from ruamel.yaml.cyaml import CBaseLoader
     except ImportError:  # no libyaml: no end marks
@@ -105,9 +109,21 @@ def _compose(text: str) -> Any:
     try:
         return loader.get_single_node()
     except Exception:  # noqa: BLE001 - libyaml refuses what the round-trip loader took
-        raise Unsure("libyaml does not read the item") from None
+        pass
     finally:
         loader.dispose()
+    import yaml
+
+    other = getattr(yaml, "CBaseLoader", None)
+    if other is None:
+        raise Unsure("libyaml does not read the item")
+    again = other(text)
+    try:
+        return again.get_single_node()
+    except Exception:  # noqa: BLE001 - neither libyaml reads it
+        raise Unsure("libyaml does not read the item") from None
+    finally:
+        again.dispose()
 
 
 def _shared(root: Any) -> set[int]:

@@ -236,6 +236,23 @@ def test_layout_outside_the_edit_is_kept(kept: str) -> None:
     assert kept in _run(PAC)[0]
 
 
+def test_a_url_in_a_flow_collection_does_not_cost_the_splice(monkeypatch: pytest.MonkeyPatch) -> None:
+    """ruamel.yaml.clib's libyaml refuses a colon inside a plain scalar in a flow collection,
+    which the round-trip loader reads (a URL); the node graph then comes from PyYAML's
+    libyaml, and the splice keeps the layout (here, a sequence indented unlike the rest)
+    where the whole-object writer re-indents it (found by tests/test_lite.py, seed 101)."""
+    item = PAC.replace(
+        "    # where the sources come from\n",
+        "    # where the sources come from\n    - {name: mirror, value: https://mirror.example.com:8443/shop}\n",
+    )
+    assert item != PAC
+    out = _first_item(_run(item)[0])
+    assert _changed_input_lines(item, out) <= _lines_of(item, "volumeClaimTemplate:", 6), out
+    assert "    - {name: mirror, value: https://mirror.example.com:8443/shop}\n" in out
+    assert "        - name: source   # indented list\n" in out
+    assert _data(out) == _data(_whole(item, POLICY, monkeypatch))
+
+
 def test_new_key_goes_before_the_comment_that_ends_the_block() -> None:
     """As rtedit does on the whole-object path: a comment after the last entry stays last."""
     out = _first_item(_run(PAC)[0])
