@@ -1,7 +1,7 @@
 """The placeholder StatefulSet ("affinity assistant") of SPEC §4, as plain data in output order.
 
 Everything taken from the run or the policy is plain data already: copied with
-document.copy_data (new collections, shared immutable scalars), not copy.deepcopy, which
+yamlio.copy_data (new collections, shared immutable scalars), not copy.deepcopy, which
 costs several times more per node (two StatefulSets per run)."""
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from collections.abc import Iterable
 
 from krm_fn import names
 from krm_fn.config import Policy
-from krm_fn.document import copy_data
 from krm_fn.keys import OWNER_ANNOTATION
 from krm_fn.record import Record
+from krm_fn.yamlio import copy_data
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:

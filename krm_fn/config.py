@@ -2,7 +2,6 @@
 validated against schemas/coschedulepolicy.schema.json and resolved into a Policy."""
 from __future__ import annotations
 
-import copy
 import re
 from collections.abc import Callable
 
@@ -388,18 +387,18 @@ def _resolve(
             results = results + _image_version_check(src, a["image"], p.tekton_version, where)
     else:
         p.assistant_image = nop_image(p.tekton_version)
-    p.assistant_pod_template = copy.deepcopy(a.get("podTemplate") or {})
+    p.assistant_pod_template = yamlio.copy_data(a.get("podTemplate") or {})
     p.set_security_context = bool(a.get("setSecurityContext", False))
     p.set_security_context_ro_rootfs = bool(a.get("setSecurityContextReadOnlyRootFilesystem", False))
     p.pvc_retention = {"whenDeleted": "Delete", "whenScaled": "Delete", **(a.get("pvcRetentionPolicy") or {})}
-    p.topology_spread = copy.deepcopy(a.get("topologySpreadConstraints") or [])
-    p.scheduling_gates = copy.deepcopy(a.get("schedulingGates") or [])
-    p.default_pod_template = copy.deepcopy(spec.get("defaultPodTemplate") or {})
+    p.topology_spread = yamlio.copy_data(a.get("topologySpreadConstraints") or [])
+    p.scheduling_gates = yamlio.copy_data(a.get("schedulingGates") or [])
+    p.default_pod_template = yamlio.copy_data(spec.get("defaultPodTemplate") or {})
     p.default_service_account = spec.get("defaultServiceAccount", DEFAULT_SERVICE_ACCOUNT)
     s = spec.get("scheduling") or {}
     # sorted: the output must not depend on the order of keys in the config
     p.node_selector = dict(sorted((s.get("nodeSelector") or {}).items()))
-    p.tolerations = copy.deepcopy(s.get("tolerations") or [])
+    p.tolerations = yamlio.copy_data(s.get("tolerations") or [])
     p.scheduler_name = s.get("schedulerName") or None
     p.on_conflict = s.get("onConflict", "error")
     h = spec.get("hardening") or {}

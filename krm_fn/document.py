@@ -93,7 +93,7 @@ class LightDocument(Document):
         self.data = data
         self.source = source
         self._layout: lite.Doc | None = layout
-        self._read: Any = copy_data(data)  # the data as read, scalar types kept
+        self._read: Any = yamlio.copy_data(data)  # the data as read, scalar types kept
         self._before: Any = None
         # (fingerprint of the data, text) last written: a copy of the data was kept instead,
         # a third of what a large list held per run
@@ -274,15 +274,6 @@ def fingerprint(data: Any) -> tuple[int, int]:
     only makes an equal object be written again)."""
     r = repr(data)
     return len(r), hash(r)
-
-
-def copy_data(v: Any) -> Any:
-    """A copy of loaded data (collections new, scalars shared: they are immutable)."""
-    if isinstance(v, dict):
-        return {k: copy_data(x) if isinstance(x, (dict, list)) else x for k, x in v.items()}
-    if isinstance(v, list):
-        return [copy_data(x) if isinstance(x, (dict, list)) else x for x in v]
-    return v
 
 
 class RoundTripDocument(Document):

@@ -11,8 +11,6 @@ StatefulSet; `_bindings` recognises such claims and takes their templates back f
 """
 from __future__ import annotations
 
-import copy
-
 from krm_fn import assistant as assistant_mod
 from krm_fn import names
 from krm_fn import runkeyed
@@ -22,7 +20,6 @@ from krm_fn import tekton_workspaces
 from krm_fn import yamlio
 from krm_fn.context import Context
 from krm_fn.context import Plan
-from krm_fn.document import copy_data
 from krm_fn.errors import FieldError
 from krm_fn.items import Item
 from krm_fn.items import Meta
@@ -37,6 +34,7 @@ from krm_fn.tekton_run import plain_affinity
 from krm_fn.tekton_run import task_template
 from krm_fn.tekton_run import unpin_run_level
 from krm_fn.tekton_run import unpin_task
+from krm_fn.yamlio import copy_data
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -138,9 +136,9 @@ def _apply_defaults(run: Run) -> None:
     for key, value in default.items():
         if tpl.get(key) in (None, ""):
             if key in tpl:
-                tpl[key] = run.doc.safe(copy.deepcopy(value))
+                tpl[key] = run.doc.safe(copy_data(value))
             else:
-                run.doc.add_key(tpl, key, run.doc.safe(copy.deepcopy(value)))
+                run.doc.add_key(tpl, key, run.doc.safe(copy_data(value)))
 
 
 def _apply_scheduling(run: Run) -> None:
@@ -384,7 +382,7 @@ def _unrender(run: Run, bindings: list[_Binding], own: frozenset[str], why: str 
     for b in bindings:
         if b.kind != "ours" or b.template is None:
             continue
-        vct = copy.deepcopy(b.template)
+        vct = copy_data(b.template)
         md = vct.get("metadata") or {}
         labels = {k: v for k, v in (md.get("labels") or {}).items() if k not in fixed_keys}
         if labels:

@@ -414,6 +414,16 @@ def _forget_documents(y: Any) -> None:
         infos.clear()
 
 
+def copy_data(v: Any) -> Any:
+    """A copy of loaded or plain data (collections new, scalars shared: they are immutable);
+    copy.deepcopy's result for plain data, without importing copy (and weakref) at start."""
+    if isinstance(v, dict):
+        return {k: copy_data(x) if isinstance(x, (dict, list)) else x for k, x in v.items()}
+    if isinstance(v, list):
+        return [copy_data(x) if isinstance(x, (dict, list)) else x for x in v]
+    return v
+
+
 def to_plain(value: Any) -> Any:
     """Round-trip tree -> plain dict/list/str/int (for comparison and hashing)."""
     if isinstance(value, dict):
