@@ -97,7 +97,8 @@ def anti_term() -> dict[str, object]:
 
 
 def pinned_assistant(term: object) -> str | None:
-    """The assistant a podAffinity term pins to, when it is exactly our pinning term."""
+    """The assistant a podAffinity term pins to, when it is exactly our pinning term (a term
+    of plain data or a round-trip tree: keys and values are compared as strings)."""
     if not isinstance(term, dict) or set(term) != {"labelSelector", "topologyKey"}:
         return None
     if term.get("topologyKey") != HOSTNAME:
@@ -111,7 +112,7 @@ def pinned_assistant(term: object) -> str | None:
     inst = ml.get(LABEL_INSTANCE)
     if ml.get(LABEL_COMPONENT) != COMPONENT or not isinstance(inst, str) or not is_assistant_name(inst):
         return None
-    return inst
+    return str(inst)
 
 
 # --------------------------------------------------------------------------- run-keyed (§4b)

@@ -252,11 +252,12 @@ def _sync(
         present: list[Any] = []
         if lst is not None:
             for i in reversed(range(len(lst))):
-                plain = yamlio.to_plain(lst[i])
-                if names.is_run_keyed_term(plain) and plain not in terms:
+                # is_run_keyed_term reads a round-trip tree as its plain data (`==`, `get`):
+                # a copy is made only to compare with wanted terms
+                if names.is_run_keyed_term(lst[i]) and (not terms or yamlio.to_plain(lst[i]) not in terms):
                     del lst[i]
                     changed = True
-            present = [yamlio.to_plain(t) for t in lst]
+            present = [yamlio.to_plain(t) for t in lst] if terms else []
         for term in terms:
             if term in present:
                 continue

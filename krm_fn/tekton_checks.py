@@ -310,7 +310,7 @@ def no_foreign_pins(run: Run) -> bool:
         pa = aff.get("podAffinity") if isinstance(aff, dict) else None
         req = pa.get(REQUIRED) if isinstance(pa, dict) else None
         for i, term in enumerate(req if isinstance(req, list) else []):
-            aa = names.pinned_assistant(yamlio.to_plain(term))
+            aa = names.pinned_assistant(term)
             if aa is None or aa in own:
                 continue
             sts = run.ctx.find("apps", "StatefulSet", run.namespace, aa)

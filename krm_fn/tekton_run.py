@@ -181,7 +181,7 @@ def pin(doc: Document, tpl: Any, aa: str, own: frozenset[str], path: str) -> Non
     req = get_list(pa, REQUIRED, f"{path}.podAffinity.{REQUIRED}")
     if req is None:
         set_key(doc, pa, REQUIRED, doc.safe([term]))
-    elif not any(names.pinned_assistant(yamlio.to_plain(t)) == aa for t in req):
+    elif not any(names.pinned_assistant(t) == aa for t in req):
         doc.append(req, doc.safe(term))
 
 
@@ -199,7 +199,7 @@ def unpin(tpl: Any, keep: set[str], own: frozenset[str], keep_affinity: bool = F
     if not isinstance(req, list):
         return False
     drop = [
-        i for i, t in enumerate(req) if (a := names.pinned_assistant(yamlio.to_plain(t))) is not None and a in own and a not in keep
+        i for i, t in enumerate(req) if (a := names.pinned_assistant(t)) is not None and a in own and a not in keep
     ]
     if not drop:
         return False
