@@ -503,7 +503,7 @@ def people_run(n: int, rnd: random.Random) -> str:
     license header (a blank line inside the head comment), a leading `---`, text in other
     scripts than ASCII, a folded scalar, an escape in double quotes, a URL in a flow mapping,
     a pod template in nested flow style, spaces at the end of a line, a comment at the end of
-    the file, quoted keys, both sequence styles in one file."""
+    the file, quoted keys, both sequence styles in one file, a plain scalar over two lines."""
     text = package_run(n, rnd)
     svc = f"svc-{n:04d}"
     d = "  " if n % 3 == 0 else "    "  # package_run's dash column of spec's sequences
@@ -534,6 +534,11 @@ def people_run(n: int, rnd: random.Random) -> str:
         a = text.index("  params:\n") + len("  params:\n")
         b = text.index("  taskRunTemplate:\n")
         text = text[:a] + "".join(x[2:] for x in text[a:b].splitlines(keepends=True)) + text[b:]
+    if n % 10 == 8:  # a description wrapped by hand over two lines, plain
+        text = text.replace(
+            f"    description: 'nightly build of {svc}'\n",
+            f"    description: nightly build of {svc}, by the release bot\n      every night, then signed\n",
+        )
     if n % 7 == 3:
         text = text.replace("  namespace: ci\n", "  namespace: ci  \n", 1)
     if n % 9 == 2:  # label keys quoted, as Helm charts and JSON converters write them

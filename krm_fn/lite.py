@@ -5,7 +5,7 @@ round-trip loader.
 The round-trip loader (ruamel) costs about 20 ms to import and 20 to 40 ms to read and write
 one PipelineRun: most of a one-object run. This module reads an item whose text is in the
 form ruamel itself writes (consistent indentation, one space after `- ` and `: `, canonical
-scalars, keys plain or quoted, no anchors, tags or multi-line scalars) into plain data,
+scalars, keys plain or quoted, no anchors, tags or multi-line quoted scalars) into plain data,
 and writes an edited item back by splicing only the changed lines into its original text,
 in the layout ruamel would give them. Everything else in the item stays the exact input text,
 which is what ruamel writes back for such text too.
@@ -56,6 +56,8 @@ _INT_RE = re.compile(r"-?(?:0|[1-9][0-9]*)")
 # ranges costs milliseconds to compile at every start.)
 _PLAIN_FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./$(~=+-")
 _NUMBERISH = re.compile(r"[-+.0-9]")
+_NUMBERS_FIRST = frozenset("-+.0123456789")  # a scalar over several lines that starts so could be a timestamp
+_NOT_CONTINUATION = frozenset("#-?:,[]{}&*!|>'\"%@`")  # first characters of a continuation line taken
 _ASCII_PRINTABLE = re.compile(r"[\x20-\x7e]*")  # what the writer writes quoted (litesplice)
 _TS_RE = re.compile(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}")
 _NULLS = frozenset({"null", "Null", "NULL", "~"})
@@ -208,7 +210,7 @@ class _Reader:
                 e.comment = comment
                 li = self.i = nxt[li + 1]
                 if li < n and ind[li] > indent:
-                    raise Unsure("continuation line")
+                    data[key] = self.continued(e, v, indent)
                 continue
             self.i = li + 1
             v = data[key] = self.below(e, indent) if kind == 2 else self.value(e, line, at, indent)
@@ -258,6 +260,41 @@ class _Reader:
                 e.last = self.last_line
                 return m
         return None
+
+    def continued(self, e: Entry, first: Any, indent: int) -> str:
+        """A plain scalar that goes on over the lines below its key's, indented deeper (a
+        description wrapped by hand), folded as YAML folds it: a line break between two
+        lines is a space, each empty line between them a newline, and the blanks around
+        each line go. `first`: what the key's line holds. Unsure for a scalar that is not
+        plain text (quoted, a number, with a comment after it), a comment line inside it,
+        and a continuation that holds `: ` or ` #`, ends in `:` or starts with an indicator."""
+        if first.__class__ is not str or e.comment or not first or first[0] in _NUMBERS_FIRST:
+            raise Unsure("continuation line")
+        lines, ind, n = self.lines, self.ind, self.n
+        parts = [first]
+        blank = 0
+        last = j = e.line
+        while True:
+            j += 1
+            if j >= n:
+                break
+            t = lines[j]
+            if not t:
+                blank += 1
+                continue
+            col = ind[j]
+            if col <= indent:
+                break
+            seg = t[col:]
+            if seg[0] in _NOT_CONTINUATION or ": " in seg or " #" in seg or seg[-1] == ":" or not seg.isprintable():
+                raise Unsure("continuation line")
+            parts.append("\n" * blank if blank else " ")
+            parts.append(seg)
+            blank = 0
+            last = j
+        e.last = self.last_line = last
+        self.i = last + 1
+        return "".join(parts)
 
     def after_inline(self, indent: int) -> None:
         """An inline value has no lines below it: a deeper line would be a continuation."""

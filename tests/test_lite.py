@@ -174,6 +174,26 @@ def _commented(text: str, draw: Any) -> str:
     return "\n".join(out) + "\n"
 
 
+def _wrapped(text: str, draw: Any) -> str:
+    """Plain scalars with blanks wrapped over two or three lines, as people wrap a long
+    description (the continuation indented two or four further, an empty line between
+    paragraphs at times)."""
+    out = []
+    for line in text.split("\n"):
+        body = line.lstrip(" -")
+        key, sep, value = body.partition(": ")
+        if sep and " " in value and value[:1] not in "'\"[{|>" and draw(st.booleans()):
+            words = value.split(" ")
+            cut = draw(st.integers(1, len(words) - 1))
+            pad = " " * (len(line) - len(body) + draw(st.sampled_from([2, 4])))
+            gap = draw(st.sampled_from(["", "", "\n"]))
+            out.append(line[: len(line) - len(value)] + " ".join(words[:cut]))
+            out.append(gap + pad + " ".join(words[cut:]))
+            continue
+        out.append(line)
+    return "\n".join(out)
+
+
 def _mixed_sequences(text: str, draw: Any) -> str:
     """Some block sequences moved to the other of the two offsets people write (`- ` at the
     key's column, or two further in): one file, both styles."""
@@ -208,9 +228,14 @@ def styled_lists(draw: Any) -> bytes:
         pr["metadata"]["name"] = f"pr{i}"
         if draw(st.booleans()):  # text as people write it: other scripts, escapes, URLs
             pr["metadata"]["annotations"] = {
-                "note": draw(st.sampled_from(["Zoë — nächtlich ✓", "夜間ビルド", "tab\there \"q\"", "https://h:8443/x", "a b c"])),
+                "note": draw(st.sampled_from([
+                    "Zoë — nächtlich ✓", "夜間ビルド", "tab\there \"q\"", "https://h:8443/x", "a b c",
+                    "built every night from main by the release bot, then tested, signed and pushed to the registry",
+                ])),
             }
         dumped = yamlio.rt_dump(_styled(pr, draw), m, o + 2, o)
+        if draw(st.integers(0, 3)) == 0:
+            dumped = _wrapped(dumped, draw)
         if draw(st.booleans()):
             dumped = _commented(dumped, draw)
         if draw(st.booleans()):
@@ -266,6 +291,9 @@ READ_SAME = [
     'a: "esc\\n"\nb: "t\\tx \\"q\\" \\\\ \\/ \\u00e9"  # c\n',
     "a: >\n  folded\n  text\n\n  paragraph\nb: >-\n  x\n\n\n  y\nc: |\n  one\n\n    two\n\n\nd: |-\n  # not a comment\n\n  z\n",
     "a: caf\u00e9\nb: '\u00dcberblick'\nc: \"\u65e5\u672c\"\nd: [\u00e4, '\u00f6']\ne: {k: \U0001f680 go}\n",
+    # plain scalars over several lines (a description wrapped by hand, or by ruamel at 80 columns)
+    "a: one two\n  three\n\n  four\n     five\nb: x\nc:\n  d: e f\n    g\n\n\n  h: |\n    i\n",
+    "s:\n- k: x\n  v: a b\n    c\n- k: y\n",
     # quoted keys, as people and JSON converters write them
     '"app.kubernetes.io/name": x\n\'team\': \'y\'\n"spec":\n  "a b": 1\n  c:\n  - "name": n  # c\n    \'v\':\n  - "q"\n"true": "1"\n"e\\"q": z\n',
 ]
@@ -283,7 +311,6 @@ BAIL = [
     "a:  x\n",  # two spaces
     "a: x\t\n",  # a trailing tab
     "a: |\n  x \n",  # a trailing blank in a block scalar is its text
-    "a: plain\n  continued\n",  # multi-line plain scalar
     "a: 'multi\n  line'\n",
     'a: "\\x41"\n',  # an escape JSON does not have
     'a: "\\ud83d\\ude80"\n',  # a surrogate pair (JSON joins it, YAML does not)
@@ -313,6 +340,13 @@ BAIL = [
     'a: 1\n"a": 2\n',  # the same key, once quoted
     '"multi\n  line": x\n',
     "{a: 1}: x\n",
+    "a: x # c\n  y\n",  # a comment ends a plain scalar: the line below is an error
+    "a: x\n  # c\n  y\n",
+    "a: x\n  y: z\n",
+    "a: x\n  - y\n",
+    "a: 'q'\n  y\n",
+    "a: 2001-12-14\n  21:59:43.10\n",  # a timestamp over two lines
+    "a: 1\n  2\n",
 ]
 
 
@@ -347,7 +381,7 @@ _SCALAR_TEXT = st.sampled_from(
 def block_docs(draw: Any, depth: int = 0) -> list[str]:
     lines: list[str] = []
     for key in draw(st.lists(_KEYS, min_size=1, max_size=4, unique=True)):
-        kind = draw(st.sampled_from(["scalar", "scalar", "map", "seq", "empty", "block"] if depth < 3 else ["scalar"]))
+        kind = draw(st.sampled_from(["scalar", "scalar", "map", "seq", "empty", "block", "lines"] if depth < 3 else ["scalar", "lines"]))
         if kind == "block":
             lines.append(f"{key}: " + draw(st.sampled_from(["|", "|-", "|+", ">", ">-", ">+"])))
             for _ in range(draw(st.integers(1, 5))):
@@ -358,6 +392,12 @@ def block_docs(draw: Any, depth: int = 0) -> list[str]:
                 lines.append("  " + extra + draw(st.sampled_from(["x", "# y", "a: b", "- z", "x ", "\tt"])))
         elif kind == "scalar":
             lines.append(f"{key}: {draw(_SCALAR_TEXT)}")
+        elif kind == "lines":  # a scalar over several lines, plain or not
+            lines.append(f"{key}: {draw(_SCALAR_TEXT)}")
+            for _ in range(draw(st.integers(1, 3))):
+                if draw(st.integers(0, 3)) == 0:
+                    lines.append(draw(st.sampled_from(["", "  # c"])))
+                lines.append(" " * draw(st.sampled_from([2, 2, 3, 4, 1])) + draw(_SCALAR_TEXT))
         elif kind == "empty":
             lines.append(f"{key}:")
         elif kind == "map":
