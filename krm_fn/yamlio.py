@@ -282,13 +282,39 @@ def round_trip_used() -> bool:
 def rt_load(text: str) -> Any:
     y = rt_yaml()
     try:
-        return y.load(text)
+        data = y.load(text)
     finally:
         # a `%YAML`/`%TAG` directive sticks to the (cached) instance and would be written
         # into every later dump, items included
         y.version = None
         y.tags = None
         _forget_documents(y)
+    if "!" in text and ("!!str" in text or _STR_TAG in text):
+        _untag_strings(data)
+    return data
+
+
+_STR_TAG = "tag:yaml.org,2002:str"
+
+
+def _untag_strings(data: Any) -> None:
+    """`!!str ci` is the string `ci` to every YAML reader (kubectl too), but the round-trip
+    loader gives a TaggedScalar (to write the tag back), which no check takes for a string:
+    a run with `namespace: !!str ci` was refused. Such values become strings, double-quoted
+    ones, so that a whole-object write keeps them strings (`"0755"`); the splicing writers
+    keep the text of an entry that did not change, tag and all."""
+    from ruamel.yaml.comments import TaggedScalar
+    from ruamel.yaml.scalarstring import DoubleQuotedScalarString
+
+    stack = [data]
+    while stack:
+        node = stack.pop()
+        slots = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        for k, v in list(slots):
+            if isinstance(v, TaggedScalar) and str(v.tag) == _STR_TAG and isinstance(v.value, str):
+                node[k] = DoubleQuotedScalarString(v.value)
+            elif isinstance(v, (dict, list)):
+                stack.append(v)
 
 
 def rt_dump(node: Any, mapping: int = 2, sequence: int = 2, offset: int = 0) -> str:

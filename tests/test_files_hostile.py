@@ -298,3 +298,28 @@ def test_a_license_header_in_a_resource_list_is_the_same_on_both_paths() -> None
     light, full = run_resource_list(data, light=True), run_resource_list(data, light=False)
     assert light[0] == full[0] and light[2] == full[2] == 0
     assert "items:\n\n- # Copyright 2026 ACME Corp. \n  # SPDX-License-Identifier: Apache-2.0\n\n  # the nightly build\n" in light[0]
+
+
+def test_a_value_tagged_str_is_a_string(tmp_path: Path) -> None:
+    """`name: !!str r` and `mode: !!str 0755` are strings to every YAML reader; the
+    round-trip loader gives tagged scalars, which were refused as not strings (found by an
+    audit of runs as people write them). Now the run renders in both modes, its text keeps
+    the tags, and the placeholder gets the label as the string it is."""
+    from krm_fn.krm import run_resource_list
+    from krm_fn.yamltext import entry_of
+
+    text = run_doc("r").replace("  name: r\n", "  name: !!str r\n  labels:\n    mode: !!str 0755\n", 1)
+    (tmp_path / "pipeline.yaml").write_text(PIPELINE)
+    (tmp_path / "run.yaml").write_text(text)
+    code, _, err = cli(tmp_path, "pipeline.yaml", "run.yaml")
+    assert code == 1 and " 0 error(s)" in err, err
+    out = (tmp_path / "run.yaml").read_text()
+    assert out.startswith(text[: text.index("  workspaces:")])
+    run, sts = yaml.safe_load_all(out)
+    assert run["metadata"]["name"] == "r" and sts["metadata"]["annotations"]["krm-coschedule.dev/owner"] == "PipelineRun/r"
+    assert sts["metadata"]["labels"]["mode"] == "0755"
+    assert cli(tmp_path, "--check", "pipeline.yaml", "run.yaml")[0] == 0
+    data = ("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" + entry_of(text) + entry_of(PIPELINE)).encode()
+    light, full = run_resource_list(data, light=True), run_resource_list(data, light=False)
+    assert light[0] == full[0] and light[2] == 0, light[0]
+    assert "  name: !!str r\n" in light[0] and '    mode: "0755"\n' in light[0]
