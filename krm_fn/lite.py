@@ -226,6 +226,9 @@ class _Reader:
                 raise Unsure("trailing blanks")
             if rest[0] == " " and rest[1:2] != "#":
                 if rest[1:2] == " ":
+                    if rest.lstrip(" ")[:1] == "#":  # `spec:   # comment`
+                        e.comment = True
+                        return self.below(e, indent)
                     raise Unsure("two spaces")
                 v = self.inline(e, line, at + 1, indent)
                 self.after_inline(indent)

@@ -282,6 +282,7 @@ READ_SAME = [
     "a:\n  - x\n  - y: z\n    w: v\n",
     "s: |\n  line one\n    indented\n  three\nt: |-\n  no newline\n",
     "a: x   # comment\n# full line\nb: y\n",
+    "a:   # comment after blanks\n  b: 1\nc:  # c\n- d\n",
     "a: c386bbc4\nb: 0a\nc: e5\nd: 12abc\n",
     "a: null\nb: ~\nc: [x, null]\nd: {k: NULL}\ne:\n- Null\n",
     "a: [x:y, https://h:80/p]\nb: {k: a:b:c, url: http://x.y/z?q=1}\n",
