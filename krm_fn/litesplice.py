@@ -131,6 +131,11 @@ class _Writer:
         for k in new:  # inner edits first: at a shared line, they go before this level's
             if k in before:
                 self.value(pos.entries[k], k, before[k], after[k], pos.indent)
+        if old != new and len(old) == len(new) > 1 and old[1:] == new[1:] and old[0] not in after and new[0] not in before:
+            # the first key replaced by another (a binding written `- volumeClaimTemplate:`
+            # ... `name: x`, bound to its claim now): its lines replaced, the dash kept
+            self.replace(pos.entries[old[0]], self.entry_lines(new[0], after[new[0]], pos.indent), pos.indent)
+            return
         if old != new:
             kept = [k for k in new if k in before]
             if kept != [k for k in old if k in after]:
@@ -208,7 +213,9 @@ class _Writer:
         if a is e.node and e.node is not None:
             if _same(b, a):
                 return
-            if isinstance(a, dict) and isinstance(e.value, MapPos) and not e.value.flow and list(a)[:1] == list(b)[:1]:
+            if isinstance(a, dict) and isinstance(e.value, MapPos) and not e.value.flow and (
+                list(a)[:1] == list(b)[:1] or list(a)[1:] == list(b)[1:]  # the first key the same, or replaced
+            ):
                 self.mapping(e.value, b, a)
                 return
             raise Unsure("sequence item edited")

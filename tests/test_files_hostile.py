@@ -323,3 +323,37 @@ def test_a_value_tagged_str_is_a_string(tmp_path: Path) -> None:
     light, full = run_resource_list(data, light=True), run_resource_list(data, light=False)
     assert light[0] == full[0] and light[2] == 0, light[0]
     assert "  name: !!str r\n" in light[0] and '    mode: "0755"\n' in light[0]
+
+
+def test_a_binding_written_name_last_is_bound_on_the_light_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`- volumeClaimTemplate: ...` then `name: src`: binding the claim replaces the entry's
+    first key, on the dash line. The light writer replaces those lines and keeps the dash
+    (it stepped aside before: a round-trip load per run on every first render); the bytes
+    are the round-trip path's."""
+    from krm_fn import yamlio
+
+    text = run_doc("r").replace(
+        "  - name: src\n    volumeClaimTemplate:\n      spec:\n        accessModes: [ReadWriteOnce]\n"
+        "        resources:\n          requests:\n            storage: 1Gi\n",
+        "  - volumeClaimTemplate:\n      spec:\n        accessModes: [ReadWriteOnce]\n"
+        "        resources:\n          requests:\n            storage: 1Gi\n    name: src\n",
+    )
+    assert "    name: src\n" in text
+    outs = {}
+    for light in ("1", "0"):
+        d = tmp_path / light
+        d.mkdir()
+        (d / "pipeline.yaml").write_text(PIPELINE)
+        (d / "run.yaml").write_text(text)
+        loads: list[int] = []
+        real = yamlio.rt_load
+        with monkeypatch.context() as m:
+            m.setenv("KRM_COSCHEDULE_LIGHT", light)
+            m.setattr(yamlio, "rt_load", lambda *a, r=real, seen=loads, **k: seen.append(1) or r(*a, **k))
+            assert cli(d, "pipeline.yaml", "run.yaml")[0] == 1
+        outs[light] = (d / "run.yaml").read_text()
+        assert light == "0" or not loads
+    assert outs["1"] == outs["0"]
+    run = next(yaml.safe_load_all(outs["1"]))
+    assert list(run["spec"]["workspaces"][0]) == ["persistentVolumeClaim", "name"]
+    assert "  - persistentVolumeClaim:\n      claimName: " in outs["1"]

@@ -134,7 +134,10 @@ def _styled(value: Any, draw: Any) -> Any:
 
     if isinstance(value, dict):
         m = CommentedMap()
-        for k, v in value.items():
+        pairs = list(value.items())
+        if draw(st.integers(0, 4)) == 0:
+            pairs.reverse()  # keys in another order than the API's (a binding's `name` last)
+        for k, v in pairs:
             quote = draw(st.sampled_from(["plain"] * 8 + ["single", "double"]))  # keys as people quote them
             key = SingleQuotedScalarString(k) if quote == "single" else DoubleQuotedScalarString(k) if quote == "double" else k
             m[key] = _styled(v, draw)
