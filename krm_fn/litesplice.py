@@ -118,6 +118,16 @@ class _Writer:
             new = [first[:indent] + new[0][indent:]] + new[1:]
         self.edits.append((e.line, e.last + 1, new))
 
+    def swap(self, e: Entry, new: list[str], indent: int) -> None:
+        """Entry e's key replaced by another in its place: e's lines become `new` (the dash
+        of its first line kept), and the comments and blank lines inside it go with it, as
+        the round-trip splice drops them there (rtsplice: drop_comments)."""
+        self._followed_by_content(e.last)
+        first = self.lines[e.line]
+        if indent >= 2 and first.startswith("- ", indent - 2) and new[0].startswith(" " * indent):
+            new = [first[:indent] + new[0][indent:]] + new[1:]
+        self.edits.append((e.line, e.last + 1, new))
+
     def _is_dash_line(self, li: int) -> bool:
         return self.lines[li].lstrip(" ").startswith("- ")
 
@@ -131,23 +141,24 @@ class _Writer:
         for k in new:  # inner edits first: at a shared line, they go before this level's
             if k in before:
                 self.value(pos.entries[k], k, before[k], after[k], pos.indent)
-        if old != new and len(old) == len(new) > 1 and old[1:] == new[1:] and old[0] not in after and new[0] not in before:
-            # the first key replaced by another (a binding written `- volumeClaimTemplate:`
-            # ... `name: x`, bound to its claim now): its lines replaced, the dash kept
-            self.replace(pos.entries[old[0]], self.entry_lines(new[0], after[new[0]], pos.indent), pos.indent)
-            return
         if old != new:
             kept = [k for k in new if k in before]
             if kept != [k for k in old if k in after]:
                 raise Unsure("keys reordered")
+            # a new key where a removed one sat (a binding's volumeClaimTemplate bound to its
+            # claim, `- volumeClaimTemplate:` first too): that entry rewritten in place
+            swapped = yamltext.swapped_keys(old, new, before, after)
+            for sk, ok in swapped.items():
+                self.swap(pos.entries[ok], self.entry_lines(sk, after[sk], pos.indent), pos.indent)
+            gone = set(swapped.values())
             for k in old:
-                if k not in after:
+                if k not in after and k not in gone:
                     self.remove(pos.entries[k])
             anchor: str | None = None
             group: list[str] = []
             ends: list[str | None] = [*new, None]
             for nk in ends:
-                if nk is not None and nk not in before:
+                if nk is not None and nk not in before and nk not in swapped:
                     group.append(nk)
                     continue
                 if group:
@@ -156,7 +167,7 @@ class _Writer:
                     lines: list[str] = []
                     for g in group:
                         lines.extend(self.entry_lines(g, after[g], pos.indent))
-                    self.insert_after(pos.entries[anchor].last, lines)
+                    self.insert_after(pos.entries[swapped.get(anchor, anchor)].last, lines)
                     group = []
                 anchor = nk
 

@@ -319,7 +319,7 @@ class _Writer:
             raise _Replace  # keys reordered
         # a new key in the place of a removed one (document.replace_key: volumeClaimTemplate
         # for persistentVolumeClaim) rewrites that entry in place, a dash before it included
-        swapped = _swaps(old, new_keys, before, akeys)
+        swapped = yamltext.swapped_keys(old, new_keys, before, akeys)
         for new_key, old_key in swapped.items():
             pos[new_key] = pos[old_key]
         if not kept and not swapped:
@@ -485,27 +485,6 @@ def _align(items: list[Any], after: list[Any]) -> list[int | None] | None:
             return None
         out.append(i)
         last = i
-    return out
-
-
-def _swaps(old: list[str], new: list[str], before: dict[str, Any], akeys: dict[str, Any]) -> dict[str, str]:
-    """{new key: removed key} for each new key that sits where a removed key sat, between
-    the same kept keys."""
-    out: dict[str, str] = {}
-    i = j = 0
-    while i < len(old) and j < len(new):
-        o, n = old[i], new[j]
-        if o == n:
-            i += 1
-            j += 1
-        elif o not in akeys and n not in before:
-            out[n] = o
-            i += 1
-            j += 1
-        elif o not in akeys:
-            i += 1
-        else:
-            j += 1
     return out
 
 
