@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from krm_fn import config as config_mod
-from krm_fn import peek
 from krm_fn.errors import Unsure
 from krm_fn.items import Item
 from krm_fn.keys import INDEX_ANNOTATIONS
@@ -116,6 +115,8 @@ class Context:
         if it.doc is None and it.text is not None and self.light:
             at = (it.pos, path)
             if at not in self._peeked:  # asked for twice per assistant (the claim check, its volumes)
+                from krm_fn import peek  # here: a first render generates, it reads no placeholder
+
                 try:
                     self._peeked[at] = peek.field(it.text, it.document, path)
                 except Unsure:
