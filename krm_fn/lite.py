@@ -320,11 +320,27 @@ class _Reader:
             if li >= n or ind[li] != dash:
                 break
             line = lines[li]
-            if not line.startswith("- ", dash):
+            if not line.startswith("- ", dash) and len(line) != dash + 1:
                 break
             e = Entry(li)
             self.order.append(e)
             # the key after the dash, if any, is a function of the line's text too
+            if len(line) == dash + 1:
+                # `-` alone on its line, the entry's mapping below it (deeper than the dash:
+                # a `-` at the dash's column is the next entry, this one then null)
+                self.i = li + 1
+                self.last_line = li
+                nxt_line = self.nxt[self.i]
+                if nxt_line >= n or ind[nxt_line] <= dash or lines[nxt_line].startswith("-", ind[nxt_line]):
+                    raise Unsure("sequence item layout")
+                v = self.below(e, dash)
+                if v.__class__ is not dict:
+                    raise Unsure("sequence item layout")
+                e.last = self.last_line
+                e.node = v
+                data.append(v)
+                items.append(e)
+                continue
             said = _ITEM_LINES.get(line)
             if said is None:
                 if col >= len(line) or line[col] in " -#":

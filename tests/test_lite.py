@@ -197,6 +197,21 @@ def _wrapped(text: str, draw: Any) -> str:
     return "\n".join(out)
 
 
+def _dash_alone(text: str, draw: Any) -> str:
+    """Some mapping entries of sequences written with `-` alone on its line and the mapping
+    below it (as some generators and people write them)."""
+    out = []
+    for line in text.split("\n"):
+        body = line.lstrip(" ")
+        if body.startswith("- ") and body[2:3] not in ("", " ", "#", "{", "[", "'", '"') and ": " in body and draw(st.integers(0, 2)) == 0:
+            pad = line[: len(line) - len(body)]
+            out.append(pad + "-")
+            out.append(pad + "  " + body[2:])
+            continue
+        out.append(line)
+    return "\n".join(out)
+
+
 def _mixed_sequences(text: str, draw: Any) -> str:
     """Some block sequences moved to the other of the two offsets people write (`- ` at the
     key's column, or two further in): one file, both styles."""
@@ -243,6 +258,8 @@ def styled_lists(draw: Any) -> bytes:
             dumped = _commented(dumped, draw)
         if draw(st.booleans()):
             dumped = _mixed_sequences(dumped, draw)
+        if draw(st.integers(0, 3)) == 0:
+            dumped = _dash_alone(dumped, draw)
         lines = dumped.splitlines()
         head = "- " + lines[0]
         if draw(st.integers(0, 3)) == 0:
@@ -298,6 +315,8 @@ READ_SAME = [
     # plain scalars over several lines (a description wrapped by hand, or by ruamel at 80 columns)
     "a: one two\n  three\n\n  four\n     five\nb: x\nc:\n  d: e f\n    g\n\n\n  h: |\n    i\n",
     "s:\n- k: x\n  v: a b\n    c\n- k: y\n",
+    # `-` alone on its line, the entry's mapping below it
+    "a:\n  -\n    name: x\n    v: 1\n  - name: y\nb:\n-\n  # c\n  k: [1]\n",
     # quoted keys, as people and JSON converters write them
     '"app.kubernetes.io/name": x\n\'team\': \'y\'\n"spec":\n  "a b": 1\n  c:\n  - "name": n  # c\n    \'v\':\n  - "q"\n"true": "1"\n"e\\"q": z\n',
 ]
@@ -351,6 +370,8 @@ BAIL = [
     "a: 'q'\n  y\n",
     "a: 2001-12-14\n  21:59:43.10\n",  # a timestamp over two lines
     "a: 1\n  2\n",
+    "a:\n-\n- b\n",  # a null entry
+    "a:\n- # c\n  name: x\n",
 ]
 
 
@@ -415,6 +436,10 @@ def block_docs(draw: Any, depth: int = 0) -> list[str]:
                     lines.append(f"{off}- {draw(_SCALAR_TEXT)}")
                 else:
                     sub = draw(block_docs(depth + 1))
+                    if draw(st.integers(0, 3)) == 0:  # `-` alone on its line, the mapping below
+                        lines.append(f"{off}-")
+                        lines.extend(off + "  " + x for x in sub)
+                        continue
                     lines.append(f"{off}- " + sub[0])
                     lines.extend(off + "  " + x for x in sub[1:])
         if draw(st.integers(0, 3)) == 0:
