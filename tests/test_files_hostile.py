@@ -357,15 +357,14 @@ def test_comments_inside_a_bound_claim_template_go_with_it_on_the_light_path(tmp
     """Binding a volumeClaimTemplate to its claim drops the template's lines, comments and
     blank lines inside them too, as the round-trip splice does (rtsplice: drop_comments);
     the light writer stepped aside for them (a round-trip load per run on the first
-    render). (A comment right after the template still sends the run there: the light
-    writer does not place new lines before a comment, _followed_by_content.)"""
+    render). A comment after the binding stays where it is."""
     text = run_doc("r").replace(
         "    volumeClaimTemplate:\n      spec:\n        accessModes: [ReadWriteOnce]\n",
         "    volumeClaimTemplate:  # one claim per run\n      spec:\n\n        # the clone and the cache\n"
         "        accessModes: [ReadWriteOnce]\n",
-    ).replace("            storage: 1Gi\n", "            storage: 1Gi  # enough for now\n  - name: out  # scratch\n    emptyDir: {}\n")
+    ).replace("            storage: 1Gi\n", "            storage: 1Gi  # enough for now\n  # scratch space\n  - name: out\n    emptyDir: {}\n")
     assert text.count("#") == 4
     outs = _render_on_both_paths(tmp_path, monkeypatch, text)
     assert outs["1"] == outs["0"]
     assert "one claim per run" not in outs["1"] and "enough for now" not in outs["1"]
-    assert "      claimName: " in outs["1"] and "  - name: out  # scratch\n" in outs["1"]
+    assert "      claimName: " in outs["1"] and "\n  # scratch space\n  - name: out\n" in outs["1"]

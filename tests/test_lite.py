@@ -595,6 +595,62 @@ def test_an_edit_at_the_end_of_an_item_with_blank_lines_or_comments_after_it(tai
     assert "schedulerName: batch" in light[0].split("functionConfig:")[0]
 
 
+_BOUND = """apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items:
+- apiVersion: tekton.dev/v1
+  kind: PipelineRun
+  metadata:
+    name: pr1
+    namespace: ci
+  spec:
+    pipelineSpec:
+      tasks:
+      - name: t1
+        taskRef:
+          name: x
+        workspaces:
+        - name: w
+          workspace: a
+    workspaces:
+    - name: a
+      volumeClaimTemplate:
+        spec:  # the claim
+          resources:
+            requests:
+              storage: 1Gi
+%s    - name: b
+      emptyDir: {}
+functionConfig:
+  apiVersion: fn.kpt.dev/v1alpha1
+  kind: CoschedulePolicy
+  metadata:
+    name: c
+  spec:
+    coschedule: workspaces
+"""
+
+
+@pytest.mark.parametrize("between", ["", "    # b next\n", "          # deeper\n", "\n", "\n    # after a blank\n", "# column 0\n", "    # one\n\n    # two\n"])
+def test_a_bound_claim_template_followed_by_comments_or_blank_lines(between: str) -> None:
+    """Binding the template rewrites its entry in place (litesplice.swap), dropping the
+    comment inside it; what follows it stays after the new lines, on both paths alike,
+    and the light path does it without the round-trip loader."""
+    data = (_BOUND % between).encode()
+    light, full = both(data)
+    assert light == full and light[1] == 0
+    assert "# the claim" not in light[0] and "persistentVolumeClaim:\n        claimName: " in light[0]
+    assert "              storage: 1Gi\n" not in light[0].split("- apiVersion: apps/v1")[0]
+    assert between + "    - name: b\n" in light[0]
+    real, loads = yamlio.rt_load, []
+    yamlio.rt_load = lambda *a, **k: loads.append(1) or real(*a, **k)  # type: ignore[assignment]
+    try:
+        run_resource_list(data, light=True)
+    finally:
+        yamlio.rt_load = real  # type: ignore[assignment]
+    assert not loads or between == "# column 0\n"  # left of the item: the light reader steps aside
+
+
 def test_explicit_null_is_read_light_and_kept() -> None:
     """`creationTimestamp: null` (every `kubectl ... -o yaml --dry-run` export) is read by the
     light reader; both writers keep it as written (issue 11, class 17)."""
