@@ -557,6 +557,15 @@ functionConfig:
 """
 
 
+_WORKSPACES_POLICY = """\
+functionConfig:
+  apiVersion: fn.kpt.dev/v1alpha1
+  kind: CoschedulePolicy
+  metadata:
+    name: c
+  spec:
+    coschedule: workspaces
+"""
 _END_EDIT = """apiVersion: config.kubernetes.io/v1
 kind: ResourceList
 items:
@@ -572,13 +581,7 @@ items:
       podTemplate:
         nodeSelector:
           pool: ci
-%sfunctionConfig:
-  apiVersion: fn.kpt.dev/v1alpha1
-  kind: CoschedulePolicy
-  metadata:
-    name: c
-  spec:
-    coschedule: workspaces
+%s""" + _WORKSPACES_POLICY + """\
     defaultPodTemplate:
       schedulerName: batch
 """
@@ -621,14 +624,7 @@ items:
               storage: 1Gi
 %s    - name: b
       emptyDir: {}
-functionConfig:
-  apiVersion: fn.kpt.dev/v1alpha1
-  kind: CoschedulePolicy
-  metadata:
-    name: c
-  spec:
-    coschedule: workspaces
-"""
+""" + _WORKSPACES_POLICY
 
 
 @pytest.mark.parametrize("between", ["", "    # b next\n", "          # deeper\n", "\n", "\n    # after a blank\n", "# column 0\n", "    # one\n\n    # two\n"])
