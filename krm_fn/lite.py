@@ -56,7 +56,6 @@ _INT_RE = re.compile(r"-?(?:0|[1-9][0-9]*)")
 # ranges costs milliseconds to compile at every start.)
 _PLAIN_FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./$(~=+-")
 _NUMBERISH = re.compile(r"[-+.0-9]")
-_NUMBERS_FIRST = frozenset("-+.0123456789")  # a scalar over several lines that starts so could be a timestamp
 _NOT_CONTINUATION = frozenset("#-?:,[]{}&*!|>'\"%@`")  # first characters of a continuation line taken
 _ASCII_PRINTABLE = re.compile(r"[\x20-\x7e]*")  # what the writer writes quoted (litesplice)
 _TS_RE = re.compile(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}")
@@ -271,11 +270,10 @@ class _Reader:
         each line go. `first`: what the key's line holds. Unsure for a scalar that is not
         plain text (quoted, a number, with a comment after it), a comment line inside it,
         and a continuation that holds `: ` or ` #`, ends in `:` or starts with an indicator."""
-        if first.__class__ is not str or e.comment or not first or first[0] in _NUMBERS_FIRST:
-            raise Unsure("continuation line")
+        if first.__class__ is not str or e.comment or not first or _NUMBERISH.match(first):
+            raise Unsure("continuation line")  # (one that starts like a number could be a timestamp)
         lines, ind, n = self.lines, self.ind, self.n
-        parts = [first]
-        blank = 0
+        segs = [first]
         last = j = e.line
         while True:
             j += 1
@@ -283,7 +281,6 @@ class _Reader:
                 break
             t = lines[j]
             if not t:
-                blank += 1
                 continue
             col = ind[j]
             if col <= indent:
@@ -291,13 +288,12 @@ class _Reader:
             seg = t[col:]
             if seg[0] in _NOT_CONTINUATION or ": " in seg or " #" in seg or seg[-1] == ":" or not seg.isprintable():
                 raise Unsure("continuation line")
-            parts.append("\n" * blank if blank else " ")
-            parts.append(seg)
-            blank = 0
+            segs.extend([""] * (j - last - 1))  # the empty lines between
+            segs.append(seg)
             last = j
         e.last = self.last_line = last
         self.i = last + 1
-        return "".join(parts)
+        return _folded(segs)
 
     def after_inline(self, indent: int) -> None:
         """An inline value has no lines below it: a deeper line would be a continuation."""
@@ -324,32 +320,9 @@ class _Reader:
                 break
             e = Entry(li)
             self.order.append(e)
-            # the key after the dash, if any, is a function of the line's text too
             if len(line) == dash + 1:
-                # `-` alone on its line, the entry's mapping below it (deeper than the dash:
-                # a `-` at the dash's column is the next entry, this one then null)
-                self.i = li + 1
-                self.last_line = li
-                nxt_line = self.nxt[self.i]
-                if nxt_line >= n or ind[nxt_line] <= dash or lines[nxt_line].startswith("-", ind[nxt_line]):
-                    raise Unsure("sequence item layout")
-                v = self.below(e, dash)
-                if v.__class__ is not dict:
-                    raise Unsure("sequence item layout")
-                e.last = self.last_line
-                e.node = v
-                data.append(v)
-                items.append(e)
-                continue
-            said = _ITEM_LINES.get(line)
-            if said is None:
-                if col >= len(line) or line[col] in " -#":
-                    raise Unsure("sequence item layout")
-                said = _key_line(line, col) if _KEY_RE.match(line, col) is not None or quoted_key(line, col) else False
-                if len(_ITEM_LINES) >= _LINES_MAX:
-                    _ITEM_LINES.clear()
-                _ITEM_LINES[line] = said
-            if said:
+                v = self.below_dash(e, dash)
+            elif said := _item_line(line, col):
                 v, p = self.mapping(col, (li, said))
                 e.value = p
                 e.last = self.last_line
@@ -365,6 +338,21 @@ class _Reader:
             data.append(v)
             items.append(e)
         return data, pos
+
+    def below_dash(self, e: Entry, dash: int) -> dict[str, Any]:
+        """The mapping of a sequence entry written `-` alone on its line (e.line), below it
+        and deeper than the dash (a `-` at the dash's column is the next entry, this one
+        then null: left to the round-trip loader, as is anything but a mapping)."""
+        self.i = e.line + 1
+        self.last_line = e.line
+        at = self.nxt[self.i]
+        if at >= self.n or self.ind[at] <= dash or self.lines[at].startswith("-", self.ind[at]):
+            raise Unsure("sequence item layout")
+        v = self.below(e, dash)
+        if v.__class__ is not dict:
+            raise Unsure("sequence item layout")
+        e.last = self.last_line
+        return v
 
     def inline(self, e: Entry, line: str, col: int, indent: int) -> Any:
         """An inline scalar or one-line flow collection at `col`; records its span."""
@@ -435,18 +423,23 @@ class _Reader:
         self.after_inline(key_indent)
         if not folded:
             return Lit("\n".join(out) + end)
-        # folding: the line break between two lines of text is a space; with n empty lines
-        # between them, n line breaks
-        parts = [out[0]]
+        return Folded(_folded(out) + end)
+
+
+def _folded(lines: list[str]) -> str:
+    """Lines of text folded as YAML folds a folded block scalar and a plain scalar over
+    several lines: the line break between two lines of text is a space; with n empty lines
+    ("") between them, n line breaks. The first and last lines are text."""
+    parts = [lines[0]]
+    empty = 0
+    for cur in lines[1:]:
+        if not cur:
+            empty += 1
+            continue
+        parts.append("\n" * empty if empty else " ")
+        parts.append(cur)
         empty = 0
-        for cur in out[1:]:
-            if not cur:
-                empty += 1
-                continue
-            parts.append("\n" * empty if empty else " ")
-            parts.append(cur)
-            empty = 0
-        return Folded("".join(parts) + end)
+    return "".join(parts)
 
 
 # _key_line of lines already read, by their text (bounded: cleared when full); of sequence
@@ -454,6 +447,20 @@ class _Reader:
 _LINES: dict[str, tuple[str, int, int, Any, bool]] = {}
 _ITEM_LINES: dict[str, Any] = {}
 _LINES_MAX = 4096  # each: the lines that repeat are few, and each kept line is kept alive
+
+
+def _item_line(line: str, col: int) -> Any:
+    """_key_line of a sequence entry's line whose content starts at `col` (after `- `), or
+    False for an entry that is no mapping; remembered by the line's text."""
+    said = _ITEM_LINES.get(line)
+    if said is None:
+        if col >= len(line) or line[col] in " -#":
+            raise Unsure("sequence item layout")
+        said = _key_line(line, col) if _KEY_RE.match(line, col) is not None or quoted_key(line, col) else False
+        if len(_ITEM_LINES) >= _LINES_MAX:
+            _ITEM_LINES.clear()
+        _ITEM_LINES[line] = said
+    return said
 
 
 def _key_line(line: str, col: int) -> tuple[str, int, int, Any, bool] | None:

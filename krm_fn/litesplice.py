@@ -113,16 +113,13 @@ class _Writer:
             raise Unsure("end-of-line comment on an edited line")
         self._clean(e.line, e.last)
         self._followed_by_content(e.last)
-        first = self.lines[e.line]
-        if indent >= 2 and first.startswith("- ", indent - 2) and new[0].startswith(" " * indent):
-            new = [first[:indent] + new[0][indent:]] + new[1:]
-        self.edits.append((e.line, e.last + 1, new))
+        self.swap(e, new, indent)
 
     def swap(self, e: Entry, new: list[str], indent: int) -> None:
-        """Entry e's key replaced by another in its place: e's lines become `new` (the dash
-        of its first line kept), and the comments and blank lines inside it go with it, as
-        the round-trip splice drops them there (rtsplice: drop_comments). What follows the
-        entry, a comment too, stays after the new lines, as it does there."""
+        """Entry e's lines become `new`, the dash of its first line kept. As such, for a key
+        replaced by another in its place: the comments and blank lines inside the entry go
+        with it, as the round-trip splice drops them there (rtsplice: drop_comments), and
+        what follows it, a comment too, stays after the new lines, as it does there."""
         first = self.lines[e.line]
         if indent >= 2 and first.startswith("- ", indent - 2) and new[0].startswith(" " * indent):
             new = [first[:indent] + new[0][indent:]] + new[1:]
