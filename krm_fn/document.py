@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from krm_fn import lite
 from krm_fn import litesplice
+from krm_fn import rtedit
 from krm_fn import yamlio
 from krm_fn import yamltext
 from krm_fn.errors import Unsure
@@ -301,23 +302,15 @@ class RoundTripDocument(Document):
         return yamlio.yamlsafe(value)
 
     def append(self, seq: Any, value: Any) -> None:
-        from krm_fn import rtedit  # the round-trip path's (and every method of this class)
-
         rtedit.append(seq, value, self.pending)
 
     def add_key(self, m: Any, key: str, value: Any) -> None:
-        from krm_fn import rtedit
-
         rtedit.add_key(m, key, value, self.pending)
 
     def replace_key(self, m: Any, old: str, new: str, value: Any) -> None:
-        from krm_fn import rtedit
-
         rtedit.replace_key(m, old, new, value, self.pending)
 
     def render(self, d: int) -> tuple[str, bool]:
-        from krm_fn import rtedit
-
         rtedit.flush(self.pending)
         if self.text is not None and not self.block:
             from krm_fn import rtsplice  # only a run on the round-trip path pays for it

@@ -289,7 +289,7 @@ def rt_load(text: str) -> Any:
         y.version = None
         y.tags = None
         _forget_documents(y)
-    if "!" in text and ("!!str" in text or _STR_TAG in text):
+    if "!!str" in text or _STR_TAG in text:
         _untag_strings(data)
     return data
 

@@ -159,7 +159,7 @@ def test_krm_path_modules_import_nothing_heavy() -> None:
 # Triggers' transforms; and the patterns that are compiled on first use only.
 NOT_IN_A_ONE_RUN = HEAVY_AT_START | {
     "ruamel", "_ruamel_yaml", "krm_fn.files", "krm_fn.streams", "krm_fn.packages", "krm_fn.kustomize",
-    "krm_fn.explain", "krm_fn.rtsplice", "krm_fn.shipwright", "krm_fn.triggers", "krm_fn.rtedit", "krm_fn.peek",
+    "krm_fn.explain", "krm_fn.rtsplice", "krm_fn.shipwright", "krm_fn.triggers", "krm_fn.peek",
     "copy", "weakref",  # yamlio.copy_data copies the plain data transforms need
 }
 
