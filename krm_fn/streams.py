@@ -61,12 +61,21 @@ class Doc(Record):
 
 
 class Stream(Record):
-    """A split stream. `name` is the path annotation of its documents (None for stdin)."""
+    """A split stream. `name` is the path annotation of its documents (None for stdin).
+    `cr`: every line of the text ends in a lone CR (classic Mac OS); its documents, separators
+    and tail are held with LF line ends, and apply() writes them back with CR."""
 
-    __slots__ = ("name", "docs", "tail", "newline", "bom", "raw", "deferred")
+    __slots__ = ("name", "docs", "tail", "newline", "bom", "raw", "deferred", "cr")
 
     def __init__(
-        self, name: str | None, docs: list[Doc], tail: str, newline: str = "\n", bom: str = "", raw: str = ""
+        self,
+        name: str | None,
+        docs: list[Doc],
+        tail: str,
+        newline: str = "\n",
+        bom: str = "",
+        raw: str = "",
+        cr: bool = False,
     ) -> None:
         self.name = name
         self.docs = docs
@@ -75,6 +84,7 @@ class Stream(Record):
         self.bom = bom
         self.raw = raw
         self.deferred = False  # made into items without the syntax check: see check_deferred
+        self.cr = cr
 
     @property
     def items(self) -> list[Item]:
@@ -118,7 +128,16 @@ def split(text: str, name: str | None = None) -> Stream:
     bom = ""
     if text.startswith("\ufeff"):
         bom, text = "\ufeff", text[1:]
+    raw = bom + text
+    cr = "\r" in text and "\n" not in text
+    if cr:
+        text = text.replace("\r", "\n")  # a YAML reader breaks lines at a CR as at an LF
     newline = "\r\n" if "\r\n" in text else "\n"
+    # Other line breaks a YAML reader knows (a lone CR among LF lines, NEL, the line and
+    # paragraph separators) are no line ends to the patterns below: a text that holds one
+    # is judged line by line as a reader splits it (a comment line cut by a lone CR may hide
+    # a document's content)
+    odd = _odd_breaks(text)
     docs: list[Doc] = []
     sep_at = body_at = 0  # the current separator is text[sep_at:body_at], its body text[body_at:here]
     line = 1  # the line body_at is on
@@ -127,6 +146,8 @@ def split(text: str, name: str | None = None) -> Stream:
     def content(a: int, b: int) -> bool:
         """Whether text[a:b] holds a line of content (a: a line start, or the rest of a
         `--- ` marker line)."""
+        if odd:
+            return _holds_content(text[a:b])
         if a and text[a - 1] != "\n":
             eol = text.find("\n", a, b)
             first = text[a:b] if eol < 0 else text[a:eol]
@@ -166,7 +187,27 @@ def split(text: str, name: str | None = None) -> Stream:
         tail = ""
     else:
         tail = text[sep_at:]
-    return Stream(name, docs, tail, newline, bom, bom + text)
+    return Stream(name, docs, tail, newline, bom, raw, cr)
+
+
+_BREAK_RE = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+
+
+def _odd_breaks(text: str) -> bool:
+    """Whether `text` holds a line break other than LF and CRLF."""
+    if not text.isascii() and any(c in text for c in "\x85\u2028\u2029"):
+        return True
+    return "\r" in text and "\r" in text.replace("\r\n", "")
+
+
+def _holds_content(text: str) -> bool:
+    """Whether `text` (from a line start, or the rest of a `--- ` marker line) holds a line
+    that is neither blank nor a comment, its lines split at every YAML line break."""
+    for line in _BREAK_RE.split(text):
+        t = line.strip()
+        if t and t[0] != "#":
+            return True
+    return False
 
 
 # the document text of an item entry (tests and older callers use it from here)
@@ -215,6 +256,8 @@ def _reads_whole(stream: Stream) -> bool:
     next document only: then, for too much flow nesting (guards.flow_nesting_within_limit
     bounds every document's at once) or a failure, each document is checked on its own."""
     text = stream.raw[len(stream.bom):]
+    if stream.cr:
+        text = text.replace("\r", "\n")  # as split() read it (a directive starts a line)
     if _has_directive(text) or not guards.flow_nesting_within_limit(text):
         return False
     if len(text) <= _LIGHT_CHECK_BUDGET[0]:
@@ -279,6 +322,24 @@ def _check_document(text: str, where: str, line: int) -> None:
         raise InputError(f"{where} is not valid YAML: {msg}") from None
 
 
+_BREAK_NAMES = {"\x85": "NEL (U+0085)", "\u2028": "a line separator (U+2028)", "\u2029": "a paragraph separator (U+2029)"}
+
+
+def _break_hint(text: str) -> str:
+    """Why a document holding NEL or a Unicode line or paragraph separator may not read: a
+    YAML 1.1 reader (libyaml, PyYAML) breaks lines there, YAML 1.2 (this function's reader)
+    does not."""
+    for c, name in _BREAK_NAMES.items():
+        at = text.find(c)
+        if at >= 0:
+            line = text.count("\n", 0, at) + 1
+            return (
+                f" (its line {line} holds {name}, a line break to YAML 1.1 readers such as libyaml "
+                "but not to YAML 1.2: write a newline there, or the escape in a double-quoted string)"
+            )
+    return ""
+
+
 def _document_item(body: str, where: str, line: int, checked: bool = False) -> Item:
     """The item of one document: the document as its text, its identity read by the
     scanner (or by parsing the document when the scanner is unsure of it). `checked`: the
@@ -289,7 +350,7 @@ def _document_item(body: str, where: str, line: int, checked: bool = False) -> I
         try:
             node = guards.load_guarded(text, "the object")
         except InputError as e:
-            raise InputError(f"{where} is not valid YAML: {_after_colon(str(e))}") from None
+            raise InputError(f"{where} is not valid YAML: {_after_colon(str(e))}{_break_hint(text)}") from None
         return Item(0, None, items_mod.meta_of(node), doc=RoundTripDocument(node, block=True))
     item = scanner.make_document_item(0, text)
     item.line = line
@@ -401,9 +462,10 @@ def _stream_text(s: Stream, by_pos: dict[int, str], regenerated: dict[int, dict[
             written.append(_newlines(doc_text, s.newline))
             unproven.append(written[-1])
             open_marker = False
-    if text != s.raw:
+    final = text.replace("\n", "\r") if s.cr else text
+    if final != s.raw:
         _check(s, text, written, unproven)
-    return text
+    return final
 
 
 def _read_back(doc: Doc, regenerated: dict[int, dict[str, Any]]) -> bool:

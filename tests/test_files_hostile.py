@@ -118,6 +118,63 @@ def test_a_missing_document_marker_is_an_error_not_a_skipped_run(tmp_path: Path)
     assert (tmp_path / "run.yaml").read_text() == glued
 
 
+def test_a_file_with_cr_line_ends_is_rendered_and_keeps_them(tmp_path: Path) -> None:
+    """Lines ended by a lone CR (classic Mac OS) are lines to a YAML reader: the file is
+    rendered as its LF twin is and written back with CR line ends. Before, its first comment
+    line hid the whole file (the run was passed over, exit 0), and a file without one was
+    rewritten with LF line ends throughout."""
+    text = "# the nightly build\n" + run_doc("r")
+    for name, ends in (("lf", "\n"), ("cr", "\r")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "pipeline.yaml").write_text(PIPELINE)
+        (tmp_path / name / "run.yaml").write_bytes(text.replace("\n", ends).encode())
+        code, _, err = cli(tmp_path / name, "pipeline.yaml", "run.yaml")
+        assert code == 1, err
+        assert kinds(tmp_path / name / "run.yaml") == ["PipelineRun", "StatefulSet"]
+    out = (tmp_path / "cr" / "run.yaml").read_bytes()
+    assert out == (tmp_path / "lf" / "run.yaml").read_bytes().replace(b"\n", b"\r")
+    code, _, err = cli(tmp_path / "cr", "--check", "pipeline.yaml", "run.yaml")
+    assert code == 0, err
+
+
+_CONFIGMAP = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n"
+
+
+def test_a_document_behind_a_lone_cr_in_a_comment_line_is_read(tmp_path: Path) -> None:
+    """A document whose lines end in lone CRs, in a file of LF lines, starting with a comment:
+    the comment's line holds the whole document for a splitter that breaks lines at LF only
+    (before: passed over as comments, its run left unrendered). It is read and rendered, and
+    the documents around it keep their bytes. (The run is written whole, with the file's
+    CRLF line ends: its last CR and the LF after it make one.)"""
+    run = ("# the nightly build\n" + run_doc("r")).replace("\n", "\r")
+    text = _CONFIGMAP + "---\n" + run + "\n---\n" + _CONFIGMAP.replace(": c", ": d")
+    (tmp_path / "pipeline.yaml").write_text(PIPELINE)
+    (tmp_path / "run.yaml").write_bytes(text.encode())
+    code, _, err = cli(tmp_path, "pipeline.yaml", "run.yaml")
+    assert code == 1, err
+    out = (tmp_path / "run.yaml").read_bytes().decode()
+    assert yaml.safe_load(out.split("---\n")[1])["spec"]["workspaces"][0]["persistentVolumeClaim"]
+    assert [d["kind"] for d in yaml.safe_load_all(out)] == ["ConfigMap", "PipelineRun", "ConfigMap", "StatefulSet"]
+    assert out.startswith(_CONFIGMAP + "---\n") and ("\n---\n" + _CONFIGMAP.replace(": c", ": d") + "---") in out
+
+
+@pytest.mark.parametrize("brk", ["\x85", "\u2028", "\u2029"], ids=["NEL", "LS", "PS"])
+def test_a_document_behind_a_unicode_line_break_is_an_error_that_names_it(tmp_path: Path, brk: str) -> None:
+    """NEL and the line and paragraph separators break lines for libyaml (YAML 1.1), not for
+    the round-trip reader (YAML 1.2): a document behind one in a comment line is no longer
+    passed over as comments, and as the readers disagree the file fails, naming the
+    character and what to write instead; it is left unchanged."""
+    text = _CONFIGMAP + "---\n" + ("# the nightly build\n" + run_doc("r")).replace("\n", brk) + "\n"
+    (tmp_path / "pipeline.yaml").write_text(PIPELINE)
+    (tmp_path / "run.yaml").write_text(text)
+    assert [d["kind"] for d in yaml.load_all(text, Loader=yaml.CSafeLoader)] == ["ConfigMap", "PipelineRun"]
+    code, _, err = cli(tmp_path, "pipeline.yaml", "run.yaml")
+    assert code == 1
+    assert "run.yaml: document 2 is not valid YAML" in err and f"(U+{ord(brk):04X}), a line break to YAML 1.1 readers" in err
+    assert "write a newline there" in err
+    assert (tmp_path / "run.yaml").read_text() == text
+
+
 def test_diff_headers_quote_odd_file_names(tmp_path: Path) -> None:
     name = "run\n+++ evil.yaml"
     (tmp_path / "pipeline.yaml").write_text(PIPELINE)
