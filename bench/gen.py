@@ -503,7 +503,8 @@ def people_run(n: int, rnd: random.Random) -> str:
     license header (a blank line inside the head comment), a leading `---`, text in other
     scripts than ASCII, a folded scalar, an escape in double quotes, a URL in a flow mapping,
     a pod template in nested flow style, spaces at the end of a line, a comment at the end of
-    the file, quoted keys, both sequence styles in one file, a plain scalar over two lines."""
+    the file, quoted keys, both sequence styles in one file, a plain scalar over two lines,
+    a mapping indented by four in a file indented by two."""
     text = package_run(n, rnd)
     svc = f"svc-{n:04d}"
     d = "  " if n % 3 == 0 else "    "  # package_run's dash column of spec's sequences
@@ -541,6 +542,12 @@ def people_run(n: int, rnd: random.Random) -> str:
         )
     if n % 7 == 3:
         text = text.replace("  namespace: ci\n", "  namespace: ci  \n", 1)
+    if n % 13 == 6:  # a block pasted with four spaces where the file has two: taskRunTemplate's
+        a = text.index("  taskRunTemplate:\n") + len("  taskRunTemplate:\n")
+        b = a
+        while text.startswith("   ", b):
+            b = text.index("\n", b) + 1
+        text = text[:a] + "".join("  " + x for x in text[a:b].splitlines(keepends=True)) + text[b:]
     if n % 9 == 2:  # label keys quoted, as Helm charts and JSON converters write them
         text = text.replace("    app.kubernetes.io/", '    "app.kubernetes.io/').replace("/name:", '/name":').replace("/part-of:", '/part-of":')
     if n % 11 == 7:  # every key of the head quoted, and a claim's access modes

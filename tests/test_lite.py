@@ -237,6 +237,27 @@ def _mixed_sequences(text: str, draw: Any) -> str:
     return "\n".join(lines)
 
 
+def _mixed_mappings(text: str, draw: Any) -> str:
+    """Some nested block mappings moved two columns further in, with all they hold (a spec
+    pasted from elsewhere under metadata indented by two): one object, two widths."""
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines) - 1:
+        t = lines[i]
+        key_col = len(t) - len(t.lstrip(" -"))
+        nxt = lines[i + 1]
+        col = len(nxt) - len(nxt.lstrip(" "))
+        if not (t.rstrip().endswith(":") and nxt.strip() and not nxt.lstrip(" ").startswith(("- ", "#")) and col > key_col and draw(st.integers(0, 3)) == 0):
+            i += 1
+            continue
+        j = i + 1  # the mapping's lines: everything deeper than its key (and blank lines)
+        while j < len(lines) and (not lines[j].strip() or (len(lines[j]) - len(lines[j].lstrip(" "))) > key_col):
+            j += 1
+        lines[i + 1 : j] = ["  " + x if x.strip() else x for x in lines[i + 1 : j]]
+        i += 1
+    return "\n".join(lines)
+
+
 @st.composite
 def styled_lists(draw: Any) -> bytes:
     prs = draw(st.lists(pipelineruns(), min_size=1, max_size=2))
@@ -260,6 +281,8 @@ def styled_lists(draw: Any) -> bytes:
             dumped = _mixed_sequences(dumped, draw)
         if draw(st.integers(0, 3)) == 0:
             dumped = _dash_alone(dumped, draw)
+        if draw(st.integers(0, 3)) == 0:
+            dumped = _mixed_mappings(dumped, draw)
         lines = dumped.splitlines()
         head = "- " + lines[0]
         if draw(st.integers(0, 3)) == 0:
@@ -294,6 +317,7 @@ def test_random_runs_same_bytes_on_both_paths(data: bytes) -> None:
 
 
 READ_SAME = [
+    "a:\n   b: 1\nc:\n    d:\n      e: x\n    f:\n    - g\n",  # mappings of other widths than the first's
     "a: 1\nb: -2\nc: true\nd: false\ne:\nf: x\n",
     "a: 'it''s'\nb: \"x y\"\nc: $(params.a[0])\nd: -x\ne: a,b\nf: 1Gi\ng: v1.15.0\n",
     "a: [x, y]\nb: []\nc: {}\nd: {k: v, n: 'q'}\n",
@@ -342,7 +366,6 @@ BAIL = [
     "a: |\n  x\n  \n  y\n",  # a blank line of spaces inside
     "a: |\n    deeper first line\n  b\n",  # a reader takes the first line's indentation
     "a: |+\n  keep\n",
-    "a:\n   b: 1\n",  # odd indentation
     "a:\n\tb: 1\n",
     "a: caf\u00e9\tx\n",  # a tab inside a scalar
     "a: x\u00a0\n",  # a non-ASCII blank at the end of a line
@@ -427,7 +450,8 @@ def block_docs(draw: Any, depth: int = 0) -> list[str]:
             lines.append(f"{key}:")
         elif kind == "map":
             lines.append(f"{key}:")
-            lines.extend("  " + x for x in draw(block_docs(depth + 1)))
+            pad = draw(st.sampled_from(["  ", "  ", "    ", "   "]))  # mixed widths in one object
+            lines.extend(pad + x for x in draw(block_docs(depth + 1)))
         else:
             lines.append(f"{key}:")
             off = draw(st.sampled_from(["", "", "  ", " "]))  # both offsets people write (and one nobody does)
@@ -489,6 +513,24 @@ def test_unsure_edit_is_redone_on_the_round_trip_path() -> None:
     light, full = both(data)
     assert light == full and light[1] == 0
     assert "    # end of spec\n" in light[0]
+
+
+def test_a_spec_indented_wider_than_its_metadata_is_read_light_and_written_the_same() -> None:
+    """A spec pasted with four-space indentation under metadata indented by two: each mapping
+    is read at its own width, and the rewritten run (new keys at their siblings' column, new
+    blocks in the object's first width) matches the round-trip path byte for byte."""
+    data = gen.generate(1, 1.0, 1)
+    head, sep, rest = data.partition("\n  spec:\n")
+    body, fsep, tail = rest.partition("\nfunctionConfig:")
+    wide = "\n".join("  " + x if x.strip() else x for x in body.split("\n"))
+    data = head + sep + wide + fsep + tail
+    assert "\n  spec:\n      " in data and "\n  metadata:\n    name:" in data
+    light, full = both(data.encode())
+    assert light == full and light[1] == 0
+    assert "\n      taskRunSpecs:\n" in light[0]
+    rl = resourcelist.parse(data)
+    rl.items[0].load(light=True)
+    assert isinstance(rl.items[0].doc, LightDocument)
 
 
 def test_block_scripts_same_bytes_and_light() -> None:
