@@ -212,50 +212,62 @@ def _dash_alone(text: str, draw: Any) -> str:
     return "\n".join(out)
 
 
-def _mixed_sequences(text: str, draw: Any) -> str:
-    """Some block sequences moved to the other of the two offsets people write (`- ` at the
-    key's column, or two further in): one file, both styles."""
+def _moved_blocks(text: str, draw: Any, pick: Any) -> str:
+    """`text` with blocks of lines moved sideways. At each line i that ends in `:`, with its
+    key at key_col and the next line's text at col, pick(lines, i, key_col, col) gives None
+    or (end, shift): lines i+1..end-1 move by `shift` columns (blank lines stay)."""
     lines = text.split("\n")
     i = 0
     while i < len(lines) - 1:
-        t = lines[i]
+        t, nxt = lines[i], lines[i + 1]
         key_col = len(t) - len(t.lstrip(" -"))
-        nxt = lines[i + 1]
-        dash = len(nxt) - len(nxt.lstrip(" "))
-        if not (t.rstrip().endswith(":") and nxt.lstrip(" ").startswith("- ") and dash in (key_col, key_col + 2) and draw(st.integers(0, 2)) == 0):
+        col = len(nxt) - len(nxt.lstrip(" "))
+        picked = pick(lines, i, key_col, col) if t.rstrip().endswith(":") else None
+        if picked is None or draw(st.integers(0, 2)) != 0:
             i += 1
             continue
+        j, shift = picked
+        lines[i + 1 : j] = [(" " * shift + x if shift > 0 else x[-shift:]) if x.strip() else x for x in lines[i + 1 : j]]
+        i += 1
+    return "\n".join(lines)
+
+
+def _indented(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def _mixed_sequences(text: str, draw: Any) -> str:
+    """Some block sequences moved to the other of the two offsets people write (`- ` at the
+    key's column, or two further in): one file, both styles."""
+
+    def pick(lines: list[str], i: int, key_col: int, dash: int) -> tuple[int, int] | None:
+        if not (lines[i + 1].lstrip(" ").startswith("- ") and dash in (key_col, key_col + 2)):
+            return None
         j = i + 1  # the sequence's lines: its entries and what is deeper
         while j < len(lines) and (
-            not lines[j].strip() or (len(lines[j]) - len(lines[j].lstrip(" "))) > dash
+            not lines[j].strip() or _indented(lines[j]) > dash
             or lines[j].startswith(" " * dash + "- ") or lines[j].startswith(" " * dash + "#")
         ):
             j += 1
-        shift = 2 if dash == key_col else -2
-        lines[i + 1 : j] = [(" " * shift + x if shift > 0 else x[2:]) if x.strip() else x for x in lines[i + 1 : j]]
-        i = j
-    return "\n".join(lines)
+        return j, 2 if dash == key_col else -2
+
+    return _moved_blocks(text, draw, pick)
 
 
 def _mixed_mappings(text: str, draw: Any) -> str:
     """Some nested block mappings moved two columns further in, with all they hold (a spec
     pasted from elsewhere under metadata indented by two): one object, two widths."""
-    lines = text.split("\n")
-    i = 0
-    while i < len(lines) - 1:
-        t = lines[i]
-        key_col = len(t) - len(t.lstrip(" -"))
+
+    def pick(lines: list[str], i: int, key_col: int, col: int) -> tuple[int, int] | None:
         nxt = lines[i + 1]
-        col = len(nxt) - len(nxt.lstrip(" "))
-        if not (t.rstrip().endswith(":") and nxt.strip() and not nxt.lstrip(" ").startswith(("- ", "#")) and col > key_col and draw(st.integers(0, 3)) == 0):
-            i += 1
-            continue
+        if not nxt.strip() or nxt.lstrip(" ").startswith(("- ", "#")) or col <= key_col:
+            return None
         j = i + 1  # the mapping's lines: everything deeper than its key (and blank lines)
-        while j < len(lines) and (not lines[j].strip() or (len(lines[j]) - len(lines[j].lstrip(" "))) > key_col):
+        while j < len(lines) and (not lines[j].strip() or _indented(lines[j]) > key_col):
             j += 1
-        lines[i + 1 : j] = ["  " + x if x.strip() else x for x in lines[i + 1 : j]]
-        i += 1
-    return "\n".join(lines)
+        return j, 2
+
+    return _moved_blocks(text, draw, pick)
 
 
 @st.composite
