@@ -504,7 +504,7 @@ def people_run(n: int, rnd: random.Random) -> str:
     scripts than ASCII, a folded scalar, an escape in double quotes, a URL in a flow mapping,
     a pod template in nested flow style, spaces at the end of a line, a comment at the end of
     the file, quoted keys, both sequence styles in one file, a plain scalar over two lines,
-    a mapping indented by four in a file indented by two."""
+    a quoted one over two, a mapping indented by four in a file indented by two."""
     text = package_run(n, rnd)
     svc = f"svc-{n:04d}"
     d = "  " if n % 3 == 0 else "    "  # package_run's dash column of spec's sequences
@@ -539,6 +539,11 @@ def people_run(n: int, rnd: random.Random) -> str:
         text = text.replace(
             f"    description: 'nightly build of {svc}'\n",
             f"    description: nightly build of {svc}, by the release bot\n      every night, then signed\n",
+        )
+    if n % 12 == 9:  # a quoted description wrapped by hand over two lines
+        text = text.replace(
+            f"    description: 'nightly build of {svc}'\n",
+            f'    description: "nightly build of {svc}, by the release bot\n      every night, then \\"signed\\""\n',
         )
     if n % 7 == 3:
         text = text.replace("  namespace: ci\n", "  namespace: ci  \n", 1)

@@ -16,51 +16,33 @@ the round-trip path gives (tests/test_lite.py compares both on every fixture) or
 """
 from __future__ import annotations
 
-import re
-
-from krm_fn import yamlio
 from krm_fn import yamltext
 from krm_fn.errors import Unsure
+from krm_fn.litescalar import _KEY_RE
+from krm_fn.litescalar import _NOT_PLAIN
+from krm_fn.litescalar import _NUMBERISH
+from krm_fn.litescalar import _PLAIN_KEYS
+from krm_fn.litescalar import DQ
+from krm_fn.litescalar import SQ
+from krm_fn.litescalar import Folded
+from krm_fn.litescalar import Lit
+from krm_fn.litescalar import _closing_quote
+from krm_fn.litescalar import _comment_after
+from krm_fn.litescalar import _flow
+from krm_fn.litescalar import _folded
+from krm_fn.litescalar import _plain
+from krm_fn.litescalar import _plain_key
+from krm_fn.litescalar import _unescaped
+from krm_fn.litescalar import quoted
+from krm_fn.litescalar import quoted_key
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
     from typing import Any
 
 
-class SQ(str):
-    """A single-quoted scalar of the input (kept quoted when copied, as ruamel does)."""
-
-
-class Lit(str):
-    """A literal block scalar of the input."""
-
-
-class Folded(Lit):
-    """A folded block scalar of the input (`>`, `>-`): kept as written, never written anew."""
-
-
-DQ = yamlio.DQ
-
-_NOT_PLAIN = frozenset("'\"[{|>")
 _NOT_PLAIN_VALUE = _NOT_PLAIN | {" ", "#"}
-# Plain keys the writer can emit as they are: Kubernetes field and label/annotation keys.
-_KEY_RE = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_./-]*):(?= |$)")
-_INT_RE = re.compile(r"-?(?:0|[1-9][0-9]*)")
-# The characters the reader takes in a scalar are the printable ones (str.isprintable): ASCII
-# from space to `~`, and of the rest of Unicode letters, marks, numbers, punctuation and
-# symbols (a description in German, a name in Japanese, an emoji); not tabs or other
-# controls, NEL, the line and paragraph separators (line breaks to a YAML 1.1 reader), other
-# separators (a no-break space), format characters (a byte order mark), surrogates or
-# unassigned code points. None of those taken is one of YAML's indicators or blanks, so a
-# scalar holding them reads as its text, as a string. (A test in C: a pattern of Unicode's
-# ranges costs milliseconds to compile at every start.)
-_PLAIN_FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./$(~=+-")
-_NUMBERISH = re.compile(r"[-+.0-9]")
 _NOT_CONTINUATION = frozenset("#-?:,[]{}&*!|>'\"%@`")  # first characters of a continuation line taken
-_ASCII_PRINTABLE = re.compile(r"[\x20-\x7e]*")  # what the writer writes quoted (litesplice)
-_TS_RE = re.compile(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}")
-_NULLS = frozenset({"null", "Null", "NULL", "~"})
-_SPECIAL = frozenset({"~", "null", "Null", "NULL", "True", "TRUE", "False", "FALSE", "<<", "="})
 
 
 # --------------------------------------------------------------------------- positions
@@ -363,6 +345,8 @@ class _Reader:
             end = col + len(text)
             v: Any = _plain(text)
         elif c == "'" or c == '"':
+            if _closing_quote(line, col + 1, c) < 0:
+                return self.quoted_lines(e, line, col, indent)
             v, end = quoted(line, col)
         elif c == "[" or c == "{":
             v, end = _flow(line, col, 0)
@@ -372,6 +356,71 @@ class _Reader:
             return self.literal(e, line, col, indent)
         if _comment_after(line, end):
             e.comment = True
+        return v
+
+    def quoted_lines(self, e: Entry, line: str, col: int, indent: int) -> Any:
+        """A quoted scalar that closes on a later line (a long description wrapped by hand),
+        folded as YAML folds one: the blanks around each line break go, a single break is a
+        space, each empty line between two lines a newline; in double quotes a `\\` at the
+        end of a line joins the next without a space. Unsure for any other layout: a line of
+        it at or left of its key's column (`indent`), blanks or tabs at the end of a line, a
+        line of blanks, an escaped break before an empty line, characters a reader does not
+        take, what follows the closing quote (a comment may)."""
+        q = line[col]
+        raw, n = self.raw, self.n
+        li = self.i - 1  # the key's (or the dash's) line
+        if raw[li] != line:
+            raise Unsure("trailing blanks")
+        segs = [line[col + 1 :]]  # each line's text, the blanks around it gone ("" for an empty line)
+        j = li
+        while True:
+            j += 1
+            if j >= n:
+                raise Unsure("quoted scalar not closed")
+            s = raw[j]
+            if not s:
+                segs.append("")
+                continue
+            t = s.lstrip(" ")
+            if len(s) - len(t) <= indent or not t or s[-1].isspace():
+                raise Unsure("quoted scalar layout")
+            end = _closing_quote(t, 0, q)
+            if end >= 0:
+                segs.append(t[: end - 1])
+                rest = t[end:]
+                break
+            segs.append(t)
+        parts: list[str] = []
+        empty = 0
+        for k, seg in enumerate(segs):
+            if not seg and 0 < k < len(segs) - 1:
+                empty += 1
+                continue
+            if not seg.isprintable():
+                raise Unsure("control characters")
+            if parts:
+                prev = parts[-1]
+                if q == '"' and (len(prev) - len(prev.rstrip("\\"))) % 2:
+                    if empty:
+                        raise Unsure("escaped line break before an empty line")
+                    parts[-1] = prev[:-1]  # an escaped line break: joined without a space
+                else:
+                    parts.append("\n" * empty if empty else " ")
+            elif k:
+                raise Unsure("quoted scalar layout")
+            parts.append(seg)
+            empty = 0
+        if q == "'":
+            v: Any = SQ("".join(p.replace("''", "'") for p in parts))
+        else:
+            # escapes read line by line (none spans a line break but the joining `\\`)
+            v = DQ("".join(_unescaped(p) if "\\" in p else p for p in parts))
+        if rest:
+            if not rest.startswith(" ") or rest.lstrip(" ")[:1] != "#":
+                raise Unsure("after a scalar")
+            e.comment = True
+        e.last = self.last_line = j
+        self.i = j + 1
         return v
 
     def literal(self, e: Entry, line: str, col: int, key_indent: int) -> Any:
@@ -426,22 +475,6 @@ class _Reader:
         return Folded(_folded(out) + end)
 
 
-def _folded(lines: list[str]) -> str:
-    """Lines of text folded as YAML folds a folded block scalar and a plain scalar over
-    several lines: the line break between two lines of text is a space; with n empty lines
-    ("") between them, n line breaks. The first and last lines are text."""
-    parts = [lines[0]]
-    empty = 0
-    for cur in lines[1:]:
-        if not cur:
-            empty += 1
-            continue
-        parts.append("\n" * empty if empty else " ")
-        parts.append(cur)
-        empty = 0
-    return "".join(parts)
-
-
 # _key_line of lines already read, by their text (bounded: cleared when full); of sequence
 # entries' lines, the _key_line after the dash, or False for an entry that is no mapping
 _LINES: dict[str, tuple[str, int, int, Any, bool]] = {}
@@ -491,215 +524,11 @@ def _key_line(line: str, col: int) -> tuple[str, int, int, Any, bool] | None:
         # `key: 'quoted'`: as value() and inline() read it (a scalar, like a plain one)
         if line[-1].isspace():
             raise Unsure("trailing blanks")
+        if _closing_quote(line, at + 2, line[at + 1]) < 0:
+            return key, at, 0, None, False  # it closes on a later line: value() reads it
         v, end = quoted(line, at + 1)
         return key, at, 1, v, _comment_after(line, end)
     return key, at, 2 if at == len(line) else 0, None, False
-
-
-def quoted_key(line: str, col: int) -> tuple[Any, int] | None:
-    """(key, end of `"key":`) of a quoted key at `col` (`"app.kubernetes.io/name": x`, read
-    as the round-trip loader reads it: a string that keeps its quotes, SQ or DQ); None when
-    no quoted scalar followed by `: ` or `:` at the line's end starts there (Unsure for a
-    quoted scalar this reader does not take)."""
-    if line[col : col + 1] not in ("'", '"'):
-        return None
-    key, end = quoted(line, col)
-    if line.startswith(":", end) and (end + 1 == len(line) or line[end + 1] == " "):
-        return key, end + 1
-    return None
-
-
-def quoted(line: str, col: int) -> tuple[Any, int]:
-    """The quoted scalar at `col` (on one line; in double quotes, JSON's escapes) and the
-    column after it; Unsure for anything else (the scanner reads identities with it too)."""
-    if line[col] == "'":
-        end = _quoted_end(line, col, "'")
-        return SQ(line[col + 1 : end - 1].replace("''", "'")), end
-    end = _quoted_end(line, col, '"')
-    body = line[col + 1 : end - 1]
-    if "\\" in body:
-        return DQ(_unescaped(body)), end
-    return DQ(body), end
-
-
-# JSON's escapes, which a YAML reader reads the same (not a \u of half a surrogate pair: JSON
-# joins two of them into one character, YAML does not); compiled on first use (re's cache)
-_JSON_ESCAPE = r'\\(?:["\\/bfnrt]|u(?![dD][89a-fA-F])[0-9a-fA-F]{4})'
-
-
-def _unescaped(body: str) -> str:
-    """A double-quoted scalar's text with its escapes read; Unsure for an escape JSON does not
-    have (YAML's \\x41, \\0, \\e...)."""
-    if "\\" in re.sub(_JSON_ESCAPE, "", body):
-        raise Unsure("escape")
-    import json  # here: few inputs hold escapes (json: ~1 ms to import)
-
-    return str(json.loads('"' + body + '"'))
-
-
-def _comment_after(line: str, end: int) -> bool:
-    """Whether an end-of-line comment follows the scalar that ends at `end` (Unsure for
-    anything else after it)."""
-    tail = line[end:]
-    if not tail:
-        return False
-    if not tail.startswith(" #") and not tail.lstrip(" ").startswith("#"):
-        raise Unsure("after a scalar")
-    if not tail.startswith(" "):
-        raise Unsure("comment")
-    return True
-
-
-def _quoted_end(line: str, col: int, q: str) -> int:
-    k = col + 1
-    while True:
-        k = line.find(q, k)
-        if k < 0:
-            raise Unsure("multi-line quoted scalar")
-        if q == "'" and line.startswith("''", k):
-            k += 2
-            continue
-        if q == '"' and (k - col - 1 - len(line[col + 1 : k].rstrip("\\"))) % 2:
-            k += 1  # an escaped quote
-            continue
-        end = k + 1
-        body = line[col:end]
-        if not body.isprintable():
-            raise Unsure("control characters")
-        return end
-
-
-_FLOW_DEPTH = 16  # deeper flow nesting is left to the round-trip loader
-_FLOW_PLAIN_END = r"[,\[\]{}]|:(?=[ ,\[\]{}]|$)| #"
-
-
-def _flow(line: str, i: int, depth: int) -> tuple[Any, int]:
-    """The flow collection that opens at line[i] (`[` or `{`) and closes on the same line,
-    nested ones too, and the column after it: scalars plain or quoted, keys plain or quoted, entries
-    separated by commas (a trailing one too) and spaces. Unsure for anything else: a pair
-    inside a sequence (`[a: b]`), an empty value, a comment or a line break inside, tabs."""
-    if depth > _FLOW_DEPTH:
-        raise Unsure("flow nesting")
-    is_map = line[i] == "{"
-    close = "}" if is_map else "]"
-    out: Any = {} if is_map else []
-    n = len(line)
-    i += 1
-    while i < n and line[i] == " ":
-        i += 1
-    if line[i : i + 1] == close:
-        return out, i + 1
-    while True:
-        if is_map:
-            km = _KEY_RE.match(line, i)
-            if km is not None:
-                key = km.group(1)
-                if _resolve(key) is not key:
-                    raise Unsure("flow mapping key")
-                i = km.end()
-            else:
-                said = quoted_key(line, i)  # `{"a": b}`: a quoted key, followed by `: `
-                if not said:
-                    raise Unsure("flow mapping key")
-                key, i = said
-            if key in out:
-                raise Unsure("flow mapping key")
-            while i < n and line[i] == " ":
-                i += 1
-            v, i = _flow_value(line, i, depth)
-            out[key] = v
-        else:
-            v, i = _flow_value(line, i, depth)
-            out.append(v)
-        while i < n and line[i] == " ":
-            i += 1
-        c = line[i : i + 1]
-        if c == ",":
-            i += 1
-            while i < n and line[i] == " ":
-                i += 1
-            if line[i : i + 1] == close:
-                return out, i + 1
-            continue
-        if c == close:
-            return out, i + 1
-        raise Unsure("flow")
-
-
-def _flow_value(line: str, i: int, depth: int) -> tuple[Any, int]:
-    """The value at line[i] inside a flow collection, and the column after it."""
-    c = line[i : i + 1]
-    if c == "[" or c == "{":
-        return _flow(line, i, depth + 1)
-    if c == "'" or c == '"':
-        return quoted(line, i)
-    if not c or c in ",]}":
-        raise Unsure("empty flow value")
-    # a plain scalar ends before an indicator, before `:` that ends a key, before ` #`; a
-    # colon with another character after it is the scalar's own (`https://host:8443/x`)
-    m = re.compile(_FLOW_PLAIN_END).search(line, i)  # re's cache: compiled on first use
-    text = line[i : m.start() if m else len(line)].rstrip(" ")
-    if not text:
-        raise Unsure("empty flow value")
-    return _plain(text), i + len(text)
-
-
-# The values of plain scalars already read (most repeat: ReadWriteOnce, kubernetes.io/hostname...)
-_PLAIN_VALUES: dict[str, Any] = {}
-_MISSING = object()
-
-
-def _plain(text: str) -> Any:
-    v = _PLAIN_VALUES.get(text, _MISSING)
-    if v is not _MISSING:
-        return v
-    c = text[:1]  # plain scalars: printable text, no indicator first (nor anything a YAML 1.2
-    # resolver types other than the canonical int/bool: _resolve checks that)
-    if not c or (c not in _PLAIN_FIRST and (c.isascii() or not c.isprintable())) or not text.isprintable():
-        raise Unsure("plain scalar")
-    if text[:2] in ("- ", "? ", ": ") or text in ("-", "?"):
-        raise Unsure("plain scalar")
-    if ": " in text or " #" in text or "\t" in text or text.endswith(":"):
-        raise Unsure("plain scalar")
-    # null: ruamel writes `key:` for it, so a line that holds one is never rewritten
-    # (_clean): both writers keep it as it is
-    v = None if text in _NULLS else _resolve(text)
-    if len(_PLAIN_VALUES) >= 65536:
-        _PLAIN_VALUES.clear()
-    _PLAIN_VALUES[text] = v
-    return v
-
-
-# Keys already known to read as themselves (a string, not true/1/null), each kept once: most
-# keys repeat, and every object read holds its keys (10,000 objects: 290,000 key strings).
-_PLAIN_KEYS: dict[str, str] = {}
-
-
-def _plain_key(key: str) -> str:
-    """A key that matched _KEY_RE, when it reads as the string itself (remembered); Unsure
-    for a key YAML types (true, 1, null)."""
-    if _resolve(key) is not key:
-        raise Unsure("key")
-    if len(_PLAIN_KEYS) < 65536:
-        _PLAIN_KEYS[key] = key
-    return key
-
-
-def _resolve(text: str) -> Any:
-    """The YAML 1.2 value of a plain scalar, as ruamel reads it, for the canonical forms
-    ruamel also writes back unchanged; Unsure for any other typed form."""
-    if text == "true":
-        return True
-    if text == "false":
-        return False
-    if text in _SPECIAL:
-        raise Unsure("typed scalar")
-    if _NUMBERISH.match(text):
-        if _INT_RE.fullmatch(text):
-            return int(text)
-        if yamlio._NUMBER_RE.match(text) or _TS_RE.match(text) or text[0] in "+.":
-            raise Unsure("number form")
-    return text
 
 
 def read(lines: list[str], m: int, o: int, indent: int) -> tuple[dict[str, Any], Doc]:

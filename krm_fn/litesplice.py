@@ -12,18 +12,18 @@ import re
 
 from krm_fn import yamltext
 from krm_fn.errors import Unsure
-from krm_fn.lite import _ASCII_PRINTABLE
-from krm_fn.lite import _KEY_RE
-from krm_fn.lite import _PLAIN_KEYS
-from krm_fn.lite import DQ
-from krm_fn.lite import SQ
 from krm_fn.lite import Doc
 from krm_fn.lite import Entry
-from krm_fn.lite import Lit
 from krm_fn.lite import MapPos
 from krm_fn.lite import SeqPos
-from krm_fn.lite import _resolve
 from krm_fn.lite import read
+from krm_fn.litescalar import _ASCII_PRINTABLE
+from krm_fn.litescalar import _KEY_RE
+from krm_fn.litescalar import _PLAIN_KEYS
+from krm_fn.litescalar import DQ
+from krm_fn.litescalar import SQ
+from krm_fn.litescalar import Lit
+from krm_fn.litescalar import _resolve
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:

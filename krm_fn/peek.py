@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 
 from krm_fn import lite
+from krm_fn import litescalar
 from krm_fn import yamltext
 from krm_fn.errors import Unsure
 
@@ -97,7 +98,7 @@ def _key_line(lines: list[str], a: int, b: int, k: int, key: str) -> tuple[int, 
     """(line of `key:` among the keys at column k of lines a..b, the line its entry ends
     before), (-1, -1) when absent; Unsure on a line at column k that is not a plain key."""
     at = end = -1
-    match = lite._KEY_RE.match
+    match = litescalar._KEY_RE.match
     pad, deeper = " " * k, " " * (k + 1)
     keys = False
     for j in range(a, b):

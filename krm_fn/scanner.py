@@ -20,6 +20,7 @@ import re
 
 from krm_fn import guards
 from krm_fn import lite
+from krm_fn import litescalar
 from krm_fn import yamlio
 from krm_fn import yamltext
 from krm_fn.errors import InputError
@@ -389,7 +390,7 @@ def _scalar(v: str | None) -> Any:
     c = v[0]
     if c == "'" or c == '"':
         try:
-            value, end = lite.quoted(v, 0)  # one line, JSON's escapes: else the composer reads it
+            value, end = litescalar.quoted(v, 0)  # one line, JSON's escapes: else the composer reads it
         except Unsure:
             return _COMPLEX
         rest = v[end:].strip()
@@ -486,7 +487,7 @@ def _entries(text: str, a: int, b: int, ind: int, outer: int) -> list[tuple[str,
 def _quoted_entry(line: str) -> tuple[str, str | None]:
     """(key, raw inline value) of a line that starts with a quoted key (`"kind": Task`), as
     the key pattern gives them for a plain one; Unsure for any other line."""
-    said = lite.quoted_key(line, 0)
+    said = litescalar.quoted_key(line, 0)
     if not said:
         raise Unsure("not a key")
     key, at = said

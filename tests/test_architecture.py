@@ -12,7 +12,7 @@ PKG = Path(__file__).resolve().parent.parent / "krm_fn"
 # bottom to top
 LAYERS = [
     ["errors", "record", "keys", "results", "names", "validation", "hardening", "schemacheck", "schemadata"],
-    ["yamltext", "yamlio", "guards", "rtedit", "rtsplice", "lite", "litesplice", "peek", "document"],
+    ["yamltext", "yamlio", "guards", "rtedit", "rtsplice", "litescalar", "lite", "litesplice", "peek", "document"],
     ["items", "scanner", "resourcelist"],
     ["config"],
     ["context"],

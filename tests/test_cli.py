@@ -132,7 +132,7 @@ HEAVY_AT_START = {
 KRM_PATH_MODULES = (
     "krm_fn.cli", "krm_fn.process", "krm_fn.config", "krm_fn.resourcelist", "krm_fn.yamlio", "krm_fn.tekton",
     "krm_fn.shipwright", "krm_fn.scheduling", "krm_fn.assistant", "krm_fn.names", "krm_fn.validation",
-    "krm_fn.hardening", "krm_fn.rtedit", "krm_fn.results", "krm_fn.lite", "krm_fn.krm", "krm_fn.context",
+    "krm_fn.hardening", "krm_fn.rtedit", "krm_fn.results", "krm_fn.lite", "krm_fn.litescalar", "krm_fn.krm", "krm_fn.context",
     "krm_fn.document", "krm_fn.items", "krm_fn.scanner", "krm_fn.guards", "krm_fn.errors", "krm_fn.keys",
     "krm_fn.yamltext",
 )

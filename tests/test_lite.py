@@ -197,6 +197,23 @@ def _wrapped(text: str, draw: Any) -> str:
     return "\n".join(out)
 
 
+def _wrapped_quoted(text: str, draw: Any) -> str:
+    """Some quoted scalars with blanks wrapped over two lines, the rest two or four columns
+    deeper than the key (a long quoted description wrapped by hand)."""
+    out = []
+    for line in text.split("\n"):
+        body = line.lstrip(" -")
+        key, sep, value = body.partition(": ")
+        if sep and value[:1] in ("'", '"') and value[-1:] == value[:1] and " " in value[1:-1] and draw(st.booleans()):
+            cut = value.index(" ", 1)
+            pad = " " * (len(line) - len(body) + draw(st.sampled_from([2, 4])))
+            out.append(line[: len(line) - len(value)] + value[:cut])
+            out.append(pad + value[cut + 1 :])
+            continue
+        out.append(line)
+    return "\n".join(out)
+
+
 def _dash_alone(text: str, draw: Any) -> str:
     """Some mapping entries of sequences written with `-` alone on its line and the mapping
     below it (as some generators and people write them)."""
@@ -287,6 +304,8 @@ def styled_lists(draw: Any) -> bytes:
         dumped = yamlio.rt_dump(_styled(pr, draw), m, o + 2, o)
         if draw(st.integers(0, 3)) == 0:
             dumped = _wrapped(dumped, draw)
+        if draw(st.integers(0, 3)) == 0:
+            dumped = _wrapped_quoted(dumped, draw)
         if draw(st.booleans()):
             dumped = _commented(dumped, draw)
         if draw(st.booleans()):
@@ -329,6 +348,8 @@ def test_random_runs_same_bytes_on_both_paths(data: bytes) -> None:
 
 
 READ_SAME = [
+    # quoted scalars over several lines (a long description wrapped by hand)
+    "a: 'multi\n  line'\nb: \"x\n\n   y \\\n   z\\ty\"  # c\nc:\n- 'it''s\n   fine'\n- \"\n   lead\"\n",
     "a:\n   b: 1\nc:\n    d:\n      e: x\n    f:\n    - g\n",  # mappings of other widths than the first's
     "a: 1\nb: -2\nc: true\nd: false\ne:\nf: x\n",
     "a: 'it''s'\nb: \"x y\"\nc: $(params.a[0])\nd: -x\ne: a,b\nf: 1Gi\ng: v1.15.0\n",
@@ -370,7 +391,6 @@ BAIL = [
     "a:  x\n",  # two spaces
     "a: x\t\n",  # a trailing tab
     "a: |\n  x \n",  # a trailing blank in a block scalar is its text
-    "a: 'multi\n  line'\n",
     'a: "\\x41"\n',  # an escape JSON does not have
     'a: "\\ud83d\\ude80"\n',  # a surrogate pair (JSON joins it, YAML does not)
     "a: >\n  folded\n   more indented\n",
@@ -399,6 +419,12 @@ BAIL = [
     '"multi\n  line": x\n',
     "{a: 1}: x\n",
     "a: x # c\n  y\n",  # a comment ends a plain scalar: the line below is an error
+    'k:\n  b: "x\n  y"\n',  # a quoted scalar's line at its key's column (read so, but left alone)
+    'a: "x\\\n\n  y"\n',  # an escaped line break before an empty line
+    'a: "x\n  y" z\n',
+    'a: "x\n  y \n  z"\n',  # blanks at the end of a line of it
+    'a: "x\n\ty"\n',
+    '"k\n  x": 1\n',  # a quoted key over two lines
     "a: x\n  # c\n  y\n",
     "a: x\n  y: z\n",
     "a: x\n  - y\n",
@@ -441,7 +467,7 @@ _SCALAR_TEXT = st.sampled_from(
 def block_docs(draw: Any, depth: int = 0) -> list[str]:
     lines: list[str] = []
     for key in draw(st.lists(_KEYS, min_size=1, max_size=4, unique=True)):
-        kind = draw(st.sampled_from(["scalar", "scalar", "map", "seq", "empty", "block", "lines"] if depth < 3 else ["scalar", "lines"]))
+        kind = draw(st.sampled_from(["scalar", "scalar", "map", "seq", "empty", "block", "lines", "quoted"] if depth < 3 else ["scalar", "lines", "quoted"]))
         if kind == "block":
             lines.append(f"{key}: " + draw(st.sampled_from(["|", "|-", "|+", ">", ">-", ">+"])))
             for _ in range(draw(st.integers(1, 5))):
@@ -458,6 +484,13 @@ def block_docs(draw: Any, depth: int = 0) -> list[str]:
                 if draw(st.integers(0, 3)) == 0:
                     lines.append(draw(st.sampled_from(["", "  # c"])))
                 lines.append(" " * draw(st.sampled_from([2, 2, 3, 4, 1])) + draw(_SCALAR_TEXT))
+        elif kind == "quoted":  # a quoted scalar over lines: escapes, empty lines, an escaped break
+            q = draw(st.sampled_from(['"', "'"]))
+            words = st.sampled_from(["x", "a b", "it''s", 'q\\"q', "\\t", "\\", "# c", "- d", "k: v", "é", ""])
+            lines.append(f"{key}: {q}{draw(words)}")
+            for _ in range(draw(st.integers(0, 3))):
+                lines.append(" " * draw(st.sampled_from([0, 1, 2, 3, 4])) + draw(words) + draw(st.sampled_from(["", "", " ", "\\"])))
+            lines.append(" " * draw(st.sampled_from([1, 2, 4])) + draw(words) + q + draw(st.sampled_from(["", "", " # c", " x", ":"])))
         elif kind == "empty":
             lines.append(f"{key}:")
         elif kind == "map":
