@@ -5,7 +5,7 @@ round-trip loader.
 The round-trip loader (ruamel) costs about 20 ms to import and 20 to 40 ms to read and write
 one PipelineRun: most of a one-object run. This module reads an item whose text is in the
 form ruamel itself writes (each mapping indented as its first key, one space after `- ` and
-`: `, canonical scalars, keys plain or quoted, no anchors, tags or multi-line quoted scalars) into plain data,
+`: `, canonical scalars, keys plain or quoted, no anchors or tags) into plain data,
 and writes an edited item back by splicing only the changed lines into its original text,
 in the layout ruamel would give them. Everything else in the item stays the exact input text,
 which is what ruamel writes back for such text too.
