@@ -459,8 +459,8 @@ class _Reader:
             # the first line sets the block's indentation for a YAML reader: it must be `want`
             if ind < want or (not out and ind != want) or s != s.rstrip():
                 raise Unsure("block scalar layout")
-            if folded and (ind != want or s[want] == "\t"):
-                raise Unsure("a more-indented line in a folded scalar")
+            if folded and s[want] == "\t":
+                raise Unsure("a tab at the start of a line in a folded scalar")
             out.append(s[want:])
             k += 1
         if not out:

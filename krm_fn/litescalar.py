@@ -51,15 +51,22 @@ _SPECIAL = frozenset({"~", "null", "Null", "NULL", "True", "TRUE", "False", "FAL
 def _folded(lines: list[str]) -> str:
     """Lines of text folded as YAML folds a folded block scalar and a plain scalar over
     several lines: the line break between two lines of text is a space; with n empty lines
-    ("") between them, n line breaks. The first and last lines are text."""
+    ("") between them, n line breaks. A line more indented than the block's (a folded
+    scalar's: it starts with a blank) is not folded: the breaks around it are all kept. The
+    first and last lines are text."""
     parts = [lines[0]]
     empty = 0
+    prev = lines[0]
     for cur in lines[1:]:
         if not cur:
             empty += 1
             continue
-        parts.append("\n" * empty if empty else " ")
+        if prev[0] == " " or cur[0] == " ":
+            parts.append("\n" * (empty + 1))
+        else:
+            parts.append("\n" * empty if empty else " ")
         parts.append(cur)
+        prev = cur
         empty = 0
     return "".join(parts)
 

@@ -348,6 +348,8 @@ def test_random_runs_same_bytes_on_both_paths(data: bytes) -> None:
 
 
 READ_SAME = [
+    # a folded scalar with more-indented lines (YAML 1.2's example 8.10): their breaks are kept
+    "a: >\n  folded\n  line\n\n  next\n  line\n    * bullet\n\n    * list\n    * lines\n\n  last\n  line\nb: >-\n  x\n   y\n  z\n",
     # quoted scalars over several lines (a long description wrapped by hand)
     "a: 'multi\n  line'\nb: \"x\n\n   y \\\n   z\\ty\"  # c\nc:\n- 'it''s\n   fine'\n- \"\n   lead\"\n",
     "a:\n   b: 1\nc:\n    d:\n      e: x\n    f:\n    - g\n",  # mappings of other widths than the first's
@@ -393,7 +395,7 @@ BAIL = [
     "a: |\n  x \n",  # a trailing blank in a block scalar is its text
     'a: "\\x41"\n',  # an escape JSON does not have
     'a: "\\ud83d\\ude80"\n',  # a surrogate pair (JSON joins it, YAML does not)
-    "a: >\n  folded\n   more indented\n",
+    "a: >\n  x\n  \ty\n",  # a tab at the start of a folded scalar's line
     "a: >+\n  keep\n",
     "a: |\n  x\n  \n  y\n",  # a blank line of spaces inside
     "a: |\n    deeper first line\n  b\n",  # a reader takes the first line's indentation
@@ -516,6 +518,36 @@ def block_docs(draw: Any, depth: int = 0) -> list[str]:
         if draw(st.integers(0, 5)) == 0:
             lines.append(draw(st.sampled_from(["# c", "# c ", "  ", ""])))
     return lines
+
+
+@st.composite
+def folded_scalars(draw: Any) -> list[str]:
+    """`key: >` blocks of text lines, some more indented (a list inside a description),
+    with empty lines between them; at the top or one mapping down."""
+    col = draw(st.sampled_from([0, 2]))
+    lines = ["k:"] if col else []
+    lines.append(" " * col + "a: " + draw(st.sampled_from([">", ">-"])))
+    pad = " " * (col + 2)
+    lines.append(pad + draw(st.sampled_from(["text", "a b", "é"])))
+    for _ in range(draw(st.integers(0, 6))):
+        if draw(st.integers(0, 3)) == 0:
+            lines.append("")
+            continue
+        lines.append(pad + " " * draw(st.sampled_from([0, 0, 1, 2, 4])) + draw(st.sampled_from(["x", "* item", "y z", "- d", "# h"])))
+    lines.append(draw(st.sampled_from([" " * col + "z: 1", "", "# end"])))
+    return lines
+
+
+@settings(max_examples=200, deadline=None)
+@given(folded_scalars())
+def test_folded_scalars_with_more_indented_lines_read_as_ruamel_reads_them(lines: list[str]) -> None:
+    """The breaks around a line more indented than its folded scalar are kept, the others
+    folded: the light reader reads every such scalar as the round-trip loader does (it
+    must take them all: none of these layouts is one it steps aside for)."""
+    text = "\n".join(lines) + "\n"
+    want = yamlio.to_plain(yamlio.rt_load(text))
+    data, _ = lite.read(lines, 2, 0, 0)
+    assert yamlio.to_plain(data) == want
 
 
 @settings(max_examples=300, deadline=None)
