@@ -424,18 +424,26 @@ class _Reader:
         return v
 
     def literal(self, e: Entry, line: str, col: int, key_indent: int) -> Any:
-        """A literal (`|`, `|-`) or folded (`>`, `>-`) block scalar: its lines sit at the
-        indentation the first one sets (`want`; a literal's may sit deeper), empty lines
-        between them are the text's own; empty lines after the last one are not (clipped or
-        stripped), nor lines with trailing blanks anywhere (refused)."""
+        """A literal (`|`) or folded (`>`) block scalar, clipped, stripped (`-`) or kept (`+`):
+        its lines sit at the indentation the first one sets, or its header gives (`|2`; then
+        the first line may sit deeper, its blanks its text); a literal's lines may sit
+        deeper. Empty lines between them are the text's own; empty lines after the last one
+        are only kept ones'. Lines with trailing blanks anywhere are refused."""
         head = line[col:]
-        if head not in ("|", "|-", ">", ">-"):
-            raise Unsure("block scalar header")
+        chomp, step = "", 0
+        for c in head[1:]:
+            if c in "-+" and not chomp:
+                chomp = c
+            elif c in "123456789" and not step:
+                step = int(c)
+            else:
+                raise Unsure("block scalar header")
         folded = head[0] == ">"
-        want = key_indent + self.m
+        want = key_indent + step  # with no indentation indicator, set by the first line
         out: list[str] = []
         lines, n = self.raw, self.n
         k = self.i
+        kept = 0  # empty lines after the text, a kept scalar's own
         while k < n:
             s = lines[k]
             if not s:
@@ -448,7 +456,9 @@ class _Reader:
                     out.extend([""] * (j - k))
                     k = j
                     continue
-                break  # blank lines after the block: not its text
+                if chomp == "+":
+                    kept = j - k
+                break  # blank lines after the block: not its text (but a kept scalar's)
             ind = len(s) - len(s.lstrip(" "))
             if ind == len(s):
                 # a line of blanks is an empty line to a YAML reader, whatever its width, or
@@ -456,8 +466,9 @@ class _Reader:
                 raise Unsure("a line of blanks in or after a block scalar")
             if ind <= key_indent:
                 break
-            # the first line sets the block's indentation for a YAML reader: it must be `want`
-            if ind < want or (not out and ind != want) or s != s.rstrip():
+            if not out and not step:
+                want = ind  # a YAML reader takes the first line's indentation for the block's
+            if ind < want or s != s.rstrip():
                 raise Unsure("block scalar layout")
             if folded and s[want] == "\t":
                 raise Unsure("a tab at the start of a line in a folded scalar")
@@ -468,7 +479,7 @@ class _Reader:
         self.i = k
         self.last_line = k - 1
         e.last = k - 1
-        end = "" if head[1:] == "-" else "\n"
+        end = "" if chomp == "-" else "\n" * (1 + kept)
         self.after_inline(key_indent)
         if not folded:
             return Lit("\n".join(out) + end)

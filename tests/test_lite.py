@@ -348,6 +348,9 @@ def test_random_runs_same_bytes_on_both_paths(data: bytes) -> None:
 
 
 READ_SAME = [
+    # block scalars kept (`+`: the empty lines after the text are its own), with an indentation
+    # indicator (the first line deeper: its blanks are text), at another width than the object's
+    "a: |+\n  keep\n\n\nb: >+\n  x\n  y\n\n# c\nc: |2-\n    x\n  y\nd: >-2\n   x\n  y\n  z\ne:\n    f: |\n        four\n    g: |1\n      x\n",
     # a folded scalar with more-indented lines (YAML 1.2's example 8.10): their breaks are kept
     "a: >\n  folded\n  line\n\n  next\n  line\n    * bullet\n\n    * list\n    * lines\n\n  last\n  line\nb: >-\n  x\n   y\n  z\n",
     # quoted scalars over several lines (a long description wrapped by hand)
@@ -396,10 +399,10 @@ BAIL = [
     'a: "\\x41"\n',  # an escape JSON does not have
     'a: "\\ud83d\\ude80"\n',  # a surrogate pair (JSON joins it, YAML does not)
     "a: >\n  x\n  \ty\n",  # a tab at the start of a folded scalar's line
-    "a: >+\n  keep\n",
     "a: |\n  x\n  \n  y\n",  # a blank line of spaces inside
     "a: |\n    deeper first line\n  b\n",  # a reader takes the first line's indentation
-    "a: |+\n  keep\n",
+    "a: |3\n  x\n",  # a line left of the indentation its header gives
+    "a: |2+-\n  x\n",
     "a:\n\tb: 1\n",
     "a: caf\u00e9\tx\n",  # a tab inside a scalar
     "a: x\u00a0\n",  # a non-ASCII blank at the end of a line
@@ -471,7 +474,7 @@ def block_docs(draw: Any, depth: int = 0) -> list[str]:
     for key in draw(st.lists(_KEYS, min_size=1, max_size=4, unique=True)):
         kind = draw(st.sampled_from(["scalar", "scalar", "map", "seq", "empty", "block", "lines", "quoted"] if depth < 3 else ["scalar", "lines", "quoted"]))
         if kind == "block":
-            lines.append(f"{key}: " + draw(st.sampled_from(["|", "|-", "|+", ">", ">-", ">+"])))
+            lines.append(f"{key}: " + draw(st.sampled_from(["|", "|-", "|+", ">", ">-", ">+", "|2", "|1-", ">2", ">+2"])))
             for _ in range(draw(st.integers(1, 5))):
                 if draw(st.integers(0, 3)) == 0:
                     lines.append(draw(st.sampled_from(["", "", "  ", "   "])))  # empty lines, or of blanks
@@ -608,6 +611,29 @@ def test_a_spec_indented_wider_than_its_metadata_is_read_light_and_written_the_s
     rl = resourcelist.parse(data)
     rl.items[0].load(light=True)
     assert isinstance(rl.items[0].doc, LightDocument)
+
+
+def test_kept_and_indicated_block_scalars_are_read_light_and_written_the_same() -> None:
+    """Block scalars kept (`|+`: the empty lines after the text are its own), with an
+    indentation indicator (`|2-`: the first line deeper), folded with a more-indented line:
+    read by the light reader, and the rewritten run matches the round-trip path byte for
+    byte (the new taskRunSpecs go after them)."""
+    data = gen.generate(1, 1.0, 1)
+    extra = (
+        "    - name: notes\n      value: |+\n        kept\n\n"
+        "    - name: script\n      value: |2-\n          indented first\n        then\n"
+        "    - name: folded\n      value: >\n        text\n          - a list\n        more\n"
+    )
+    data = data.replace('      value: "c386bbc4"\n', '      value: "c386bbc4"\n' + extra, 1)
+    assert "value: |+" in data
+    light, full = both(data.encode())
+    assert light == full and light[1] == 0
+    rl = resourcelist.parse(data)
+    rl.items[0].load(light=True)
+    assert isinstance(rl.items[0].doc, LightDocument)
+    params = {p["name"]: p["value"] for p in rl.items[0].doc.data["spec"]["params"]}
+    assert params["notes"] == "kept\n\n" and params["script"] == "  indented first\nthen"
+    assert params["folded"] == "text\n  - a list\nmore\n"
 
 
 def test_block_scripts_same_bytes_and_light() -> None:
