@@ -30,6 +30,7 @@ from krm_fn.litescalar import _closing_quote
 from krm_fn.litescalar import _comment_after
 from krm_fn.litescalar import _flow
 from krm_fn.litescalar import _folded
+from krm_fn.litescalar import _open_brackets
 from krm_fn.litescalar import _plain
 from krm_fn.litescalar import _plain_key
 from krm_fn.litescalar import _unescaped
@@ -349,13 +350,53 @@ class _Reader:
                 return self.quoted_lines(e, line, col, indent)
             v, end = quoted(line, col)
         elif c == "[" or c == "{":
-            v, end = _flow(line, col, 0)
+            try:
+                v, end = _flow(line, col, 0)
+            except Unsure:
+                if _open_brackets(line, col) <= 0:
+                    raise
+                return self.flow_lines(e, line, col, indent)
             e.value = SeqPos(-1) if c == "[" else MapPos(-1)
             e.value.flow = True
         else:  # "|" or ">"
             return self.literal(e, line, col, indent)
         if _comment_after(line, end):
             e.comment = True
+        return v
+
+    def flow_lines(self, e: Entry, line: str, col: int, indent: int) -> Any:
+        """A flow collection that closes on a later line (`args: ["--a",` and `"--b"]` below
+        it), read as one line: to a YAML reader a line break inside it is a blank, and a
+        scalar over two of its lines folds to one with a space, as joined here. Unsure for an
+        empty line, a comment, a line at or left of its key's column (but one that starts
+        with the closing bracket), blanks at the end of a line or a `\\` (an escaped line
+        break)."""
+        raw, n = self.raw, self.n
+        li = self.i - 1  # the key's (or the dash's) line
+        if raw[li] != line or line[-1] == "\\":
+            raise Unsure("flow collection layout")
+        parts = [line[col:]]
+        j = li
+        while _open_brackets(" ".join(parts), 0) > 0:
+            j += 1
+            if j >= n:
+                raise Unsure("flow collection not closed")
+            s = raw[j]
+            t = s.lstrip(" ")
+            if not t or s[-1].isspace() or s[-1] == "\\":
+                raise Unsure("flow collection layout")
+            if len(s) - len(t) < indent or (len(s) - len(t) == indent and t[0] not in "]}"):
+                # (deeper than its key, but the closing bracket, as JSON is laid out)
+                raise Unsure("flow collection layout")
+            parts.append(t)
+        text = " ".join(parts)
+        v, end = _flow(text, 0, 0)
+        if _comment_after(text, end):
+            e.comment = True
+        e.value = SeqPos(-1) if line[col] == "[" else MapPos(-1)
+        e.value.flow = True
+        e.last = self.last_line = j
+        self.i = j + 1
         return v
 
     def quoted_lines(self, e: Entry, line: str, col: int, indent: int) -> Any:

@@ -208,6 +208,51 @@ def _flow(line: str, i: int, depth: int) -> tuple[Any, int]:
         raise Unsure("flow")
 
 
+def _open_brackets(text: str, i: int) -> int:
+    """How many of the flow collections that open at or after text[i] are still open at the
+    end of `text`, 0 once the first is closed (a quoted scalar starts where a node does:
+    after `[`, `{`, `,`, `:` or at i); Unsure for a comment inside, or a bracket closed that
+    is not open."""
+    depth = 0
+    q = ""
+    node = True  # a node may start here
+    n = len(text)
+    while i < n:
+        c = text[i]
+        if q:
+            if c == "\\" and q == '"':
+                i += 2
+                continue
+            if c == q:
+                if q == "'" and text.startswith("''", i):
+                    i += 2
+                    continue
+                q = ""
+            i += 1
+            continue
+        if c in "[{":
+            depth += 1
+            node = True
+        elif c in "]}":
+            depth -= 1
+            if depth <= 0:
+                if depth < 0:
+                    raise Unsure("flow")
+                return 0  # closed: what follows is the line's (a comment may)
+            node = False
+        elif c in ",:":
+            node = True
+        elif c in "'\"" and node:
+            q = c
+            node = False
+        elif c == "#" and i and text[i - 1] == " ":
+            raise Unsure("comment in a flow collection")
+        elif c != " ":
+            node = False
+        i += 1
+    return depth
+
+
 def _flow_value(line: str, i: int, depth: int) -> tuple[Any, int]:
     """The value at line[i] inside a flow collection, and the column after it."""
     c = line[i : i + 1]

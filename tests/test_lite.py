@@ -214,6 +214,32 @@ def _wrapped_quoted(text: str, draw: Any) -> str:
     return "\n".join(out)
 
 
+def _wrapped_flow(text: str, draw: Any) -> str:
+    """Some one-line flow collections wrapped after a comma, the rest two further in than the
+    key, or laid out as JSON is (each entry on its line, the closing bracket at the key's
+    column)."""
+    out = []
+    for line in text.split("\n"):
+        body = line.lstrip(" -")
+        key, sep, value = body.partition(": ")
+        col = len(line) - len(body)
+        if sep and value[:1] in "[{" and ", " in value and "#" not in value and draw(st.booleans()):
+            if draw(st.booleans()):
+                cut = value.index(", ")
+                out.append(line[: len(line) - len(value)] + value[: cut + 1])
+                out.append(" " * (col + 2) + value[cut + 2 :])
+            elif value[-1] in "]}" and value.count("[") + value.count("{") == 1:
+                out.append(line[: len(line) - len(value)] + value[0])
+                entries = value[1:-1].split(", ")
+                out.extend(" " * (col + 2) + x + ("," if k < len(entries) - 1 else "") for k, x in enumerate(entries))
+                out.append(" " * col + value[-1])
+            else:
+                out.append(line)
+            continue
+        out.append(line)
+    return "\n".join(out)
+
+
 def _dash_alone(text: str, draw: Any) -> str:
     """Some mapping entries of sequences written with `-` alone on its line and the mapping
     below it (as some generators and people write them)."""
@@ -306,6 +332,8 @@ def styled_lists(draw: Any) -> bytes:
             dumped = _wrapped(dumped, draw)
         if draw(st.integers(0, 3)) == 0:
             dumped = _wrapped_quoted(dumped, draw)
+        if draw(st.integers(0, 3)) == 0:
+            dumped = _wrapped_flow(dumped, draw)
         if draw(st.booleans()):
             dumped = _commented(dumped, draw)
         if draw(st.booleans()):
@@ -472,7 +500,7 @@ _SCALAR_TEXT = st.sampled_from(
 def block_docs(draw: Any, depth: int = 0) -> list[str]:
     lines: list[str] = []
     for key in draw(st.lists(_KEYS, min_size=1, max_size=4, unique=True)):
-        kind = draw(st.sampled_from(["scalar", "scalar", "map", "seq", "empty", "block", "lines", "quoted"] if depth < 3 else ["scalar", "lines", "quoted"]))
+        kind = draw(st.sampled_from(["scalar", "scalar", "map", "seq", "empty", "block", "lines", "quoted", "flowlines"] if depth < 3 else ["scalar", "lines", "quoted", "flowlines"]))
         if kind == "block":
             lines.append(f"{key}: " + draw(st.sampled_from(["|", "|-", "|+", ">", ">-", ">+", "|2", "|1-", ">2", ">+2"])))
             for _ in range(draw(st.integers(1, 5))):
@@ -489,6 +517,17 @@ def block_docs(draw: Any, depth: int = 0) -> list[str]:
                 if draw(st.integers(0, 3)) == 0:
                     lines.append(draw(st.sampled_from(["", "  # c"])))
                 lines.append(" " * draw(st.sampled_from([2, 2, 3, 4, 1])) + draw(_SCALAR_TEXT))
+        elif kind == "flowlines":  # a flow collection over lines, JSON's layout among others
+            items = draw(st.lists(st.sampled_from(["x", '"a b"', "'it''s'", "[y, z]", "{k: v}", '{"k": "v"}', "1", "a b", "[]"]), min_size=1, max_size=4))
+            opener, closer = draw(st.sampled_from([("[", "]"), ("{", "}")]))
+            if opener == "{":
+                items = [f"k{i}: {x}" for i, x in enumerate(items)]
+            lines.append(f"{key}: {opener}" + (items[0] + "," if draw(st.booleans()) else ""))
+            rest = items[1:] if lines[-1].endswith(",") else items
+            for k, x in enumerate(rest):
+                sep = "," if k < len(rest) - 1 else draw(st.sampled_from(["", ","]))
+                lines.append(" " * draw(st.sampled_from([0, 1, 2, 4])) + x + sep)
+            lines.append(" " * draw(st.sampled_from([0, 0, 2])) + closer + draw(st.sampled_from(["", "", " # c", " x"])))
         elif kind == "quoted":  # a quoted scalar over lines: escapes, empty lines, an escaped break
             q = draw(st.sampled_from(['"', "'"]))
             words = st.sampled_from(["x", "a b", "it''s", 'q\\"q', "\\t", "\\", "# c", "- d", "k: v", "é", ""])
@@ -634,6 +673,27 @@ def test_kept_and_indicated_block_scalars_are_read_light_and_written_the_same() 
     params = {p["name"]: p["value"] for p in rl.items[0].doc.data["spec"]["params"]}
     assert params["notes"] == "kept\n\n" and params["script"] == "  indented first\nthen"
     assert params["folded"] == "text\n  - a list\nmore\n"
+
+
+def test_flow_collections_over_lines_are_read_light_and_written_the_same() -> None:
+    """A flow sequence wrapped after a comma (kaniko's args as people write them) and one laid
+    out as JSON is (the closing bracket at the key's column): read by the light reader, and
+    the rewritten run matches the round-trip path byte for byte."""
+    data = gen.generate(1, 1.0, 1)
+    extra = (
+        '    - name: args\n      value: ["--context=$(params.context)",\n        "--destination=$(params.image)"]\n'
+        "    - name: modes\n      value: [\n        ReadWriteOnce,\n        'ReadOnlyMany'\n      ]  # both\n"
+    )
+    data = data.replace('      value: "c386bbc4"\n', '      value: "c386bbc4"\n' + extra, 1)
+    assert "value: [\n" in data
+    light, full = both(data.encode())
+    assert light == full and light[1] == 0
+    rl = resourcelist.parse(data)
+    rl.items[0].load(light=True)
+    assert isinstance(rl.items[0].doc, LightDocument)
+    params = {p["name"]: p["value"] for p in rl.items[0].doc.data["spec"]["params"]}
+    assert params["args"] == ["--context=$(params.context)", "--destination=$(params.image)"]
+    assert params["modes"] == ["ReadWriteOnce", "ReadOnlyMany"]
 
 
 def test_block_scripts_same_bytes_and_light() -> None:
