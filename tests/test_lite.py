@@ -376,6 +376,8 @@ def test_random_runs_same_bytes_on_both_paths(data: bytes) -> None:
 
 
 READ_SAME = [
+    # flow collections over several lines (a scalar over two of their lines folds with a space)
+    'a: ["--a",\n  "--b"]\nb: [\n  x,\n  \'y\'\n]  # c\nc: {requests: {\n    storage: 1Gi}}\nd: [x\n  y, [z,\n  w]]\ne:\n- [p,\n   q]\n',
     # block scalars kept (`+`: the empty lines after the text are its own), with an indentation
     # indicator (the first line deeper: its blanks are text), at another width than the object's
     "a: |+\n  keep\n\n\nb: >+\n  x\n  y\n\n# c\nc: |2-\n    x\n  y\nd: >-2\n   x\n  y\n  z\ne:\n    f: |\n        four\n    g: |1\n      x\n",
@@ -430,6 +432,10 @@ BAIL = [
     "a: |\n  x\n  \n  y\n",  # a blank line of spaces inside
     "a: |\n    deeper first line\n  b\n",  # a reader takes the first line's indentation
     "a: |3\n  x\n",  # a line left of the indentation its header gives
+    "a: [x,\n\n  y]\n",  # a flow collection over lines: an empty line in it
+    "a: [x, # c\n  y]\n",  # a comment in it
+    "a: [x,\ny]\n",  # an entry at its key's column
+    "a: [x,\n  y]]\n",
     "a: |2+-\n  x\n",
     "a:\n\tb: 1\n",
     "a: caf\u00e9\tx\n",  # a tab inside a scalar
