@@ -1,7 +1,8 @@
-"""The scalars of one line the light reader (lite) takes, and how it types them: plain scalars
-as YAML 1.2 resolves them (only the canonical forms ruamel writes back unchanged), quoted ones
-(JSON's escapes in double quotes), one-line flow collections, and the folding of text over
-lines. Anything else raises errors.Unsure, and the item goes to the round-trip loader."""
+"""The scalars the light reader (lite) takes, and how it types them: plain scalars as YAML 1.2
+resolves them (only the canonical forms ruamel writes back unchanged), quoted ones (JSON's
+escapes in double quotes), flow collections (read as one line: lite joins the lines of one
+that spans several), and the folding of text over lines. Anything else raises errors.Unsure,
+and the item goes to the round-trip loader."""
 from __future__ import annotations
 
 import re
