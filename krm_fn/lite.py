@@ -36,13 +36,14 @@ from krm_fn.litescalar import _plain_key
 from krm_fn.litescalar import _unescaped
 from krm_fn.litescalar import quoted
 from krm_fn.litescalar import quoted_key
+from krm_fn.litescalar import tagged_str
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
     from typing import Any
 
 
-_NOT_PLAIN_VALUE = _NOT_PLAIN | {" ", "#"}
+_NOT_PLAIN_VALUE = _NOT_PLAIN | {" ", "#", "!"}
 _NOT_CONTINUATION = frozenset("#-?:,[]{}&*!|>'\"%@`")  # first characters of a continuation line taken
 
 
@@ -338,13 +339,17 @@ class _Reader:
         return v
 
     def inline(self, e: Entry, line: str, col: int, indent: int) -> Any:
-        """An inline scalar or one-line flow collection at `col`; records its span."""
+        """An inline scalar (plain, quoted, tagged `!!str`, a block scalar) or flow collection
+        at `col`; records its span."""
         c = line[col]
-        if c not in _NOT_PLAIN:  # the common case first
+        v: Any
+        if c == "!":
+            v, end = tagged_str(line, col)
+        elif c not in _NOT_PLAIN:  # the common case
             cut = line.find(" #", col)
             text = (line[col:] if cut < 0 else line[col:cut]).rstrip(" ")
             end = col + len(text)
-            v: Any = _plain(text)
+            v = _plain(text)
         elif c == "'" or c == '"':
             if _closing_quote(line, col + 1, c) < 0:
                 return self.quoted_lines(e, line, col, indent)

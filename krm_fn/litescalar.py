@@ -281,14 +281,7 @@ def _plain(text: str) -> Any:
     v = _PLAIN_VALUES.get(text, _MISSING)
     if v is not _MISSING:
         return v
-    c = text[:1]  # plain scalars: printable text, no indicator first (nor anything a YAML 1.2
-    # resolver types other than the canonical int/bool: _resolve checks that)
-    if not c or (c not in _PLAIN_FIRST and (c.isascii() or not c.isprintable())) or not text.isprintable():
-        raise Unsure("plain scalar")
-    if text[:2] in ("- ", "? ", ": ") or text in ("-", "?"):
-        raise Unsure("plain scalar")
-    if ": " in text or " #" in text or "\t" in text or text.endswith(":"):
-        raise Unsure("plain scalar")
+    _plain_text(text)
     # null: ruamel writes `key:` for it, so a line that holds one is never rewritten
     # (_clean): both writers keep it as it is
     v = None if text in _NULLS else _resolve(text)
@@ -296,6 +289,38 @@ def _plain(text: str) -> Any:
         _PLAIN_VALUES.clear()
     _PLAIN_VALUES[text] = v
     return v
+
+
+def _plain_text(text: str) -> None:
+    """Unsure unless `text` is a plain scalar this reader takes: printable text, no indicator
+    first (what it resolves to is _resolve's, or a tag's)."""
+    c = text[:1]
+    if not c or (c not in _PLAIN_FIRST and (c.isascii() or not c.isprintable())) or not text.isprintable():
+        raise Unsure("plain scalar")
+    if text[:2] in ("- ", "? ", ": ") or text in ("-", "?"):
+        raise Unsure("plain scalar")
+    if ": " in text or " #" in text or "\t" in text or text.endswith(":"):
+        raise Unsure("plain scalar")
+
+
+def tagged_str(line: str, col: int) -> tuple[Any, int]:
+    """The scalar tagged `!!str` at `col` (`!!str 0755`, `!!str 'x'`) and the column after
+    it: the string it writes, double-quoted as the round-trip path makes it (so that a
+    whole-object write keeps it a string: yamlio._untag_strings); Unsure for any other tag,
+    or a value that is not a one-line plain or quoted scalar."""
+    if not line.startswith("!!str ", col):
+        raise Unsure("tag")
+    c = col + 6
+    first = line[c : c + 1]
+    if first == "'" or first == '"':
+        v, end = quoted(line, c)
+        return DQ(v), end
+    if not first or first in _NOT_PLAIN or first in "!&*":
+        raise Unsure("tagged value")
+    cut = line.find(" #", c)
+    text = (line[c:] if cut < 0 else line[c:cut]).rstrip(" ")
+    _plain_text(text)  # what it resolves to is the tag's: a string
+    return DQ(text), c + len(text)
 
 
 # Keys already known to read as themselves (a string, not true/1/null), each kept once: most

@@ -376,6 +376,8 @@ def test_random_runs_same_bytes_on_both_paths(data: bytes) -> None:
 
 
 READ_SAME = [
+    # scalars tagged !!str: the strings they write (a number's text, `true`), double-quoted
+    "a: !!str 0755\nb: !!str 'x'  # c\nc:\n- !!str true\n- !!str x y\nd: !!str \"q\"\ne: !!str ~\n",
     # flow collections over several lines (a scalar over two of their lines folds with a space)
     'a: ["--a",\n  "--b"]\nb: [\n  x,\n  \'y\'\n]  # c\nc: {requests: {\n    storage: 1Gi}}\nd: [x\n  y, [z,\n  w]]\ne:\n- [p,\n   q]\n',
     # block scalars kept (`+`: the empty lines after the text are its own), with an indentation
@@ -415,7 +417,11 @@ READ_SAME = [
 
 BAIL = [
     "a: &x 1\nb: *x\n",  # anchors and aliases
-    "a: !!str 1\n",  # tags
+    "a: !!int 3\n",  # tags (but !!str on a scalar)
+    "a: !foo x\n",
+    "a: !!str\n",
+    "a: !!str [x]\n",
+    "a: !!str x\n  y\n",
     "a: 0755\n",
     "a: 1.5\n",
     "a: +1\n",
@@ -493,7 +499,7 @@ _KEYS = st.sampled_from(
      "'it''s'", '"true"', '"1"', '"t\\tk"', '"q\\"k"', '"\\x41"', '"k" ', "'n\u00e4me'"]
 )
 _SCALAR_TEXT = st.sampled_from(
-    ["x", "1", "-3", "0", "true", "false", "'q'", "'it''s'", '"dq"', "1Gi", "v1.2", "a b", "$(x)", "0x1f", "1e3",
+    ["!!str 0755", "!!str x y", "!!str 'q'", "!!int 3", "!x y", "!!str", "x", "1", "-3", "0", "true", "false", "'q'", "'it''s'", '"dq"', "1Gi", "v1.2", "a b", "$(x)", "0x1f", "1e3",
      "012", "yes", "null", "~", "a#b", "-", "[a, b]", "[]", "{}", "{k: v}", "2020-01-01", "-x", ".5", "+1",
      "caf\u00e9", "'n\u00e4chtlich'", '"\u65e5\u672c"', "\u00dc: x", "x \u2014 y", "\u00a0x", "[\u00e4, '\u00f6']", "{k: \u00fc}",
      "[x:y]", "{u: https://h:80/p}", '"t\\tx"', '"q\\"q"', '"\\\\"', '"\\x41"', '"\\u00e9\\n"', '"a\\"', "{u: x:}", "[:x]", "{a: b:, c: d}",
@@ -700,6 +706,24 @@ def test_flow_collections_over_lines_are_read_light_and_written_the_same() -> No
     params = {p["name"]: p["value"] for p in rl.items[0].doc.data["spec"]["params"]}
     assert params["args"] == ["--context=$(params.context)", "--destination=$(params.image)"]
     assert params["modes"] == ["ReadWriteOnce", "ReadOnlyMany"]
+
+
+def test_scalars_tagged_str_are_read_light_and_written_the_same() -> None:
+    """`!!str` on a label and a param (a mode that reads as a number without it): read by the
+    light reader as the strings they write, double-quoted where a generated object copies
+    them (as the round-trip path makes them), and the rewritten run matches that path byte
+    for byte."""
+    data = gen.generate(1, 1.0, 1).replace(
+        "    name: build-0\n", "    name: build-0\n    labels:\n      mode: !!str 0755\n", 1
+    ).replace('      value: "c386bbc4"\n', "      value: !!str 1e3  # a revision\n", 1)
+    assert "mode: !!str 0755" in data and "value: !!str 1e3" in data
+    light, full = both(data.encode())
+    assert light == full and light[1] == 0
+    assert 'mode: "0755"' in light[0]  # copied into the placeholder's labels
+    rl = resourcelist.parse(data)
+    rl.items[0].load(light=True)
+    assert isinstance(rl.items[0].doc, LightDocument)
+    assert rl.items[0].doc.data["spec"]["params"][0]["value"] == "1e3"
 
 
 def test_block_scripts_same_bytes_and_light() -> None:
