@@ -213,6 +213,13 @@ class _Reader:
                         e.comment = True
                         return self.below(e, indent)
                     raise Unsure("two spaces")
+                if rest == " !!map" or rest == " !!seq":
+                    # a block collection tagged as what it is (the tag stays in the key's line,
+                    # which the writer rewrites only with the whole entry, as rtsplice does)
+                    v = self.below(e, indent)
+                    if v.__class__ is not (dict if rest == " !!map" else list) or not v:
+                        raise Unsure("tagged collection")
+                    return v
                 v = self.inline(e, line, at + 1, indent)
                 self.after_inline(indent)
                 return v

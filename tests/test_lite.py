@@ -376,6 +376,7 @@ def test_random_runs_same_bytes_on_both_paths(data: bytes) -> None:
 
 
 READ_SAME = [
+    "spec: !!map\n  a: 1\n  b: !!seq\n  - x\nc:\n  d: !!map\n    k: v\n",  # collections tagged as what they are
     # scalars tagged !!str: the strings they write (a number's text, `true`), double-quoted
     "a: !!str 0755\nb: !!str 'x'  # c\nc:\n- !!str true\n- !!str x y\nd: !!str \"q\"\ne: !!str ~\n",
     # flow collections over several lines (a scalar over two of their lines folds with a space)
@@ -417,7 +418,10 @@ READ_SAME = [
 
 BAIL = [
     "a: &x 1\nb: *x\n",  # anchors and aliases
-    "a: !!int 3\n",  # tags (but !!str on a scalar)
+    "a: !!int 3\n",  # tags (but !!str on a scalar, !!map and !!seq on what they tag)
+    "a: !!map\nb: 1\n",
+    "a: !!seq\n  k: v\n",
+    "a: !!map  # c\n  k: v\n",
     "a: !foo x\n",
     "a: !!str\n",
     "a: !!str [x]\n",
@@ -550,11 +554,11 @@ def block_docs(draw: Any, depth: int = 0) -> list[str]:
         elif kind == "empty":
             lines.append(f"{key}:")
         elif kind == "map":
-            lines.append(f"{key}:")
+            lines.append(f"{key}:" + draw(st.sampled_from(["", "", "", " !!map", " !!seq"])))  # a tag, right or wrong
             pad = draw(st.sampled_from(["  ", "  ", "    ", "   "]))  # mixed widths in one object
             lines.extend(pad + x for x in draw(block_docs(depth + 1)))
         else:
-            lines.append(f"{key}:")
+            lines.append(f"{key}:" + draw(st.sampled_from(["", "", "", " !!seq", " !!map"])))
             off = draw(st.sampled_from(["", "", "  ", " "]))  # both offsets people write (and one nobody does)
             for _ in range(draw(st.integers(1, 3))):
                 if draw(st.booleans()):
@@ -705,14 +709,15 @@ def test_flow_collections_over_lines_are_read_light_and_written_the_same() -> No
 
 
 def test_scalars_tagged_str_are_read_light_and_written_the_same() -> None:
-    """`!!str` on a label and a param (a mode that reads as a number without it): read by the
-    light reader as the strings they write, double-quoted where a generated object copies
-    them (as the round-trip path makes them), and the rewritten run matches that path byte
-    for byte."""
+    """`!!str` on a label and a param (a mode that reads as a number without it), `!!map` on
+    the spec: read by the light reader, the scalars as the strings they write, double-quoted
+    where a generated object copies them (as the round-trip path makes them), and the
+    rewritten run (its new taskRunSpecs inside the tagged spec) matches that path byte for
+    byte."""
     data = gen.generate(1, 1.0, 1).replace(
         "    name: build-0\n", "    name: build-0\n    labels:\n      mode: !!str 0755\n", 1
-    ).replace('      value: "c386bbc4"\n', "      value: !!str 1e3  # a revision\n", 1)
-    assert "mode: !!str 0755" in data and "value: !!str 1e3" in data
+    ).replace('      value: "c386bbc4"\n', "      value: !!str 1e3  # a revision\n", 1).replace("\n  spec:\n", "\n  spec: !!map\n", 1)
+    assert "mode: !!str 0755" in data and "value: !!str 1e3" in data and "spec: !!map" in data
     light, full = both(data.encode())
     assert light == full and light[1] == 0
     assert 'mode: "0755"' in light[0]  # copied into the placeholder's labels
