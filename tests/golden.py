@@ -18,6 +18,14 @@ def build_resource_list(case: Path) -> bytes:
     return inp.encode()
 
 
+def function_config(coschedule: str, name: str = "c") -> str:
+    """A ResourceList's closing `functionConfig:` section: a CoschedulePolicy of that mode."""
+    return (
+        "functionConfig:\n  apiVersion: fn.kpt.dev/v1alpha1\n  kind: CoschedulePolicy\n"
+        f"  metadata:\n    name: {name}\n  spec:\n    coschedule: {coschedule}\n"
+    )
+
+
 def run_case(case: Path) -> tuple[str, int]:
     out, _outcome, code = run_resource_list(build_resource_list(case))
     return out, code

@@ -5,6 +5,7 @@ emitter writes the object instead and a warning says so."""
 from __future__ import annotations
 
 import yaml
+from golden import function_config  # type: ignore[import-not-found]
 
 from krm_fn import yamlio
 from krm_fn.krm import run_resource_list
@@ -30,14 +31,7 @@ items:
         - b
     - name: big
       value: 2.689713820191949e+16
-functionConfig:
-  apiVersion: fn.kpt.dev/v1alpha1
-  kind: CoschedulePolicy
-  metadata:
-    name: c
-  spec:
-    coschedule: pipelineruns
-"""
+""" + function_config("pipelineruns")
 
 
 def test_the_round_trip_emitter_bug_is_real() -> None:

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 import yaml
 from golden import build_resource_list  # type: ignore[import-not-found]
+from golden import function_config  # type: ignore[import-not-found]
 from hypothesis import HealthCheck
 from hypothesis import given
 from hypothesis import settings
@@ -783,25 +784,10 @@ items:
             requests:
               storage: 1Gi
   status: {}
-functionConfig:
-  apiVersion: fn.kpt.dev/v1alpha1
-  kind: CoschedulePolicy
-  metadata:
-    name: ci
-  spec:
-    coschedule: pipelineruns
-"""
+""" + function_config("pipelineruns", "ci")
 
 
-_WORKSPACES_POLICY = """\
-functionConfig:
-  apiVersion: fn.kpt.dev/v1alpha1
-  kind: CoschedulePolicy
-  metadata:
-    name: c
-  spec:
-    coschedule: workspaces
-"""
+_WORKSPACES_POLICY = function_config("workspaces")
 _END_EDIT = """apiVersion: config.kubernetes.io/v1
 kind: ResourceList
 items:

@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 import pytest
+from golden import function_config  # type: ignore[import-not-found]
 from hypothesis import HealthCheck
 from hypothesis import given
 from hypothesis import settings
@@ -23,15 +24,7 @@ from krm_fn import yamlio
 from krm_fn.errors import Unsure
 from krm_fn.krm import run_resource_list
 
-POLICY = """\
-functionConfig:
-  apiVersion: fn.kpt.dev/v1alpha1
-  kind: CoschedulePolicy
-  metadata:
-    name: ci
-  spec:
-    coschedule: pipelineruns
-"""
+POLICY = function_config("pipelineruns", "ci")
 SCHEDULING = POLICY + """\
     scheduling:
       nodeSelector:
