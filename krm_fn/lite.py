@@ -292,10 +292,6 @@ class _Reader:
         if i < self.n and self.ind[i] > indent:
             raise Unsure("continuation line")
 
-    def last_content(self) -> int:
-        """The last content line read so far (a block scalar's lines may start with `#`)."""
-        return self.last_line
-
     def sequence(self, dash: int) -> tuple[list[Any], SeqPos]:
         data: list[Any] = []
         pos = SeqPos(dash)
@@ -440,7 +436,6 @@ class _Reader:
             end = _closing_quote(t, 0, q)
             if end >= 0:
                 segs.append(t[: end - 1])
-                rest = t[end:]
                 break
             segs.append(t)
         parts: list[str] = []
@@ -451,7 +446,7 @@ class _Reader:
                 continue
             if not seg.isprintable():
                 raise Unsure("control characters")
-            if parts:
+            if parts:  # (the first line's text is the first part, empty or not)
                 prev = parts[-1]
                 if q == '"' and (len(prev) - len(prev.rstrip("\\"))) % 2:
                     if empty:
@@ -459,8 +454,6 @@ class _Reader:
                     parts[-1] = prev[:-1]  # an escaped line break: joined without a space
                 else:
                     parts.append("\n" * empty if empty else " ")
-            elif k:
-                raise Unsure("quoted scalar layout")
             parts.append(seg)
             empty = 0
         if q == "'":
@@ -468,9 +461,7 @@ class _Reader:
         else:
             # escapes read line by line (none spans a line break but the joining `\\`)
             v = DQ("".join(_unescaped(p) if "\\" in p else p for p in parts))
-        if rest:
-            if not rest.startswith(" ") or rest.lstrip(" ")[:1] != "#":
-                raise Unsure("after a scalar")
+        if _comment_after(t, end):
             e.comment = True
         e.last = self.last_line = j
         self.i = j + 1
