@@ -105,25 +105,29 @@ def _compose(text: str) -> Any:
         from ruamel.yaml.cyaml import CBaseLoader
     except ImportError:  # no libyaml: no end marks
         raise Unsure("no libyaml") from None
-    loader = CBaseLoader(text)
+    node = _composed(CBaseLoader, text)
+    if node is _REFUSED:
+        import yaml
+
+        other = getattr(yaml, "CBaseLoader", None)
+        node = _composed(other, text) if other is not None else _REFUSED
+    if node is _REFUSED:
+        raise Unsure("libyaml does not read the item")
+    return node
+
+
+_REFUSED = object()
+
+
+def _composed(loader_class: Any, text: str) -> Any:
+    """The single node a libyaml loader composes of `text`, or _REFUSED."""
+    loader = loader_class(text)
     try:
         return loader.get_single_node()
     except Exception:  # noqa: BLE001 - libyaml refuses what the round-trip loader took
-        pass
+        return _REFUSED
     finally:
         loader.dispose()
-    import yaml
-
-    other = getattr(yaml, "CBaseLoader", None)
-    if other is None:
-        raise Unsure("libyaml does not read the item")
-    again = other(text)
-    try:
-        return again.get_single_node()
-    except Exception:  # noqa: BLE001 - neither libyaml reads it
-        raise Unsure("libyaml does not read the item") from None
-    finally:
-        again.dispose()
 
 
 def _shared(root: Any) -> set[int]:
