@@ -2,15 +2,19 @@
 works on a tiny input. No timing is asserted (the benchmark's numbers live in bench/README.md)."""
 from __future__ import annotations
 
+import re
+import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
 
+import pytest
 import yaml
 
 from krm_fn import resourcelist
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+import floors  # noqa: E402
 import gen  # noqa: E402
 import run  # noqa: E402
 
@@ -121,3 +125,45 @@ def test_people_cases_render_then_change_nothing(tmp_path: Path) -> None:
     assert text.count("| package of 8 PipelineRun files as people write them") == 4 + 4
     runs = gen.package(8, seed=1, people=True)
     assert any(t.startswith("# Copyright") for t in runs.values()) and any(">-" in t for t in runs.values())
+
+
+def test_floors_reports_every_figure(capsys: pytest.CaptureFixture[str]) -> None:
+    assert floors.main(["--files", "2", "--repeat", "1"]) == 0
+    out = capsys.readouterr().out
+    figures = re.findall(r"^(.+?) (\d+\.\d\d)x .*\((\d+\.\d+) (?:ms|s)", out, re.M)
+    assert [f[0].split(":")[0] for f in figures] == ["files mode, first render"] * 4 + ["one ResourceList, first render"] * 2 + ["files mode, --check"] * 2 + ["cold start"]
+    assert all(float(ratio) > 0 for _what, ratio, _t in figures)
+    assert "replacing the 2 files it changes atomically" in out  # the two run files
+
+
+def test_floors_replace_atomically_leaves_the_new_bytes_and_no_temp_file(tmp_path: Path) -> None:
+    a, b = tmp_path / "a.yaml", tmp_path / "b.yaml"
+    a.write_bytes(b"old: 1\n")
+    floors.replace_atomically({a: b"new: 1\n", b: b"new: 2\n"})
+    assert a.read_bytes() == b"new: 1\n" and b.read_bytes() == b"new: 2\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.yaml", "b.yaml"]
+
+
+def test_floors_own_reading_reads_runs_and_peeks_placeholders(tmp_path: Path) -> None:
+    """What the --check floor counts: a rendered package read without the round-trip loader,
+    its placeholders' claim templates by peek (which raises when unsure, failing this)."""
+    files = gen.package(3, 1)
+    gen.write_package(files, tmp_path)
+    subprocess.run([*run.fn_command(), "--config", str(tmp_path / "coschedule-policy.yaml"), str(tmp_path)], capture_output=True, check=False)
+    assert "kind: StatefulSet" in (tmp_path / "runs" / "nightly-00000.yaml").read_text()
+    from krm_fn import items
+
+    loads: list[bool] = []
+    real = items.Item.load
+
+    def counting(self: items.Item, light: bool = False) -> object:
+        loads.append(light)
+        return real(self, light)
+
+    items.Item.load = counting  # type: ignore[method-assign]
+    try:
+        floors.own_reading(tmp_path)
+    finally:
+        items.Item.load = real  # type: ignore[method-assign]
+    assert loads and all(loads)
+    assert len(loads) == sum(t.count("\nkind: ") + t.startswith("kind: ") for p, t in files.items() if p.endswith(".yaml") or p == "Kptfile")  # not the placeholders
