@@ -251,12 +251,13 @@ def _run_package(pkg: packages.Package, override: Any, light: bool, defer: bool 
     # A context file whose objects cannot be read leaves the context.
     first = True
     while True:
-        for f in live + extra:
-            assert f.stream is not None
-            if not first:
-                streams.make_items(f.stream)
-            if f.failed or f in extra:
-                _mark_context_only(f.stream)
+        for group, lookups_only in ((live, False), (extra, True)):
+            for f in group:  # by group: `f in extra` compares FileStates field by field
+                assert f.stream is not None
+                if not first:
+                    streams.make_items(f.stream)
+                if f.failed or lookups_only:
+                    _mark_context_only(f.stream)
         first = False
         outcome = process_mod.process(
             streams.resource_list_of([f.stream for f in live + extra if f.stream is not None], policy),
@@ -395,6 +396,7 @@ def _mark_context_only(stream: streams.Stream | None) -> None:
     """Objects of a failed file stay in the list for lookups but are not transformed."""
     assert stream is not None
     for it in stream.items:
+        it.lookup_only = True
         if it.meta.annotations.get(LOCAL_CONFIG) != "true":
             it.meta.annotations = {**it.meta.annotations, LOCAL_CONFIG: "true"}
 

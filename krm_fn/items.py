@@ -69,7 +69,7 @@ class Item(Record):
     a whole YAML document (files mode and the kustomize plugin read streams of them), made
     into a `- ` entry only when the item is read, and rendered back as a document."""
 
-    __slots__ = ("pos", "text", "meta", "complex_meta", "doc", "unreadable", "line", "document", "was_read")
+    __slots__ = ("pos", "text", "meta", "complex_meta", "doc", "unreadable", "line", "document", "was_read", "lookup_only")
 
     def __init__(
         self,
@@ -92,6 +92,8 @@ class Item(Record):
         self.line: int | None = None
         self.document = document
         self.was_read = doc is not None  # a reader took the text, or it is the emitter's (it is YAML)
+        # files mode: of a file that is only context (or failed), neither written nor reported on
+        self.lookup_only = False
 
     @property
     def node(self) -> Any:

@@ -450,8 +450,8 @@ def _reconcile_generated(rl: ResourceList, ctx: Context) -> None:
     }
     for it in rl.items:
         owner = it.meta.annotations.get(OWNER_ANNOTATION)
-        if not owner:
-            continue
+        if not owner or it.lookup_only:
+            continue  # files mode: what is said of, or done to, a context file's object is dropped
         okind, _, oname = owner.partition("/")
         key = (it.meta.api_version, it.meta.kind, it.meta.namespace, it.meta.name)
         okey = (okind, it.meta.namespace, oname)

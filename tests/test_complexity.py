@@ -452,3 +452,35 @@ def test_a_package_as_people_write_it_never_takes_the_round_trip_loader(tmp_path
     again = (out.split("\nresults:\n")[0] + "\n").encode()
     assert calls(monkeypatch, yamlio, "rt_load", lambda: run_resource_list(again)) == 0
     assert run_resource_list(again)[0].split("\nresults:\n")[0] + "\n" == again.decode()
+
+
+def test_one_staged_file_costs_no_work_per_other_file_beyond_reading_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """pre-commit passes the files a commit touches: one run file of a rendered package,
+    the package's other files read as context. Nothing is done per pair of files (FileStates
+    were compared field by field: 1.2 s at 1,500 files, more than the whole package's --check),
+    and the placeholders of the other runs are neither read nor peeked at (each was read whole
+    to name its claim templates in a message that files mode drops)."""
+    from krm_fn import peek
+    from krm_fn import record
+    from krm_fn.items import Item
+
+    compared, peeked, loaded = [], [], []
+    real = Item.load
+
+    def load(self: Item, light: bool = False) -> object:
+        if "krm-coschedule.dev/owner" in self.meta.annotations:
+            loaded.append(self.meta.name)
+        return real(self, light)
+
+    for n in (10, 40):
+        args = _package(tmp_path / f"pkg{n}", n)
+        assert _quiet(args) == 1
+        one = ["--check", "--config", args[1], str(tmp_path / f"pkg{n}" / "runs" / "nightly-00003.yaml")]
+        compared.append(calls(monkeypatch, record.Record, "__eq__", lambda c=one: _assert_unchanged(_quiet(c))))
+        peeked.append(calls(monkeypatch, peek, "field", lambda c=one: _assert_unchanged(_quiet(c))))
+        with monkeypatch.context() as m:
+            m.setattr(Item, "load", load)
+            _assert_unchanged(_quiet(one))
+    assert compared[1] <= max(compared[0], 1) * 5
+    assert peeked == [2, 2]  # the staged run's two placeholders, compared by their claim templates
+    assert loaded == []
