@@ -89,7 +89,7 @@ def test_package_cases_render_then_change_nothing(tmp_path: Path) -> None:
     """The files and KRM workloads on a tiny package: the runner's own checks (the first
     render changes the runs, the re-render changes nothing) pass, and every row is timed."""
     cases = run.package_cases([2], seed=1, workdir=tmp_path)
-    assert [c.group for c in cases] == ["files-first", "files-again", "krm-first", "krm-again"]
+    assert [c.group for c in cases] == ["files-first", "files-again", "files-one", "krm-first", "krm-again"]
     rows = run.measure_cases(cases, repeat=1)
     for r in rows:
         assert r.wall("fn") > 0 and r.wall("libyaml") > 0
@@ -99,7 +99,7 @@ def test_package_cases_render_then_change_nothing(tmp_path: Path) -> None:
     work = Path(first.fn.argv[-1])
     assert "affinity-assistant" in (work / "runs" / "nightly-00000.yaml").read_text()
     text = run.table(rows, 1) + run.targets(rows)
-    assert text.count("| package of 2 PipelineRun files") == 4 + 4  # rows, and a target each
+    assert text.count("| package of 2 PipelineRun files") == 5 + 4  # rows, and a target each (not files-one)
 
 
 def test_targets_say_met_or_missed() -> None:
