@@ -221,10 +221,10 @@ def _unique(names: list[str]) -> list[str]:
 
 def _run_package(pkg: packages.Package, override: Any, light: bool, defer: bool = True) -> FilesOutcome:
     """`defer`: the files are read without the syntax check of their documents, which is
-    made after the first pass only of what nothing read (streams.check_deferred). Should
-    that pass report any error, or a file fail the check, the package is read and rendered
-    again with every file checked as it is read: the outcome, messages included, is then
-    exactly that of the eager reading, which the deferred one only skips work of."""
+    made after the first pass only of what nothing read (streams.check_deferred). Should a
+    file fail the check, the package is read and rendered again with every file checked as
+    it is read: the outcome, messages included, is then exactly that of the eager reading,
+    which the deferred one only skips work of."""
     files, read_errors = read_files(pkg.given, defer)
     context, _unreadable = read_files(pkg.context, defer)  # what cannot be read is simply not context
     errors: list[Result] = list(read_errors)
@@ -254,8 +254,8 @@ def _run_package(pkg: packages.Package, override: Any, light: bool, defer: bool 
         for group, lookups_only in ((live, False), (extra, True)):
             for f in group:  # by group: `f in extra` compares FileStates field by field
                 assert f.stream is not None
-                if not first:
-                    streams.make_items(f.stream)
+                if not first:  # every stream passed the syntax check by now (read, or check_deferred)
+                    streams.make_items(f.stream, checked=True)
                 if f.failed or lookups_only:
                     _mark_context_only(f.stream)
         first = False
@@ -263,10 +263,10 @@ def _run_package(pkg: packages.Package, override: Any, light: bool, defer: bool 
             streams.resource_list_of([f.stream for f in live + extra if f.stream is not None], policy),
             light=light,
         )
-        if defer and (
-            any(r.severity == "error" for r in outcome.results)
-            or not all(streams.check_deferred(f.stream) for f in live + extra if f.stream is not None)
-        ):
+        # the deferred reading differs from the eager one only in when the documents are
+        # checked: when every file passes the check, the eager reading would have made the
+        # same items, and this pass's outcome (errors included) is the eager one's
+        if defer and not all(streams.check_deferred(f.stream) for f in live + extra if f.stream is not None):
             return _run_package(pkg, override, light, defer=False)
         dropped = _drop_broken_context(outcome.results, extra)
         if dropped:

@@ -214,14 +214,15 @@ def _holds_content(text: str) -> bool:
 unentry = yamltext.unentry
 
 
-def make_items(stream: Stream, defer: bool = False) -> None:
+def make_items(stream: Stream, defer: bool = False, checked: bool = False) -> None:
     """Read every document's identity; Kubernetes objects get an item, whose text is the
     document itself (made into a `- ` entry only when the item is read). Raises InputError
     naming the document. `defer`: leave out the syntax check of the documents, which
     check_deferred() makes later of those nothing has read by then (the caller must call it
-    before it trusts the stream, and read the file again without `defer` when it fails)."""
+    before it trusts the stream, and read the file again without `defer` when it fails).
+    `checked`: the stream's text passed that check before (items made again for a later pass)."""
     stream.deferred = defer
-    checked = defer or _reads_whole(stream)
+    checked = checked or defer or _reads_whole(stream)
     for doc in stream.docs:
         where = f"{stream.name or 'stdin'}: document {doc.number + 1}"
         item = _document_item(doc.body, where, doc.line, checked)

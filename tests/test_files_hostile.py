@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -264,6 +265,18 @@ def test_the_deferred_syntax_check_decides_as_the_eager_one(
     checked as it is read. Either way the outcome is the eager reading's: the same files
     written with the same text, the same exit code and the same messages, on the first
     render and on the re-render of what it wrote."""
+    outcomes = _deferred_and_eager(tmp_path, monkeypatch, files)
+    code, _out, err, after = outcomes[True][0]
+    if broken is None:
+        assert code == 1 and after["run.yaml"] != files["run.yaml"], err  # rendered
+    else:
+        assert f"{broken}: document" in err and "is not valid YAML" in err and after[broken] == files[broken], err
+
+
+def _deferred_and_eager(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, str], *args: str) -> dict[bool, list[Any]]:
+    """The package rendered twice (the first render, then the re-render of what it wrote),
+    read with the deferred syntax check and with the eager one: asserts the two outcomes
+    (exit codes, output, messages, every file's text) are the same, and returns them."""
     from krm_fn import files as files_mod
 
     real = files_mod._run_package
@@ -274,18 +287,66 @@ def test_the_deferred_syntax_check_decides_as_the_eager_one(
         for name, text in files.items():
             (d / name).write_text(text)
         seen = []
-        for _ in range(2):  # the first render, then the re-render of what it wrote
+        for _ in range(2):
             with monkeypatch.context() as m:
                 m.setattr(files_mod, "_run_package", lambda pkg, o, light, defer=True, on=defer: real(pkg, o, light, defer and on))
-                code, out, err = cli(d, ".")
+                code, out, err = cli(d, *args, ".")
             seen.append((code, out, err.replace(str(d), "<dir>"), {p.name: p.read_text() for p in sorted(d.iterdir())}))
         outcomes[defer] = seen
     assert outcomes[True] == outcomes[False]
+    return outcomes
+
+
+_NO_PIPELINE = run_doc("lost").replace("name: p\n", "name: gone\n", 1)
+
+
+@pytest.mark.parametrize(
+    "files, failed",
+    [
+        # a run whose Pipeline is missing, beside a run that renders
+        ({"run.yaml": run_doc("r"), "lost.yaml": _NO_PIPELINE, "pipeline.yaml": PIPELINE}, ["lost.yaml"]),
+        # the same in one file: the file fails whole, its other run is context
+        ({"run.yaml": run_doc("r") + "---\n" + _NO_PIPELINE, "pipeline.yaml": PIPELINE}, ["run.yaml"]),
+        # and beside a file that is not YAML: that one decides (the eager reading again)
+        ({"run.yaml": run_doc("r"), "lost.yaml": _NO_PIPELINE, "pipeline.yaml": PIPELINE, "cm.yaml": _BROKEN_CONFIGMAP}, ["cm.yaml", "lost.yaml"]),
+    ],
+    ids=["own-file", "shared-file", "and-a-broken-file"],
+)
+def test_an_error_in_valid_yaml_is_decided_without_reading_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, str], failed: list[str]
+) -> None:
+    """An error the pass reports (not a file that is not YAML) needs no eager reading when
+    every file passes the deferred check: the eager reading would make the same items. The
+    outcome is the eager reading's all the same, and the files are read once (they were read
+    and rendered again, a second and a third time with the file that failed as context)."""
+    from krm_fn import files as files_mod
+
+    outcomes = _deferred_and_eager(tmp_path, monkeypatch, files)
     code, _out, err, after = outcomes[True][0]
-    if broken is None:
-        assert code == 1 and after["run.yaml"] != files["run.yaml"], err  # rendered
-    else:
-        assert f"{broken}: document" in err and "is not valid YAML" in err and after[broken] == files[broken], err
+    assert code == 1 and "is not in the input" in err, err
+    for name in failed:
+        assert after[name] == files[name] and f"{name}:" in err, err
+    if "run.yaml" not in failed:
+        assert after["run.yaml"] != files["run.yaml"]  # the other run is rendered
+    d = tmp_path / "again"
+    d.mkdir()
+    for name, text in files.items():
+        (d / name).write_text(text)
+    from krm_fn import items as items_mod
+    from krm_fn import streams
+
+    reads, checked = [], []
+    real, real_check = files_mod.read_files, items_mod.libyaml_reads
+    monkeypatch.setattr(files_mod, "read_files", lambda names, defer=False: reads.append(defer) or real(names, defer))
+    monkeypatch.setattr(streams, "_LIGHT_CHECK_BUDGET", [0])  # every file's check by libyaml, counted
+    monkeypatch.setattr(items_mod, "libyaml_reads", lambda text: checked.append(text) or real_check(text))
+    cli(d, ".")
+    assert reads == ([True, True, False, False] if "cm.yaml" in failed else [True, True])  # the given files, the context
+    if "cm.yaml" not in failed:
+        # every document was read by the first pass, so no input file needs the syntax check:
+        # not in check_deferred, nor when the items are made again for the pass after a
+        # failure (what is written is read back, as always)
+        assert [t for t in checked if t in files.values()] == []
 
 
 # --------------------------------------------------------------------------- as people write them
