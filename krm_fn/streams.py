@@ -456,13 +456,20 @@ def _stream_text(s: Stream, by_pos: dict[int, str], regenerated: dict[int, dict[
         if text and not text.endswith("\n"):
             text += s.newline
         open_marker = _ends_with_bare_marker(text)
+        # whether the text so far holds anything: asked once, not of the whole text per
+        # document (strip copies it: quadratic in the documents appended to one file)
+        content = bool(text.strip("\ufeff \r\n"))
+        out = [text]
         for doc_text in appended:
-            if text.strip("\ufeff \r\n") and not open_marker:
-                text += "---" + s.newline
-            text += _newlines(doc_text, s.newline)
-            written.append(_newlines(doc_text, s.newline))
-            unproven.append(written[-1])
+            if content and not open_marker:
+                out.append("---" + s.newline)
+            new_text = _newlines(doc_text, s.newline)
+            out.append(new_text)
+            written.append(new_text)
+            unproven.append(new_text)
             open_marker = False
+            content = content or bool(new_text.strip("\ufeff \r\n"))
+        text = "".join(out)
     final = text.replace("\n", "\r") if s.cr else text
     if final != s.raw:
         _check(s, text, written, unproven)
