@@ -17,8 +17,9 @@ Workloads (`--workloads`, default all):
   pre-commit runs for a commit that touches one file);
 - `krm`: the same package as one ResourceList, KRM mode: first render, and the rendered
   output (results left out, as kpt reads the files again) fed back;
-- `stream`: one file of N documents, 5% targets (`--documents`), in files mode: first render
-  and re-render with `--check` (the cost of documents per file);
+- `stream`: one file of N documents, 5% targets (`--documents`), in files mode: first render,
+  re-render with `--check` (the cost of documents per file), and `--check --diff` of the file
+  before its first render (pre-commit's check hook);
 - `people`: the package of `files` and `krm` with what people put in their files
   (gen.people_run: license headers, non-ASCII text, folded scalars, escapes, flow style,
   trailing blanks, end-of-file comments), in both modes.
@@ -360,6 +361,9 @@ def stream_cases(sizes: Sequence[int], seed: int, workdir: Path) -> list[Case]:
         rsize = len((rendered / "all.yaml").read_bytes())
         out.append(Case(f"{label}: first render", "stream-first", n, size, first, _libyaml_files(orig)))
         out.append(Case(f"{label}: re-render --check", "stream-again", n, rsize, again, _libyaml_files(rendered)))
+        # pre-commit's check hook (--check --diff) on the file before its first render
+        diff = Cmd([*fn, "--check", "--diff", "--config", str(orig / "policy.yaml"), str(orig / "all.yaml")], ok=(1,))
+        out.append(Case(f"{label}: --check --diff before the first render", "stream-diff", n, size, diff, _libyaml_files(orig)))
     return out
 
 
@@ -450,7 +454,7 @@ def _growth(rows: Sequence[Row], group: str) -> tuple[float, float, str] | None:
         return None
     a, b = big[0], big[-1]
     unit = "files" if group.startswith(("files", "krm", "people")) else "documents" if group.startswith("stream") else "items"
-    what = {"stream-first": " (one file, first render)", "stream-again": " (one file, re-render)","files-first": " (files mode, first render)", "files-again": " (files mode, re-render)", "files-one": " (files mode, --check of one staged file)",
+    what = {"stream-first": " (one file, first render)", "stream-again": " (one file, re-render)", "stream-diff": " (one file, --check --diff)","files-first": " (files mode, first render)", "files-again": " (files mode, re-render)", "files-one": " (files mode, --check of one staged file)",
             "krm-first": " (package as one ResourceList, first render)", "krm-again": " (package as one ResourceList, re-render)",
             "list100": " (100% targets)"}.get(group.removeprefix("people-"), "") + (" (as people write them)" if group.startswith("people-") else "")
     gw, gc = b.wall("fn") / a.wall("fn"), b.cpu("fn") / a.cpu("fn")

@@ -167,3 +167,14 @@ def test_floors_own_reading_reads_runs_and_peeks_placeholders(tmp_path: Path) ->
         items.Item.load = real  # type: ignore[method-assign]
     assert loads and all(loads)
     assert len(loads) == sum(t.count("\nkind: ") + t.startswith("kind: ") for p, t in files.items() if p.endswith(".yaml") or p == "Kptfile")  # not the placeholders
+
+
+def test_stream_cases_render_check_and_diff(tmp_path: Path) -> None:
+    """The one-file workload: the first render, --check of the rendered file (exit 0) and
+    --check --diff of the file as generated (exit 1), each run with its expected exit code."""
+    cases = run.stream_cases([40], seed=1, workdir=tmp_path)
+    assert [c.group for c in cases] == ["stream-first", "stream-again", "stream-diff"]
+    rows = run.measure_cases(cases, repeat=1)
+    assert all(r.wall("fn") > 0 for r in rows)
+    out = run.capture(cases[2].fn).decode()
+    assert out.startswith("--- a/") and "+kind: StatefulSet\n" in out
