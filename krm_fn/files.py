@@ -650,7 +650,7 @@ def unified_diff(f: FileState) -> str:
     for group in _Anchored(a, b).get_grouped_opcodes(3):
         if not out:
             out += [f"--- {_diff_name('a/', f.name)}\n", f"+++ {_diff_name('b/', f.name)}\n"]
-        (_t, i1, _i2, j1, _j2), (_t2, _a, i2, _b, j2) = group[0], group[-1]
+        (_, i1, _, j1, _), (_, _, i2, _, j2) = group[0], group[-1]  # the lines the hunk spans
         out.append(f"@@ -{_hunk_range(i1, i2)} +{_hunk_range(j1, j2)} @@\n")
         for tag, x1, x2, y1, y2 in group:
             if tag == "equal":
@@ -676,7 +676,7 @@ _BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"  # where str.splitlines ends a 
 def _ended(line: str) -> str:
     """A diff line; the last line of a file without a line end is marked as `diff` marks it
     (it ran into the next line of the diff)."""
-    return line if line[-1:] in _BREAKS and line else line + "\n\\ No newline at end of file\n"
+    return line if line and line[-1] in _BREAKS else line + "\n\\ No newline at end of file\n"
 
 
 class _Anchored(difflib.SequenceMatcher[str]):
