@@ -687,7 +687,7 @@ class _Anchored(difflib.SequenceMatcher[str]):
     gap is compared on its own, and most are a few lines."""
 
     def __init__(self, a: list[str], b: list[str]) -> None:
-        super().__init__(None, [], [])
+        super().__init__(None, [], [])  # not the texts: it would index every line of b for nothing
         self.lines_a, self.lines_b = a, b
 
     def get_opcodes(self) -> list[Opcode]:

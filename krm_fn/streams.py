@@ -445,9 +445,10 @@ def _stream_text(s: Stream, by_pos: dict[int, str], regenerated: dict[int, dict[
             parts.append(doc.body)
             written.append(doc.body)
             continue
+        new_text = _newlines(str(new), s.newline)
         parts.append(_own_line_marker(doc.sep, s.newline))
-        parts.append(_newlines(str(new), s.newline))
-        written.append(_newlines(str(new), s.newline))
+        parts.append(new_text)
+        written.append(new_text)
         if not _read_back(doc, regenerated):
             unproven.append(written[-1])
     parts.append(s.tail)
