@@ -322,9 +322,22 @@ def _scan_events(text: str, what: str) -> tuple[str, str, int, int] | None:
                 top.expect_key = False
                 continue
             done()
-    except yaml.YAMLError:
-        pass
+    except yaml.YAMLError as e:
+        if _LIBYAML_DEPTH in str(getattr(e, "problem", "")):
+            mark = getattr(e, "problem_mark", None)
+            if mark is not None and 0 < mark.index < len(text):
+                # libyaml 0.2.6 (PyYAML 6.0.3+) refuses nesting past its own limit in the
+                # scanner, before the walk sees the level too deep: walk the text up to
+                # where it stopped, which nests past MAX_DEPTH, so that the message names
+                # the path like any other; only then the parser's own place
+                _scan_events(text[: mark.index], what)
+            at = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
+            raise InputError(f"{what} nests deeper than {MAX_DEPTH} levels{at}; flatten it") from None
     return dup
+
+
+# libyaml's own nesting limit (0.2.6 and later: 1000 levels), far above MAX_DEPTH
+_LIBYAML_DEPTH = "exceeded maximum nesting depth"
 
 
 def check_limits(root: Any, what: str = "the input") -> None:

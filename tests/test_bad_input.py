@@ -373,7 +373,17 @@ def run_cli(monkeypatch: pytest.MonkeyPatch, data: bytes) -> tuple[int, str, str
 
 def parse_output(out: str) -> dict[str, Any]:
     """The output must be one block-style ResourceList with an items list and v1 results."""
-    doc = yaml.load(out, Loader=yaml.CSafeLoader)
+    try:
+        doc = yaml.load(out, Loader=yaml.CSafeLoader)
+    except yaml.YAMLError as e:
+        # libyaml 0.2.6 (PyYAML 6.0.3+) reads no document nesting past 1,000 levels: an
+        # item that deep, echoed as it came, is unreadable to it as it was in the input.
+        # Read the list's other keys; check_contract compares the echoed items to the input
+        if "maximum nesting depth" not in str(e):
+            raise
+        head, sep, tail = out.partition("\nresults:\n")
+        assert sep and head.startswith("apiVersion:"), out[:500]
+        doc = yaml.safe_load(head.split("\nitems:", 1)[0] + "\nitems: [deeper than libyaml reads]\nresults:\n" + tail)
     assert isinstance(doc, dict), out[:500]
     assert doc.get("kind") in ("ResourceList", "List")
     assert isinstance(doc.get("apiVersion"), str)
