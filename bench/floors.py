@@ -100,7 +100,7 @@ def replace_atomically(texts: dict[Path, bytes]) -> None:
 
 
 def own_dump(data: list[list[object]]) -> None:
-    from krm_fn import yamlio
+    from krm_fn.yaml import yamlio
 
     for docs in data:
         for doc in docs:
@@ -111,9 +111,9 @@ def own_reading(root: Path) -> None:
     """What the function reads of a rendered package, and nothing else: every file read and
     split into objects, every object read but the placeholders it generated, and of those
     their claim templates only (the rest of a placeholder is compared as text)."""
-    from krm_fn import files as kfiles
-    from krm_fn import peek
-    from krm_fn.keys import OWNER_ANNOTATION
+    from krm_fn.core.keys import OWNER_ANNOTATION
+    from krm_fn.modes import files as kfiles
+    from krm_fn.yaml import peek
 
     # deferred, as the function reads a package: the syntax check is left to the documents
     # nothing reads, and a placeholder whose text is the emitter's own needs none

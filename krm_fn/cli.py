@@ -5,9 +5,9 @@ import sys
 from collections.abc import Callable
 from collections.abc import Sequence
 
-from krm_fn.errors import KrmError
-from krm_fn.results import Result
-from krm_fn.results import summary_line
+from krm_fn.core.errors import KrmError
+from krm_fn.core.results import Result
+from krm_fn.core.results import summary_line
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -178,7 +178,7 @@ def _write_all(buf: Any, data: bytes) -> None:
 
 
 def _closed(name: str) -> Exception:
-    from krm_fn.errors import KrmError
+    from krm_fn.core.errors import KrmError
 
     return KrmError(f"{name} is closed: nothing to {'write the output to' if name == 'stdout' else 'read'}")
 
@@ -208,7 +208,7 @@ def _print(text: str) -> int:
 
 def _read_stdin() -> bytes:
     """All of stdin, bounded by MAX_INPUT_BYTES."""
-    from krm_fn.errors import InputError
+    from krm_fn.core.errors import InputError
 
     stream = sys.stdin
     if stream is None:
@@ -239,7 +239,7 @@ def _output_failed(e: OSError) -> Exception:
         os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError, AttributeError):
         pass
-    from krm_fn.errors import KrmError
+    from krm_fn.core.errors import KrmError
 
     if isinstance(e, BrokenPipeError) or e.errno == errno.EPIPE:
         return KrmError("the reader of stdout closed it before the output was complete (broken pipe)")
@@ -258,12 +258,12 @@ def _guarded(mode: Callable[[], int], krm: bool = False) -> int:
         _ERR.write("krm-coschedule: interrupted; nothing was written\n")
         return 130
     except Exception as e:  # noqa: BLE001 - the top of every mode: no traceback reaches the user
-        from krm_fn.errors import KrmError
-        from krm_fn.errors import internal_error_message
+        from krm_fn.core.errors import KrmError
+        from krm_fn.core.errors import internal_error_message
 
         msg = str(e) if isinstance(e, KrmError) else internal_error_message(e)
         if krm and not _Answer.started:
-            from krm_fn.krm import error_list
+            from krm_fn.modes.krm import error_list
 
             try:
                 _OUT.write(error_list(msg))
@@ -300,8 +300,8 @@ class _Loading:
 
 def _krm() -> int:
     with _Loading():
-        from krm_fn.krm import light_default
-        from krm_fn.krm import run_resource_list_parts
+        from krm_fn.modes.krm import light_default
+        from krm_fn.modes.krm import run_resource_list_parts
 
     parts, outcome, code = run_resource_list_parts([_read_stdin()], light_default())
     _Answer.started = True
@@ -370,8 +370,8 @@ def _load_config(path: str | None) -> Any:
         return None
     from pathlib import Path
 
-    from krm_fn import streams
-    from krm_fn.errors import InputError
+    from krm_fn.core.errors import InputError
+    from krm_fn.modes import streams
 
     try:
         text = Path(path).read_text(encoding="utf-8")
@@ -382,7 +382,7 @@ def _load_config(path: str | None) -> Any:
     except InputError as e:
         raise InputError(f"--config {e}") from None
     if fc is not None:
-        from krm_fn.files import annotate_config
+        from krm_fn.modes.files import annotate_config
 
         annotate_config(fc, path)
     return fc
@@ -396,9 +396,9 @@ def _plugin(config_path: str) -> int:
         )
         return 2
     with _Loading():
-        from krm_fn.files import result_line
-        from krm_fn.krm import light_default
-        from krm_fn.kustomize import run_plugin
+        from krm_fn.modes.files import result_line
+        from krm_fn.modes.krm import light_default
+        from krm_fn.modes.kustomize import run_plugin
 
     out, results, code = run_plugin(config_path, _read_stdin(), light_default())
     _OUT.write(out)
@@ -414,8 +414,8 @@ def _plugin(config_path: str) -> int:
 
 def _files(argv: list[str]) -> int:
     with _Loading():
-        from krm_fn import files
-        from krm_fn.krm import light_default
+        from krm_fn.modes import files
+        from krm_fn.modes.krm import light_default
     p = _parser(
         "krm-coschedule",
         "Rewrite YAML files in place (pre-commit). Each FILE is rendered with its package (the "
@@ -439,9 +439,9 @@ def _files(argv: list[str]) -> int:
 
 
 def _explain(argv: list[str]) -> int:
-    from krm_fn import explain
-    from krm_fn.files import result_line
-    from krm_fn.krm import light_default
+    from krm_fn.modes import explain
+    from krm_fn.modes.files import result_line
+    from krm_fn.modes.krm import light_default
 
     p = _parser(
         "krm-coschedule explain",
@@ -456,13 +456,13 @@ def _explain(argv: list[str]) -> int:
     fc = _load_config(ns.config)
     results: Sequence[Result]
     if ns.paths:
-        from krm_fn import files
+        from krm_fn.modes import files
 
         fo = files.run(list(ns.paths), fc, light_default(), _progress())
         plans, results, failed = fo.plans, fo.results, fo.has_error
     else:
-        from krm_fn import process as process_mod
-        from krm_fn import resourcelist
+        from krm_fn.io import resourcelist
+        from krm_fn.transforms import process as process_mod
 
         rl = resourcelist.parse(resourcelist.decode(_read_stdin()))
         outcome = process_mod.process(rl, fc)
@@ -482,8 +482,8 @@ def _install_plugin(argv: list[str]) -> int:
     import shlex
     from pathlib import Path
 
-    from krm_fn import kustomize
-    from krm_fn.errors import KrmError
+    from krm_fn.core.errors import KrmError
+    from krm_fn.modes import kustomize
 
     p = _parser(
         "krm-coschedule install-kustomize-plugin",

@@ -53,9 +53,9 @@ def render(resource_list_yaml: str) -> str:
 
     Every use of krm_fn in the simulation goes through here."""
     try:
-        from krm_fn.krm import run_resource_list
+        from krm_fn.modes.krm import run_resource_list
     except ImportError:  # the layout before the redesign
-        from krm_fn.process import run_resource_list  # type: ignore[attr-defined,no-redef]
+        from krm_fn.transforms.process import run_resource_list  # type: ignore[attr-defined,no-redef]
     out, _outcome, _code = run_resource_list(resource_list_yaml.encode())
     return str(out)
 

@@ -11,8 +11,8 @@ import os
 import shutil
 from pathlib import Path
 
-from krm_fn import streams
-from krm_fn import yamlio
+from krm_fn.modes import streams
+from krm_fn.yaml import yamlio
 
 UPDATE = os.environ.get("KRM_UPDATE_EXPECTED", "") == "1"
 
@@ -106,7 +106,7 @@ def normalized(objs: list[dict]) -> list[dict]:
 
 def stdin_objects(resource_files: list[Path], policy: Path) -> list[dict]:
     """What KRM stdin mode makes of the same resources and policy (run in this process)."""
-    from krm_fn.krm import run_resource_list
+    from krm_fn.modes.krm import run_resource_list
 
     items = []
     for f in resource_files:

@@ -1,6 +1,6 @@
 """A stand-in coscheduling transform for the plumbing tests.
 
-The real Tekton transform lives in krm_fn/tekton.py. The I/O paths (files, kustomize plugin,
+The real Tekton transform lives in krm_fn/transforms/tekton/tekton.py. The I/O paths (files, kustomize plugin,
 kpt, explain) must carry whatever a transform does: edit a run in place, generate a
 StatefulSet beside it, record a Plan, report an error. This fake does exactly those things in
 a few lines, so the plumbing is tested for real whatever state the transform is in.
@@ -16,11 +16,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from krm_fn import yamlio
-from krm_fn.context import Context
-from krm_fn.context import Plan
-from krm_fn.items import Item
-from krm_fn.keys import OWNER_ANNOTATION
+from krm_fn.core.keys import OWNER_ANNOTATION
+from krm_fn.io.items import Item
+from krm_fn.transforms.context import Context
+from krm_fn.transforms.context import Plan
+from krm_fn.yaml import yamlio
 
 ERROR_ANNOTATION = "fake.krm-coschedule.dev/error"
 
@@ -78,7 +78,7 @@ def handle_pipelinerun(item: Item, ctx: Context) -> None:
 
 
 def install() -> None:
-    from krm_fn import process
+    from krm_fn.transforms import process
 
     process.HANDLERS[("tekton.dev", "PipelineRun")] = handle_pipelinerun
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from krm_fn.krm import run_resource_list
+from krm_fn.modes.krm import run_resource_list
 
 
 def build_resource_list(case: Path) -> bytes:

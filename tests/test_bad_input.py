@@ -26,13 +26,13 @@ import yaml
 from conftest import require_tool  # type: ignore[import-not-found]
 
 from krm_fn import cli
-from krm_fn import errors
-from krm_fn import guards
-from krm_fn import keys
-from krm_fn import process
-from krm_fn.context import Context
-from krm_fn.items import Item
-from krm_fn.items import ResourceList
+from krm_fn.core import errors
+from krm_fn.core import keys
+from krm_fn.io.items import Item
+from krm_fn.io.items import ResourceList
+from krm_fn.transforms import process
+from krm_fn.transforms.context import Context
+from krm_fn.yaml import guards
 
 H = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n"
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from krm_fn import resourcelist
+from krm_fn.io import resourcelist
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 import floors  # noqa: E402
@@ -151,7 +151,7 @@ def test_floors_own_reading_reads_runs_and_peeks_placeholders(tmp_path: Path) ->
     gen.write_package(files, tmp_path)
     subprocess.run([*run.fn_command(), "--config", str(tmp_path / "coschedule-policy.yaml"), str(tmp_path)], capture_output=True, check=False)
     assert "kind: StatefulSet" in (tmp_path / "runs" / "nightly-00000.yaml").read_text()
-    from krm_fn import items
+    from krm_fn.io import items
 
     loads: list[bool] = []
     real = items.Item.load

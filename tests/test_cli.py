@@ -9,10 +9,10 @@ import pytest
 from conftest import ROOT
 from conftest import VENV_BIN
 
-from krm_fn import kustomize
 from krm_fn.cli import USAGE
 from krm_fn.cli import main
-from krm_fn.krm import run_resource_list
+from krm_fn.modes import kustomize
+from krm_fn.modes.krm import run_resource_list
 
 EXE = VENV_BIN / "krm-coschedule"
 QUICKSTART = ROOT / "examples" / "quickstart" / "resourcelist.yaml"
@@ -130,11 +130,11 @@ HEAVY_AT_START = {
     "yaml", "ruamel.yaml", "json",
 }
 KRM_PATH_MODULES = (
-    "krm_fn.cli", "krm_fn.process", "krm_fn.config", "krm_fn.resourcelist", "krm_fn.yamlio", "krm_fn.tekton",
-    "krm_fn.shipwright", "krm_fn.scheduling", "krm_fn.assistant", "krm_fn.names", "krm_fn.validation",
-    "krm_fn.hardening", "krm_fn.rtedit", "krm_fn.results", "krm_fn.lite", "krm_fn.litescalar", "krm_fn.krm", "krm_fn.context",
-    "krm_fn.document", "krm_fn.items", "krm_fn.scanner", "krm_fn.guards", "krm_fn.errors", "krm_fn.keys",
-    "krm_fn.yamltext",
+    "krm_fn.cli", "krm_fn.transforms.process", "krm_fn.policy.config", "krm_fn.io.resourcelist", "krm_fn.yaml.yamlio", "krm_fn.transforms.tekton.tekton",
+    "krm_fn.transforms.shipwright", "krm_fn.transforms.scheduling", "krm_fn.transforms.tekton.assistant", "krm_fn.core.names", "krm_fn.policy.validation",
+    "krm_fn.policy.hardening", "krm_fn.yaml.rtedit", "krm_fn.core.results", "krm_fn.yaml.lite", "krm_fn.yaml.litescalar", "krm_fn.modes.krm", "krm_fn.transforms.context",
+    "krm_fn.yaml.document", "krm_fn.io.items", "krm_fn.io.scanner", "krm_fn.yaml.guards", "krm_fn.core.errors", "krm_fn.core.keys",
+    "krm_fn.yaml.yamltext",
 )
 
 
@@ -158,8 +158,8 @@ def test_krm_path_modules_import_nothing_heavy() -> None:
 # the round-trip and schema libraries, json, the other modes' modules, Shipwright's and
 # Triggers' transforms; and the patterns that are compiled on first use only.
 NOT_IN_A_ONE_RUN = HEAVY_AT_START | {
-    "ruamel", "_ruamel_yaml", "krm_fn.files", "krm_fn.streams", "krm_fn.packages", "krm_fn.kustomize",
-    "krm_fn.explain", "krm_fn.rtsplice", "krm_fn.shipwright", "krm_fn.triggers", "krm_fn.peek",
+    "ruamel", "_ruamel_yaml", "krm_fn.modes.files", "krm_fn.modes.streams", "krm_fn.io.packages", "krm_fn.modes.kustomize",
+    "krm_fn.modes.explain", "krm_fn.yaml.rtsplice", "krm_fn.transforms.shipwright", "krm_fn.transforms.tekton.triggers", "krm_fn.yaml.peek",
     "copy", "weakref",  # yamlio.copy_data copies the plain data transforms need
 }
 
@@ -170,12 +170,12 @@ def test_a_one_pipelinerun_run_loads_and_compiles_only_what_it_uses() -> None:
     sys.path.insert(0, str(ROOT / "bench"))
     import gen  # type: ignore[import-not-found]
 
-    from krm_fn import guards
-    from krm_fn import items
-    from krm_fn import resourcelist
-    from krm_fn import scanner
-    from krm_fn import validation
-    from krm_fn import yamlio
+    from krm_fn.io import items
+    from krm_fn.io import resourcelist
+    from krm_fn.io import scanner
+    from krm_fn.policy import validation
+    from krm_fn.yaml import guards
+    from krm_fn.yaml import yamlio
 
     data = gen.generate(1, 1.0, 1).encode()
     # -S and the source tree first, as above: no editable-install finder adds modules of its own
@@ -195,7 +195,7 @@ def test_a_one_pipelinerun_run_loads_and_compiles_only_what_it_uses() -> None:
     p = subprocess.run([sys.executable, "-S", "-c", code], input=data, capture_output=True, check=True)
     status, modules, compiled, no_control = eval(p.stderr.decode().split("\n@@")[1])  # noqa: S307 - our own repr
     assert status == 0 and p.stdout.decode() == run_resource_list(data)[0]
-    assert "krm_fn.tekton" in modules and "re" in modules  # the probe sees what the run loads
+    assert "krm_fn.transforms.tekton.tekton" in modules and "re" in modules  # the probe sees what the run loads
     assert sorted(m for m in modules if m in NOT_IN_A_ONE_RUN or m.split(".")[0] in NOT_IN_A_ONE_RUN) == []
     lazy = {
         yamlio._NUMBER, yamlio._TIMESTAMP, resourcelist._NON_PRINTABLE, resourcelist._ALIAS, scanner._ALIAS_RE,

@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 import yaml
 
-from krm_fn import names
-from krm_fn import scheduling
 from krm_fn.cli import main
-from krm_fn.krm import run_resource_list
+from krm_fn.core import names
+from krm_fn.modes.krm import run_resource_list
+from krm_fn.transforms import scheduling
 
 BOUND = 8.0
 
@@ -91,7 +91,7 @@ def test_claim_workspaces_of_one_run_take_linear_time() -> None:
 def test_workspace_references_are_read_in_linear_time() -> None:
     """A script of many `$(workspaces` openings that never close (or close on a later line):
     a backtracking reader looks for the closing again from every opening."""
-    from krm_fn.tekton_workspaces import references
+    from krm_fn.transforms.tekton.tekton_workspaces import references
 
     def make(n: int) -> Callable[[], object]:
         text = "$(workspaces.a" * n + '$(workspaces["b' * n + "\n)\"])" + "$(workspaces.c" * n
@@ -154,7 +154,7 @@ def test_joining_documents_appended_to_one_file_is_linear(monkeypatch: pytest.Mo
     for every document, whether the text so far held anything, with a strip that copied it
     (1.46 s -> 0.95 s for the 20,000-document file of the benchmark). The read-back check is
     left out here (linear, and timed by the test above)."""
-    from krm_fn import streams
+    from krm_fn.modes import streams
 
     monkeypatch.setattr(streams, "_check", lambda *a, **k: None)
 
@@ -168,7 +168,7 @@ def test_joining_documents_appended_to_one_file_is_linear(monkeypatch: pytest.Mo
 
 def loaded_kinds(monkeypatch: pytest.MonkeyPatch, run: Callable[[], object]) -> list[str]:
     """The kinds of the items read whole (by either reader) while `run` runs."""
-    from krm_fn.items import Item
+    from krm_fn.io.items import Item
 
     kinds: list[str] = []
     real = Item.load
@@ -263,8 +263,8 @@ def test_untouched_documents_of_one_file_cost_one_syntax_pass_and_no_entry(
     yamltext.entry_of runs only for the objects a transform reads) and the syntax check of
     the untouched ones is one libyaml pass over the file, whatever n (exact counts); and the
     whole run takes linear time."""
-    from krm_fn import items as items_mod
-    from krm_fn import yamltext
+    from krm_fn.io import items as items_mod
+    from krm_fn.yaml import yamltext
 
     def files(n: int) -> list[str]:
         d = tmp_path / f"docs{n}"
@@ -296,7 +296,7 @@ def test_steady_state_in_every_mode_regenerates_and_reparses_nothing(tmp_path: P
     written again, and nothing, generated or not, goes through the round-trip loader (the
     light path reads it all); the first render does not use the round-trip loader either
     (generated objects are written by the block emitter and placed as text)."""
-    from krm_fn import yamlio
+    from krm_fn.yaml import yamlio
 
     def emitted_kinds(run: Callable[[], object]) -> list[str]:
         """The kinds of the objects emitted (as a document, or as a list's entry)."""
@@ -333,7 +333,7 @@ def test_steady_state_in_every_mode_regenerates_and_reparses_nothing(tmp_path: P
     assert out2.split("\nresults:\n")[0] + "\n" == again.decode()
 
     # the kustomize plugin: one stream of documents on stdin, the assistants appended to it
-    from krm_fn.kustomize import run_plugin
+    from krm_fn.modes.kustomize import run_plugin
 
     files = gen.package(6, seed=2)
     stream = "---\n".join(t for p, t in files.items() if p.startswith("runs/") or p == "pipeline.yaml").encode()
@@ -385,8 +385,8 @@ def test_a_pipeline_named_by_many_runs_is_read_once(monkeypatch: pytest.MonkeyPa
     checked and asked what its tasks use once, however many runs name it (it was once per
     run, and its metadata once per assistant: a package of 1,500 runs converted it 4,500
     times)."""
-    from krm_fn import tekton_checks
-    from krm_fn import tekton_workspaces
+    from krm_fn.transforms.tekton import tekton_checks
+    from krm_fn.transforms.tekton import tekton_workspaces
 
     def work(n: int) -> tuple[int, int, int]:
         files = gen.package(n)
@@ -435,8 +435,8 @@ def test_a_rendered_package_is_syntax_checked_only_where_nothing_read_it(tmp_pat
     equals the emitter's text, so their files need no libyaml pass of their own
     (streams.check_deferred): the passes are those of the few other files, however many
     runs there are (exact counts; one pass per run file before)."""
-    from krm_fn import items as items_mod
-    from krm_fn import streams
+    from krm_fn.io import items as items_mod
+    from krm_fn.modes import streams
 
     monkeypatch.setattr(streams, "_LIGHT_CHECK_BUDGET", [0])  # every file's check by libyaml
     counts = []
@@ -454,7 +454,7 @@ def test_a_package_as_people_write_it_never_takes_the_round_trip_loader(tmp_path
     flow style, trailing blanks, end-of-file comments): the light path reads and writes all of
     it, in files mode and as one ResourceList, first render and re-render; a run it refused
     cost the round-trip loader's 9 ms instead of about 1. The re-renders change nothing."""
-    from krm_fn import yamlio
+    from krm_fn.yaml import yamlio
 
     root = tmp_path / "pkg"
     gen.write_package(gen.package(24, seed=2, people=True), root)
@@ -477,9 +477,9 @@ def test_one_staged_file_costs_no_work_per_other_file_beyond_reading_it(tmp_path
     were compared field by field: 1.2 s at 1,500 files, more than the whole package's --check),
     and the placeholders of the other runs are neither read nor peeked at (each was read whole
     to name its claim templates in a message that files mode drops)."""
-    from krm_fn import peek
-    from krm_fn import record
-    from krm_fn.items import Item
+    from krm_fn.core import record
+    from krm_fn.io.items import Item
+    from krm_fn.yaml import peek
 
     compared, peeked, loaded = [], [], []
     real = Item.load

@@ -4,7 +4,7 @@ from typing import Any
 
 import pytest
 
-from krm_fn import config
+from krm_fn.policy import config
 
 
 def typed(spec: dict[str, Any]) -> dict[str, Any]:

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from test_complexity import BOUND  # type: ignore[import-not-found]
 from test_complexity import ratio  # type: ignore[import-not-found]
 
-from krm_fn import files
-from krm_fn import streams
+from krm_fn.modes import files
+from krm_fn.modes import streams
 
 HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@\n")
 

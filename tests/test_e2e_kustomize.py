@@ -18,7 +18,7 @@ from e2e_util import documents
 from e2e_util import normalized
 from e2e_util import stdin_objects
 
-from krm_fn import kustomize
+from krm_fn.modes import kustomize
 
 pytestmark = pytest.mark.e2e
 
@@ -66,7 +66,7 @@ def test_plugin_with_a_transform_that_generates(tmp_path: Path, monkeypatch: pyt
     assert kinds == ["Pipeline", "PipelineRun", "StatefulSet"]
     sts = next(d for d in docs if d["kind"] == "StatefulSet")
     assert sts["metadata"]["annotations"] == {"krm-coschedule.dev/owner": "PipelineRun/build-and-test-1"}
-    from krm_fn import process
+    from krm_fn.transforms import process
 
     monkeypatch.setitem(process.HANDLERS, ("tekton.dev", "PipelineRun"), fake_transform.handle_pipelinerun)
     assert normalized(docs) == stdin_objects([app / r for r in RESOURCES], app / "coschedule-policy.yaml")

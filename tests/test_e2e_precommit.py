@@ -19,7 +19,7 @@ from e2e_util import normalized
 from e2e_util import snapshot
 from e2e_util import stdin_objects
 
-from krm_fn import yamlio
+from krm_fn.yaml import yamlio
 
 pytestmark = pytest.mark.e2e
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import yaml
 from golden import function_config  # type: ignore[import-not-found]
 
-from krm_fn import yamlio
-from krm_fn.krm import run_resource_list
+from krm_fn.modes.krm import run_resource_list
+from krm_fn.yaml import yamlio
 
 RUN = """\
 apiVersion: config.kubernetes.io/v1

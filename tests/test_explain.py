@@ -7,11 +7,11 @@ from pathlib import Path
 import fake_transform
 import pytest
 
-from krm_fn import explain
-from krm_fn import process
 from krm_fn.cli import main
-from krm_fn.context import Plan
-from krm_fn.results import ResourceRef
+from krm_fn.core.results import ResourceRef
+from krm_fn.modes import explain
+from krm_fn.transforms import process
+from krm_fn.transforms.context import Plan
 
 PLANS = [
     Plan(

@@ -7,10 +7,10 @@ from pathlib import Path
 import fake_transform
 import pytest
 
-from krm_fn import files
-from krm_fn import streams
-from krm_fn import yamlio
 from krm_fn.cli import main
+from krm_fn.modes import files
+from krm_fn.modes import streams
+from krm_fn.yaml import yamlio
 
 POLICY = "apiVersion: fn.kpt.dev/v1alpha1\nkind: CoschedulePolicy\nmetadata:\n  name: p\nspec:\n  coschedule: workspaces\n"
 PIPELINE = """\
@@ -51,7 +51,7 @@ NOT_KRM = "name: ci\non:\n  push: {}\njobs: {}\n"
 
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch) -> None:
-    from krm_fn import process
+    from krm_fn.transforms import process
 
     monkeypatch.setitem(process.HANDLERS, ("tekton.dev", "PipelineRun"), fake_transform.handle_pipelinerun)
 

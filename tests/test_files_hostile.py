@@ -277,7 +277,7 @@ def _deferred_and_eager(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: 
     """The package rendered twice (the first render, then the re-render of what it wrote),
     read with the deferred syntax check and with the eager one: asserts the two outcomes
     (exit codes, output, messages, every file's text) are the same, and returns them."""
-    from krm_fn import files as files_mod
+    from krm_fn.modes import files as files_mod
 
     real = files_mod._run_package
     outcomes = {}
@@ -319,7 +319,7 @@ def test_an_error_in_valid_yaml_is_decided_without_reading_again(
     every file passes the deferred check: the eager reading would make the same items. The
     outcome is the eager reading's all the same, and the files are read once (they were read
     and rendered again, a second and a third time with the file that failed as context)."""
-    from krm_fn import files as files_mod
+    from krm_fn.modes import files as files_mod
 
     outcomes = _deferred_and_eager(tmp_path, monkeypatch, files)
     code, _out, err, after = outcomes[True][0]
@@ -332,8 +332,8 @@ def test_an_error_in_valid_yaml_is_decided_without_reading_again(
     d.mkdir()
     for name, text in files.items():
         (d / name).write_text(text)
-    from krm_fn import items as items_mod
-    from krm_fn import streams
+    from krm_fn.io import items as items_mod
+    from krm_fn.modes import streams
 
     reads, checked = [], []
     real, real_check = files_mod.read_files, items_mod.libyaml_reads
@@ -366,7 +366,7 @@ def _render_on_both_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text:
     """The run file `text` (with PIPELINE) rendered on the light path ("1": nothing read with
     the round-trip loader) and on the round-trip path ("0"), each then re-rendered with
     --check, which must change nothing: the rendered run files, by path."""
-    from krm_fn import yamlio
+    from krm_fn.yaml import yamlio
 
     outs = {}
     for light in ("1", "0"):
@@ -416,8 +416,8 @@ def test_a_run_as_people_write_it_is_read_and_written_by_the_light_path(tmp_path
 def test_a_license_header_in_a_resource_list_is_the_same_on_both_paths() -> None:
     """In KRM mode too, the light and round-trip paths write the same bytes for an item whose
     head comment holds a blank line and text in other scripts."""
-    from krm_fn.krm import run_resource_list
-    from krm_fn.yamltext import entry_of
+    from krm_fn.modes.krm import run_resource_list
+    from krm_fn.yaml.yamltext import entry_of
 
     items = entry_of(_written_as_people_write("r")) + entry_of(PIPELINE)
     data = ("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" + items).encode()
@@ -431,8 +431,8 @@ def test_a_value_tagged_str_is_a_string(tmp_path: Path) -> None:
     round-trip loader gives tagged scalars, which were refused as not strings (found by an
     audit of runs as people write them). Now the run renders in both modes, its text keeps
     the tags, and the placeholder gets the label as the string it is."""
-    from krm_fn.krm import run_resource_list
-    from krm_fn.yamltext import entry_of
+    from krm_fn.modes.krm import run_resource_list
+    from krm_fn.yaml.yamltext import entry_of
 
     text = run_doc("r").replace("  name: r\n", "  name: !!str r\n  labels:\n    mode: !!str 0755\n", 1)
     (tmp_path / "pipeline.yaml").write_text(PIPELINE)

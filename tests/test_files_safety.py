@@ -230,7 +230,7 @@ def test_unexpected_exception_in_other_modes_is_one_line(tmp_path: Path, args: l
     (tmp_path / "policy.yaml").write_text(POLICY)
     (tmp_path / "run0.yaml").write_text(_manifest(0, 1))
     code = (
-        "import sys\nfrom krm_fn import process\n"
+        "import sys\nfrom krm_fn.transforms import process\n"
         "def boom(*a, **k):\n    raise ValueError('simulated bug')\n"
         "process.process = boom\n"
         "from krm_fn.cli import main\nraise SystemExit(main(sys.argv[1:]))\n"
@@ -253,7 +253,7 @@ def test_file_changed_by_another_process_is_not_overwritten(tmp_path: Path) -> N
     run = tmp_path / "run0.yaml"
     run.write_text(_manifest(0, 1))
     code = (
-        "import sys\nfrom pathlib import Path\nfrom krm_fn import files\n"
+        "import sys\nfrom pathlib import Path\nfrom krm_fn.modes import files\n"
         "real = files.process_mod.process\n"
         "def edit_then_process(*a, **k):\n"
         "    Path('run0.yaml').write_text(Path('run0.yaml').read_text() + '# edited meanwhile\\n')\n"

@@ -9,9 +9,9 @@ from typing import Any
 
 import yaml
 
-from krm_fn import names
-from krm_fn.keys import OWNER_ANNOTATION
-from krm_fn.krm import run_resource_list
+from krm_fn.core import names
+from krm_fn.core.keys import OWNER_ANNOTATION
+from krm_fn.modes.krm import run_resource_list
 
 RUN = {
     "apiVersion": "tekton.dev/v1",

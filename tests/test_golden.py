@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from golden import run_case  # type: ignore[import-not-found]
 
-from krm_fn.krm import run_resource_list
+from krm_fn.modes.krm import run_resource_list
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 CASES = sorted(p for p in FIXTURES.iterdir() if (p / "input.yaml").exists()) if FIXTURES.exists() else []

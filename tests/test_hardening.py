@@ -1,9 +1,9 @@
-"""SHIP-0039 hardening rules (krm_fn/hardening.py)."""
+"""SHIP-0039 hardening rules (krm_fn/policy/hardening.py)."""
 from __future__ import annotations
 
 import pytest
 
-from krm_fn import hardening as h
+from krm_fn.policy import hardening as h
 
 # values that must never produce a finding
 CLEAN_TOLERATIONS = [

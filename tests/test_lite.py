@@ -1,4 +1,4 @@
-"""The light path (krm_fn.lite) must give the round-trip path's bytes, or step aside.
+"""The light path (krm_fn.yaml.lite) must give the round-trip path's bytes, or step aside.
 
 Every case runs twice: as users run it (light path on) and with KRM_COSCHEDULE_LIGHT=0
 (round-trip loader for every item); outputs and exit codes must be identical. Random runs
@@ -24,13 +24,13 @@ from hypothesis import strategies as st
 from test_tekton_properties import MODES  # type: ignore[import-not-found]
 from test_tekton_properties import pipelineruns  # type: ignore[import-not-found]
 
-from krm_fn import errors
-from krm_fn import items as items_mod
-from krm_fn import lite
-from krm_fn import resourcelist
-from krm_fn import yamlio
-from krm_fn.document import LightDocument
-from krm_fn.krm import run_resource_list
+from krm_fn.core import errors
+from krm_fn.io import items as items_mod
+from krm_fn.io import resourcelist
+from krm_fn.modes.krm import run_resource_list
+from krm_fn.yaml import lite
+from krm_fn.yaml import yamlio
+from krm_fn.yaml.document import LightDocument
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = sorted(p for p in (ROOT / "fixtures").iterdir() if (p / "input.yaml").exists())
@@ -94,7 +94,7 @@ def test_one_pipelinerun_never_imports_the_round_trip_loader() -> None:
     data = gen.generate(1, 1.0, 1).encode()
     code = (
         "import sys\n"
-        "from krm_fn.krm import run_resource_list\n"
+        "from krm_fn.modes.krm import run_resource_list\n"
         "out, _, code = run_resource_list(sys.stdin.buffer.read())\n"
         "sys.stdout.write(out)\n"
         "sys.stderr.write(repr(sorted(m for m in sys.modules if m.split('.')[0] in ('ruamel', '_ruamel_yaml', 'yaml', 'jsonschema'))))\n"
@@ -112,7 +112,7 @@ def test_light_env_var_is_the_users_escape_hatch() -> None:
     data = gen.generate(1, 1.0, 1).encode()
     code = (
         "import sys\n"
-        "from krm_fn.krm import run_resource_list\n"
+        "from krm_fn.modes.krm import run_resource_list\n"
         "out, _, code = run_resource_list(sys.stdin.buffer.read())\n"
         "sys.stdout.write(out)\n"
         "sys.stderr.write(str('ruamel.yaml' in sys.modules))\n"
@@ -882,7 +882,7 @@ def test_explicit_null_is_read_light_and_kept() -> None:
 
 
 def test_explicit_null_outside_the_edit_stays_on_the_light_path(monkeypatch: pytest.MonkeyPatch) -> None:
-    from krm_fn import rtsplice
+    from krm_fn.yaml import rtsplice
 
     def never(*_a: Any, **_k: Any) -> str:
         raise AssertionError("the round-trip path was taken")
@@ -967,7 +967,7 @@ def test_a_written_document_keeps_its_text_and_reads_it_when_looked_at() -> None
     (document.WrittenDocument): a list of 10,000 runs held every run's data to the end. The
     output is that text; a lookup after reads it (the same data); an edit after is written
     as an edit of the whole would be; `before` is still the data of the item's own text."""
-    from krm_fn.document import WrittenDocument
+    from krm_fn.yaml.document import WrittenDocument
 
     item = resourcelist.parse(_COMPACT_ITEM).items[0]
     item.load(light=True)

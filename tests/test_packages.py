@@ -1,4 +1,4 @@
-"""Packages, not file lists (krm_fn/packages.py): every FILE belongs to a package (up to the
+"""Packages, not file lists (krm_fn/io/packages.py): every FILE belongs to a package (up to the
 nearest Kptfile, else its directory); the package's other YAML files are context; its policy
 comes from its Kptfile or a CoschedulePolicy file in it; collisions are per package."""
 from __future__ import annotations
@@ -121,7 +121,7 @@ def test_realpath_with_a_memo_of_directories_is_os_realpath(tmp_path: Path) -> N
     links, `..`, doubled slashes, the working directory)."""
     import os
 
-    from krm_fn import packages
+    from krm_fn.io import packages
 
     (tmp_path / "a" / "b").mkdir(parents=True)
     (tmp_path / "a" / "b" / "f.yaml").write_text("")

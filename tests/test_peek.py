@@ -1,4 +1,4 @@
-"""krm_fn.peek reads one field of an item's text without reading the rest: it must give what
+"""krm_fn.yaml.peek reads one field of an item's text without reading the rest: it must give what
 reading the whole text gives, or step aside (errors.Unsure), on every document the project
 has and on texts made to mislead a reader that goes by indentation."""
 from __future__ import annotations
@@ -12,10 +12,10 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from krm_fn import peek
-from krm_fn import yamlio
-from krm_fn import yamltext
-from krm_fn.errors import Unsure
+from krm_fn.core.errors import Unsure
+from krm_fn.yaml import peek
+from krm_fn.yaml import yamlio
+from krm_fn.yaml import yamltext
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
@@ -30,7 +30,7 @@ def _documents() -> list[str]:
     texts: list[str] = []
     for p in sorted([*ROOT.glob("fixtures/**/*.yaml"), *ROOT.glob("examples/**/*.yaml"), *ROOT.glob("tests/__snapshots__/**/*.yaml")]):
         texts.extend(p.read_text().split("\n---\n"))
-    from krm_fn.krm import run_resource_list
+    from krm_fn.modes.krm import run_resource_list
 
     out, _, _ = run_resource_list(gen.package_resource_list(gen.package(3, seed=4)).encode())
     texts.append(out)
@@ -94,8 +94,8 @@ def test_every_document_reads_the_same_by_field_as_whole() -> None:
 
 
 def test_a_rendered_placeholder_is_read_by_field() -> None:
-    from krm_fn import resourcelist
-    from krm_fn.krm import run_resource_list
+    from krm_fn.io import resourcelist
+    from krm_fn.modes.krm import run_resource_list
 
     out, _, _ = run_resource_list(gen.package_resource_list(gen.package(2, seed=1)).encode())
     sts = [it for it in resourcelist.parse(out).items if it.meta.kind == "StatefulSet"]

@@ -158,7 +158,7 @@ def _stat_saying(size: int) -> object:
 def test_a_file_that_grows_after_its_stat_is_read_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The read asks for the size stat gave and one byte more: a file that grew in between is
     still read to its end (up to the limit), not cut at its old size."""
-    from krm_fn import files
+    from krm_fn.modes import files
 
     text = b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  k: v\n"
     f = tmp_path / "cm.yaml"
@@ -168,8 +168,8 @@ def test_a_file_that_grows_after_its_stat_is_read_whole(tmp_path: Path, monkeypa
 
 
 def test_a_file_that_grows_past_the_limit_while_read_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from krm_fn import files
-    from krm_fn.errors import InputError
+    from krm_fn.core.errors import InputError
+    from krm_fn.modes import files
 
     f = tmp_path / "cm.yaml"
     f.write_bytes(b"a: 1\n" * 40)  # 200 bytes

@@ -24,12 +24,12 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from krm_fn import errors
-from krm_fn import keys
-from krm_fn import process
-from krm_fn import resourcelist
-from krm_fn import yamlio
-from krm_fn.krm import run_resource_list
+from krm_fn.core import errors
+from krm_fn.core import keys
+from krm_fn.io import resourcelist
+from krm_fn.modes.krm import run_resource_list
+from krm_fn.transforms import process
+from krm_fn.yaml import yamlio
 
 FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 FUZZ = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -423,7 +423,7 @@ def test_output_does_not_depend_on_config_key_order(case: tuple[str, list[dict[s
 # --------------------------------------------------------------------------- hash seed
 
 SEED_CHILD = (
-    "import sys; from krm_fn.krm import run_resource_list; "
+    "import sys; from krm_fn.modes.krm import run_resource_list; "
     "sys.stdout.write(run_resource_list(sys.stdin.buffer.read())[0])"
 )
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from krm_fn.config import Policy
-from krm_fn.hardening import Finding
-from krm_fn.items import Item
-from krm_fn.items import Meta
-from krm_fn.items import ResourceList
-from krm_fn.process import Outcome
-from krm_fn.results import ResourceRef
-from krm_fn.results import Result
+from krm_fn.core.results import ResourceRef
+from krm_fn.core.results import Result
+from krm_fn.io.items import Item
+from krm_fn.io.items import Meta
+from krm_fn.io.items import ResourceList
+from krm_fn.policy.config import Policy
+from krm_fn.policy.hardening import Finding
+from krm_fn.transforms.process import Outcome
 
 
 def test_equality_is_field_wise_and_same_class_only() -> None:

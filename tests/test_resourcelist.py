@@ -12,14 +12,14 @@ from typing import Any
 import pytest
 import yaml
 
-from krm_fn import errors
-from krm_fn import process
-from krm_fn import resourcelist
-from krm_fn import scanner
-from krm_fn import yamlio
-from krm_fn.items import Item
-from krm_fn.items import ResourceList
-from krm_fn.krm import run_resource_list
+from krm_fn.core import errors
+from krm_fn.io import resourcelist
+from krm_fn.io import scanner
+from krm_fn.io.items import Item
+from krm_fn.io.items import ResourceList
+from krm_fn.modes.krm import run_resource_list
+from krm_fn.transforms import process
+from krm_fn.yaml import yamlio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 import gen  # noqa: E402
@@ -447,7 +447,7 @@ def test_generated_list_with_the_real_transforms_matches_full_round_trip() -> No
 def test_untouched_item_that_is_not_yaml_is_refused() -> None:
     """The fast path never parses a ConfigMap, but a list with one that is not YAML is
     refused whole (a pre-commit hook must fail on it), with the line of the problem."""
-    from krm_fn.krm import run_resource_list
+    from krm_fn.modes.krm import run_resource_list
 
     data = (
         b"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
@@ -463,7 +463,7 @@ def test_untouched_item_that_is_not_yaml_is_refused() -> None:
 
 
 def test_untouched_items_that_are_yaml_are_echoed_byte_for_byte() -> None:
-    from krm_fn.krm import run_resource_list
+    from krm_fn.modes.krm import run_resource_list
 
     data = (
         b"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
@@ -479,7 +479,7 @@ def test_quoted_string_running_on_in_column_zero_is_not_split(continuation: str)
     """A double-quoted value whose continuation line starts in the dash's column (or in
     column 0 like a top-level key) looks like a new item to the line scanner; the run must
     still see one ConfigMap holding that text, not an extra object or section."""
-    from krm_fn.krm import run_resource_list
+    from krm_fn.modes.krm import run_resource_list
 
     data = (
         "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
@@ -498,7 +498,7 @@ def test_full_parse_keeps_a_scalar_extra_section_readable() -> None:
     """A top-level key the function does not know, with a plain scalar value, on the full
     parse path: written as `key: value`, with no document end marker (`...`) after it that
     would end the output's only document (found by test_fuzz_yaml_alphabet)."""
-    from krm_fn.krm import run_resource_list
+    from krm_fn.modes.krm import run_resource_list
 
     out, _, code = run_resource_list(b"apiVersion: v1\nkind: ResourceList\nakind: ResourceList\n?")
     assert code == 0
@@ -528,9 +528,9 @@ def test_the_ascii_fast_path_agrees_with_the_printable_check() -> None:
     """printable_ascii() (bytes, one C pass) passes exactly the ASCII texts check_printable()
     passes: every ASCII character alone and inside a line, and a non-ASCII text is left to
     check_printable()."""
-    from krm_fn.errors import InputError
-    from krm_fn.resourcelist import check_printable
-    from krm_fn.resourcelist import printable_ascii
+    from krm_fn.core.errors import InputError
+    from krm_fn.io.resourcelist import check_printable
+    from krm_fn.io.resourcelist import printable_ascii
 
     for c in range(128):
         for data in (bytes([c]), b"a: b" + bytes([c]) + b"c\n"):

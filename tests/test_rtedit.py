@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from krm_fn import rtedit
-from krm_fn import yamlio
+from krm_fn.yaml import rtedit
+from krm_fn.yaml import yamlio
 
 DOC = """\
 spec:

@@ -1,5 +1,5 @@
 """A changed object differs from its input only in the lines the edit needs (issue 11, classes
-16 and 17), on the round-trip path too: krm_fn.rtsplice splices the changed entries into the
+16 and 17), on the round-trip path too: krm_fn.yaml.rtsplice splices the changed entries into the
 item's text instead of writing the whole object anew.
 
 Each case is a realistic PipelineRun in a layout the light reader refuses (so it goes on the
@@ -19,10 +19,10 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from krm_fn import rtsplice
-from krm_fn import yamlio
-from krm_fn.errors import Unsure
-from krm_fn.krm import run_resource_list
+from krm_fn.core.errors import Unsure
+from krm_fn.modes.krm import run_resource_list
+from krm_fn.yaml import rtsplice
+from krm_fn.yaml import yamlio
 
 POLICY = function_config("pipelineruns", "ci")
 SCHEDULING = POLICY + """\
@@ -368,7 +368,7 @@ def test_end_of_line_comment_of_an_edited_one_line_entry_stays() -> None:
 
 from test_lite import block_docs  # type: ignore[import-not-found]  # noqa: E402
 
-from krm_fn import items as items_mod  # noqa: E402
+from krm_fn.io import items as items_mod  # noqa: E402
 
 
 def _edits(draw: Any, doc: Any, node: Any, swaps: list[str], depth: int = 0) -> None:
@@ -436,7 +436,7 @@ def test_random_edits_splice_or_step_aside(data: Any) -> None:
     _edits(data.draw, doc, doc.data, swaps)
     if not doc.changed:
         return
-    from krm_fn import rtedit
+    from krm_fn.yaml import rtedit
 
     rtedit.flush(doc.pending)
     try:
@@ -592,14 +592,14 @@ def test_shipwright_build_changes_only_the_scheduling_fields() -> None:
 def test_list_entry_removed_and_another_added_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """A term removed from the middle of a list while another is added (a re-render that
     pins another assistant): the other entries and their comments stay where they are."""
-    from krm_fn.document import RoundTripDocument
+    from krm_fn.yaml.document import RoundTripDocument
 
     item = (
         "- apiVersion: v1\n  kind: X\n  metadata:\n    name: x   # keep\n  spec:\n    terms:\n"
         "      - name: a   # first\n        v: {{A}}\n      - name: b\n        v: 2\n      # about c\n"
         "      - name: c\n        v: [1,\n          2]\n    tail: {{T}}\n"
     )
-    from krm_fn import items as items_mod
+    from krm_fn.io import items as items_mod
 
     doc = items_mod._round_trip_document(item)
     assert isinstance(doc, RoundTripDocument)

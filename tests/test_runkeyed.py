@@ -14,9 +14,9 @@ import schemacheck
 import yaml
 from files_util import cli  # type: ignore[import-not-found]
 
-from krm_fn import names
-from krm_fn.keys import OWNER_ANNOTATION
-from krm_fn.krm import run_resource_list
+from krm_fn.core import names
+from krm_fn.core.keys import OWNER_ANNOTATION
+from krm_fn.modes.krm import run_resource_list
 
 REQ = "requiredDuringSchedulingIgnoredDuringExecution"
 PREF = "preferredDuringSchedulingIgnoredDuringExecution"

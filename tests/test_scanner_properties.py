@@ -13,11 +13,11 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from krm_fn import errors
-from krm_fn import items as items_mod
-from krm_fn import process
-from krm_fn import resourcelist
-from krm_fn.items import ResourceList
+from krm_fn.core import errors
+from krm_fn.io import items as items_mod
+from krm_fn.io import resourcelist
+from krm_fn.io.items import ResourceList
+from krm_fn.transforms import process
 
 TRICKY = [
     "web", "0755", "yes", "on", "null", "~", "", "1.5", "2024-01-01", "a: b", "x #y", "#z", "'q'",
@@ -171,8 +171,8 @@ def _identity(it: items_mod.Item) -> tuple[Any, ...]:
 def test_a_document_reads_as_its_entry(text: str) -> None:
     """Files mode reads an object's identity off its document (no re-indented copy): the same
     identity as the scanner reads off the document made into a `- ` entry, the form it had."""
-    from krm_fn import scanner
-    from krm_fn import yamltext
+    from krm_fn.io import scanner
+    from krm_fn.yaml import yamltext
 
     assume(text.strip())
     entry = yamltext.entry_of(text)

@@ -7,14 +7,14 @@ from typing import Any
 
 import pytest
 
-from krm_fn import items as items_mod
-from krm_fn import scheduling
-from krm_fn import yamlio
-from krm_fn.config import Policy
-from krm_fn.context import Context
-from krm_fn.document import RoundTripDocument
-from krm_fn.items import Item
-from krm_fn.results import ResourceRef
+from krm_fn.core.results import ResourceRef
+from krm_fn.io import items as items_mod
+from krm_fn.io.items import Item
+from krm_fn.policy.config import Policy
+from krm_fn.transforms import scheduling
+from krm_fn.transforms.context import Context
+from krm_fn.yaml import yamlio
+from krm_fn.yaml.document import RoundTripDocument
 
 PR = """\
 apiVersion: tekton.dev/v1

@@ -12,8 +12,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from krm_fn import assistant
-from krm_fn import config
+from krm_fn.policy import config
+from krm_fn.transforms.tekton import assistant
 
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schemas" / "coschedulepolicy.schema.json"
 SCHEMA: dict[str, Any] = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))

@@ -13,8 +13,8 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from krm_fn import config
-from krm_fn import schemacheck
+from krm_fn.policy import config
+from krm_fn.policy import schemacheck
 
 SCHEMA = config._schema()
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
@@ -119,7 +119,7 @@ def _imported_by_loading(spec: str, check: str, module: str) -> bool:
     imports `module`; `check` (Python source over policy and results) must hold."""
     code = (
         "import sys\n"
-        "from krm_fn import config\n"
+        "from krm_fn.policy import config\n"
         f"policy, results = config.load({{'apiVersion': 'fn.kpt.dev/v1alpha1', 'kind': 'CoschedulePolicy', 'spec': {spec}}})\n"
         f"assert {check}, results\n"
         f"print({module!r} in sys.modules)\n"
@@ -143,7 +143,7 @@ def test_an_invalid_config_still_gets_jsonschema_messages() -> None:
 
 
 def schemadata_text() -> str:
-    """krm_fn/schemadata.py as it must read: krm_fn/schemas/coschedulepolicy.schema.json (JSON
+    """krm_fn/policy/schemadata.py as it must read: krm_fn/schemas/coschedulepolicy.schema.json (JSON
     that is a Python expression once true, false and null are names), as it is."""
     schema = (PKG / "schemas" / "coschedulepolicy.schema.json").read_text(encoding="utf-8")
     data = json.loads(schema)
@@ -165,19 +165,19 @@ def schemadata_text() -> str:
 
 
 def test_the_schema_data_is_the_schema_file() -> None:
-    assert (PKG / "schemadata.py").read_text(encoding="utf-8") == schemadata_text(), (
-        "krm_fn/schemadata.py is not schemas/coschedulepolicy.schema.json: `python tests/test_schemacheck.py` writes it again"
+    assert (PKG / "policy" / "schemadata.py").read_text(encoding="utf-8") == schemadata_text(), (
+        "krm_fn/policy/schemadata.py is not schemas/coschedulepolicy.schema.json: `python tests/test_schemacheck.py` writes it again"
     )
     schema = json.loads((PKG / "schemas" / "coschedulepolicy.schema.json").read_text(encoding="utf-8"))
     assert schema == SCHEMA and json.dumps(SCHEMA) == json.dumps(schema)  # the same data, in the same order
 
 
 def test_a_valid_config_never_imports_json() -> None:
-    """The policy is checked against the schema as Python data (krm_fn/schemadata.py): a run
+    """The policy is checked against the schema as Python data (krm_fn/policy/schemadata.py): a run
     with a valid CoschedulePolicy imports no JSON module."""
     spec = "{'coschedule': 'workspaces', 'assistant': {'podTemplate': {'nodeSelector': {'pool': 'ci'}}}}"
     assert not _imported_by_loading(spec, "policy is not None and not results", "json")
 
 
 if __name__ == "__main__":
-    (PKG / "schemadata.py").write_text(schemadata_text(), encoding="utf-8")
+    (PKG / "policy" / "schemadata.py").write_text(schemadata_text(), encoding="utf-8")

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 import yaml
 
-from krm_fn import shipwright
-from krm_fn.krm import run_resource_list
-from krm_fn.results import Result
+from krm_fn.core.results import Result
+from krm_fn.modes.krm import run_resource_list
+from krm_fn.transforms import shipwright
 
 HEAD = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
 SCHEMA = Path(__file__).parent / "data" / "shipwright-scheduling-fields.schema.json"

@@ -9,12 +9,12 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from krm_fn import errors
-from krm_fn import keys
-from krm_fn import streams
-from krm_fn import yamlio
-from krm_fn import yamltext
-from krm_fn.kustomize import run_plugin
+from krm_fn.core import errors
+from krm_fn.core import keys
+from krm_fn.modes import streams
+from krm_fn.modes.kustomize import run_plugin
+from krm_fn.yaml import yamlio
+from krm_fn.yaml import yamltext
 
 RUN = """\
 apiVersion: tekton.dev/v1
@@ -155,7 +155,7 @@ def _plugin(text: str, policy: str, tmp: Path | None = None) -> tuple[str, list,
 
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch) -> None:
-    from krm_fn import process
+    from krm_fn.transforms import process
 
     monkeypatch.setitem(process.HANDLERS, ("tekton.dev", "PipelineRun"), fake_transform.handle_pipelinerun)
 
@@ -277,7 +277,7 @@ def test_documents_the_light_writer_read_back_are_not_read_again(tmp_path: Path,
     its run (the light writer proved it) nor its untouched documents (checked when read)."""
     from files_util import cli
 
-    from krm_fn import items as items_mod
+    from krm_fn.io import items as items_mod
 
     run, policy = _package(tmp_path)
     run.write_text(CM + "---\n" + run.read_text())

@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 import yaml
 
-from krm_fn import names
-from krm_fn import scheduling
-from krm_fn.krm import run_resource_list
-from krm_fn.process import Outcome
+from krm_fn.core import names
+from krm_fn.modes.krm import run_resource_list
+from krm_fn.transforms import scheduling
+from krm_fn.transforms.process import Outcome
 
 HEADER = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
 
@@ -682,7 +682,7 @@ def test_task_run_specs_with_an_unknown_pipeline_are_not_checked() -> None:
 def test_the_same_run_twice_is_an_error_not_a_lost_assistant() -> None:
     """Two PipelineRuns with one namespace and name would get assistants of one name: the
     second one's claims would bind a StatefulSet that never comes. Found by test_json_input."""
-    from krm_fn.krm import run_resource_list
+    from krm_fn.modes.krm import run_resource_list
 
     run = (
         "- apiVersion: tekton.dev/v1\n  kind: PipelineRun\n  metadata:\n    name: x\n    namespace: ci\n"

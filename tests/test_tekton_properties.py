@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from krm_fn.krm import run_resource_list
+from krm_fn.modes.krm import run_resource_list
 
 MODES = ["workspaces", "pipelineruns", "isolate-pipelinerun", "disabled"]
 WS_NAMES = ["a", "b", "c", "d"]

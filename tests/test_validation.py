@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from krm_fn import validation as v
+from krm_fn.policy import validation as v
 
 NAME_REGEX_ERR = (
     "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end "

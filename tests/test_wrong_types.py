@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from krm_fn.krm import run_resource_list
+from krm_fn.modes.krm import run_resource_list
 
 ROOT = Path(__file__).resolve().parent.parent
 H = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"

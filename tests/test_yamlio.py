@@ -11,7 +11,7 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from krm_fn import yamlio
+from krm_fn.yaml import yamlio
 
 
 def test_to_plain_dates_from_either_loader_agree() -> None:

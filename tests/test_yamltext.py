@@ -8,9 +8,9 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from krm_fn import resourcelist
-from krm_fn import yamlio
-from krm_fn import yamltext
+from krm_fn.io import resourcelist
+from krm_fn.yaml import yamlio
+from krm_fn.yaml import yamltext
 
 
 def test_head_comment_goes_after_the_dash() -> None:

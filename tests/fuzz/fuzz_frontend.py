@@ -19,7 +19,7 @@ import atheris
 with atheris.instrument_imports():
     import yaml
 
-    from krm_fn.krm import run_resource_list
+    from krm_fn.modes.krm import run_resource_list
 
 
 class _AnyTagLoader(yaml.CSafeLoader):

@@ -1,0 +1,756 @@
+"""Files mode (pre-commit): `krm-coschedule --config POLICY FILE...` rewrites YAML files in
+place. All files form one ResourceList (a PipelineRun in one file can use a Pipeline in
+another); each file is all or nothing on its own.
+
+The file contract lives here, in two steps: `run` reads every file and decides its new text
+(writing nothing); `commit` writes the changed files (or prints their diffs), counts and
+words the outcome, and gives the exit code.
+"""
+from __future__ import annotations
+
+import bisect
+import difflib
+import os
+import stat
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from krm_fn.core.errors import InputError
+from krm_fn.core.keys import LOCAL_CONFIG
+from krm_fn.core.keys import PATH_KEY
+from krm_fn.core.record import Record
+from krm_fn.core.results import Result
+from krm_fn.core.results import sorted_results
+from krm_fn.core.results import summary_line
+from krm_fn.io import packages
+from krm_fn.io import resourcelist
+from krm_fn.modes import streams
+from krm_fn.policy import config as config_mod
+from krm_fn.transforms import process as process_mod
+from krm_fn.transforms.context import Plan
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
+if TYPE_CHECKING:
+    from typing import Any
+    from typing import Literal
+    from typing import Protocol
+
+    Opcode = tuple[Literal["replace", "delete", "insert", "equal"], int, int, int, int]
+
+    class Writer(Protocol):
+        def write(self, text: str, /) -> object: ...
+
+        def flush(self) -> object: ...
+
+
+class FileState(Record):
+    __slots__ = ("path", "name", "stream", "failed", "new_text", "stat")
+
+    def __init__(
+        self,
+        path: Path,
+        name: str,
+        stream: streams.Stream | None = None,
+        failed: bool = False,
+        new_text: str | None = None,
+        stat: os.stat_result | None = None,
+    ) -> None:
+        self.path = path
+        self.name = name  # as given on the command line (and in results)
+        self.stream = stream
+        self.failed = failed
+        self.new_text = new_text  # None: unchanged (or failed)
+        self.stat = stat  # as read: a file that changes before it is written is not overwritten
+
+
+class FilesOutcome(Record):
+    __slots__ = ("files", "results", "plans", "global_error")
+
+    def __init__(
+        self,
+        files: list[FileState],
+        results: list[Result],
+        plans: list[Plan],
+        global_error: bool = False,
+    ) -> None:
+        self.files = files
+        self.results = results
+        self.plans = plans
+        self.global_error = global_error
+
+    @property
+    def changed(self) -> list[FileState]:
+        return [f for f in self.files if f.new_text is not None]
+
+    @property
+    def has_error(self) -> bool:
+        return self.global_error or any(f.failed for f in self.files)
+
+
+def _file_error(name: str, message: str) -> Result:
+    return Result("error", message, file_path=name, file_index=0)
+
+
+# --------------------------------------------------------------------------- read and decide
+
+
+def read_files(names: list[str], defer: bool = False) -> tuple[list[FileState], list[Result]]:
+    """Read, decode and split every file; a file that cannot be read fails on its own.
+    `defer`: without the syntax check of the documents (streams.make_items)."""
+    files: list[FileState] = []
+    results: list[Result] = []
+    seen: set[str] = set()
+    dirs: dict[str, str] = {}
+    for name in names:
+        path = Path(name)
+        key = packages.realpath(path, dirs)
+        if key in seen:
+            continue  # the same file twice (pre-commit never does this; users might)
+        seen.add(key)
+        f = FileState(path, name)
+        files.append(f)
+        try:
+            data = _read(f)
+        except OSError as e:
+            f.failed = True
+            results.append(_file_error(name, f"{name}: cannot be read: {e.strerror or e}"))
+            continue
+        except InputError as e:
+            f.failed = True
+            results.append(_file_error(name, f"{name}: {e}"))
+            continue
+        try:
+            text = _decode(data)
+            stream = streams.split(text, name)
+            streams.make_items(stream, defer)
+        except InputError as e:
+            f.failed = True
+            message = f"{name}: {e}" if not str(e).startswith(name) else str(e)
+            results.append(_file_error(name, f"{message}; the file is left unchanged"))
+            continue
+        f.stream = stream
+    return files, results
+
+
+MAX_FILE_BYTES = 256 * 1024 * 1024  # a larger FILE is refused, not read
+
+
+def _read(f: FileState) -> bytes:
+    """The file's bytes: a regular file only (a FIFO would block, a device never end), and
+    at most MAX_FILE_BYTES. Raises OSError or InputError."""
+    f.stat = os.stat(f.path)
+    mode = f.stat.st_mode
+    if stat.S_ISDIR(mode):
+        raise InputError("is a directory; pass the YAML files in it")
+    if not stat.S_ISREG(mode):
+        what = "a FIFO" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file"
+        raise InputError(f"is {what}, not a regular file; pass YAML files")
+    if f.stat.st_size > MAX_FILE_BYTES:
+        raise InputError(
+            f"is {f.stat.st_size // (1024 * 1024)} MiB; the function reads files of at most "
+            f"{MAX_FILE_BYTES // (1024 * 1024)} MiB: split it"
+        )
+    with f.path.open("rb") as fh:
+        # the size stat gave and one byte more, to see a file that grew: reading the limit at
+        # once would allocate (and map) 256 MB per file, ~0.1 ms each
+        data = fh.read(f.stat.st_size + 1)
+        if len(data) > f.stat.st_size:
+            data += fh.read(MAX_FILE_BYTES + 1 - len(data))
+    if len(data) > MAX_FILE_BYTES:
+        raise InputError(f"grew past {MAX_FILE_BYTES // (1024 * 1024)} MiB while it was read: split it")
+    return data
+
+
+def _decode(data: bytes) -> str:
+    if b"\x00" in data:
+        raise InputError("contains NUL bytes (a binary file?)")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(
+            f"is not UTF-8 text (byte 0x{data[e.start]:02x} at offset {e.start})"
+        ) from None
+    if not resourcelist.printable_ascii(data):
+        resourcelist.check_printable(text, "")
+    return text
+
+
+def run(
+    names: list[str], function_config: Any, light: bool = False, progress: Callable[[int, int, str], None] | None = None
+) -> FilesOutcome:
+    """Render the files package by package (krm_fn.io.packages): each package's other YAML
+    files are read as context, and its policy is `function_config` (--config) when given,
+    else its own. Decides every file's new text; writes nothing."""
+    with process_mod.PausedGC():
+        return _run(names, function_config, light, progress)
+
+
+def _run(
+    names: list[str], function_config: Any, light: bool, progress: Callable[[int, int, str], None] | None
+) -> FilesOutcome:
+    names = _unique(packages.expand(names))
+    outcome = FilesOutcome([], [], [])
+    groups = packages.group(names)
+    many = progress is not None and (len(names) >= 50 or len(groups) > 1)
+    for i, pkg in enumerate(groups):
+        if many and progress is not None:
+            progress(i, len(groups), f"rendering {len(names)} files, package")
+        part = _run_package(pkg, function_config, light)
+        outcome.files.extend(part.files)
+        outcome.results.extend(part.results)
+        outcome.plans.extend(part.plans)
+        outcome.global_error = outcome.global_error or part.global_error
+    if many and progress is not None:
+        progress(len(groups), len(groups), "")
+    by_name = {f.name: i for i, f in enumerate(outcome.files)}
+    order = {n: i for i, n in enumerate(names)}
+    outcome.files.sort(key=lambda f: order.get(f.name, by_name[f.name]))
+    outcome.results = sorted_results(outcome.results)
+    return outcome
+
+
+def _unique(names: list[str]) -> list[str]:
+    """The same file twice (pre-commit never does this; users might) counts once."""
+    seen: set[str] = set()
+    out = []
+    dirs: dict[str, str] = {}
+    for n in names:
+        key = packages.realpath(n, dirs)
+        if key not in seen:
+            seen.add(key)
+            out.append(n)
+    return out
+
+
+def _run_package(pkg: packages.Package, override: Any, light: bool, defer: bool = True) -> FilesOutcome:
+    """`defer`: the files are read without the syntax check of their documents, which is
+    made after the first pass only of what nothing read (streams.check_deferred). Should a
+    file fail the check, the package is read and rendered again with every file checked as
+    it is read: the outcome, messages included, is then exactly that of the eager reading,
+    which the deferred one only skips work of."""
+    files, read_errors = read_files(pkg.given, defer)
+    context, _unreadable = read_files(pkg.context, defer)  # what cannot be read is simply not context
+    errors: list[Result] = list(read_errors)
+    if defer and (errors or any(f.failed for f in context)):
+        return _run_package(pkg, override, light, defer=False)
+    if override is not None:
+        policy: Any = override
+    else:
+        policy, problem = _package_policy(pkg, files + context)
+        if problem is not None:
+            if defer:
+                return _run_package(pkg, override, light, defer=False)
+            for f in files:
+                if not f.failed:
+                    f.failed = True
+                    errors.append(_file_error(f.name, f"{f.name}: {problem}"))
+            return FilesOutcome(files, errors, [])
+    by_name = {f.name: f for f in files}
+    live = [f for f in files if f.stream is not None]
+    extra = [f for f in context if f.stream is not None]
+    # a file with an error is all or nothing on its own: run again with its objects kept
+    # for lookups only, until no new file fails. Every pass starts from the files' text: a
+    # pass edits the objects it reads, and a run edited by the last pass would look rendered.
+    # A context file whose objects cannot be read leaves the context.
+    first = True
+    while True:
+        for group, lookups_only in ((live, False), (extra, True)):
+            for f in group:  # by group: `f in extra` compares FileStates field by field
+                assert f.stream is not None
+                if not first:  # every stream passed the syntax check by now (read, or check_deferred)
+                    streams.make_items(f.stream, checked=True)
+                if f.failed or lookups_only:
+                    _mark_context_only(f.stream)
+        first = False
+        outcome = process_mod.process(
+            streams.resource_list_of([f.stream for f in live + extra if f.stream is not None], policy),
+            light=light,
+        )
+        # the deferred reading differs from the eager one only in when the documents are
+        # checked: when every file passes the check, the eager reading would have made the
+        # same items, and this pass's outcome (errors included) is the eager one's
+        if defer and not all(streams.check_deferred(f.stream) for f in live + extra if f.stream is not None):
+            return _run_package(pkg, override, light, defer=False)
+        dropped = _drop_broken_context(outcome.results, extra)
+        if dropped:
+            extra = [f for f in extra if f not in dropped]
+            continue
+        new_failures, global_error = _fail_files(outcome.results, by_name, errors)
+        if global_error:
+            return FilesOutcome(files, sorted_results(errors + _others(outcome.results)), [], True)
+        if not new_failures:
+            break
+    problems: dict[int, str] = {}
+    try:
+        texts = streams.apply([f.stream for f in live + extra if f.stream is not None], outcome, problems)
+    except InputError as e:
+        errors.append(Result("error", str(e)))
+        return FilesOutcome(files, sorted_results(errors), [], True)
+    for i, f in enumerate(live):
+        assert f.stream is not None
+        if f.failed or texts[i] == f.stream.raw and i not in problems:
+            continue
+        problem = problems.get(i) or _refuse_json(f)
+        if problem is not None:
+            f.failed = True
+            errors.append(_file_error(f.name, problem))
+            continue
+        f.new_text = texts[i]
+    failed_names = {f.name for f in files if f.failed}
+    context_names = {f.name for f in extra}
+    kept = [
+        r for r in outcome.results
+        if r.severity != "error" and r.file_path not in failed_names and r.file_path not in context_names
+    ]
+    return FilesOutcome(files, sorted_results(errors + kept), outcome.plans)
+
+
+def _drop_broken_context(results: list[Result], extra: list[FileState]) -> list[FileState]:
+    """Context files an error names (an object that cannot be read): left out of the context."""
+    names = {r.file_path for r in results if r.severity == "error"}
+    return [f for f in extra if f.name in names]
+
+
+def _package_policy(pkg: packages.Package, files: list[FileState]) -> tuple[Any, str | None]:
+    """The package's own policy: its Kptfile's config for this function, or a
+    CoschedulePolicy document among its files; (None, None) for none (the defaults), or
+    (None, reason) when there are two or one cannot be read."""
+    try:
+        node, source = packages.kptfile_config(pkg)
+    except ValueError as e:
+        return None, str(e)
+    found: dict[str, Any] = {}
+    if source is not None:
+        if node is not None:
+            found[os.path.realpath(source) + "#configMap"] = (source, node)
+        else:
+            found[os.path.realpath(source)] = (source, None)
+    for f in files:
+        if f.stream is None:
+            continue
+        for doc in f.stream.docs:
+            if doc.item is not None and doc.item.meta.kind == config_mod.POLICY_KIND:
+                found.setdefault(os.path.realpath(f.name), (f.name, None))
+    if len(found) > 1:
+        where = ", ".join(sorted(src for src, _ in found.values()))
+        return None, (
+            f"the package {pkg.root} has two policies for krm-coschedule ({where}); keep one (or "
+            "name it with --config)"
+        )
+    if not found:
+        return None, None
+    path, node = next(iter(found.values()))
+    if node is not None:
+        return node, None
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+        fc = streams.read_config(text, path)
+    except (OSError, UnicodeError) as e:
+        return None, f"cannot read the package's policy {path}: {e}"
+    except InputError as e:
+        return None, f"the package's policy {e}"
+    annotate_config(fc, path)
+    return fc, None
+
+
+def annotate_config(fc: Any, path: str) -> None:
+    """In memory: results about the policy name its file."""
+    md = fc.get("metadata") if isinstance(fc, dict) else None
+    if isinstance(md, dict):
+        ann = md.get("annotations")
+        if ann is None or isinstance(ann, dict):
+            md["annotations"] = {**(ann or {}), PATH_KEY: path}
+
+
+def _refuse_json(f: FileState) -> str | None:
+    """A JSON file is not rewritten: the new text would be YAML (and more documents)."""
+    assert f.stream is not None
+    body = f.stream.raw.lstrip("\ufeff \t\r\n")
+    if f.name.endswith(".json") or body.startswith(("{", "[")):
+        return (
+            f"{f.name}: is JSON, and the function writes YAML (the run would change and gain "
+            "generated documents); it is left unchanged: convert it to YAML to have it rendered"
+        )
+    return None
+
+
+def _fail_files(results: list[Result], by_name: dict[str, FileState], errors: list[Result]) -> tuple[bool, bool]:
+    """Mark the file of every error failed; (a file newly failed, an error names no file)."""
+    new_failures = global_error = False
+    for r in results:
+        if r.severity != "error":
+            continue
+        target = by_name.get(r.file_path or "")
+        if target is None:
+            global_error = True
+        elif not target.failed:
+            target.failed = True
+            new_failures = True
+        if r not in errors:
+            errors.append(r)
+    return new_failures, global_error
+
+
+def _others(results: list[Result]) -> list[Result]:
+    return [r for r in results if r.severity != "error"]
+
+
+def _mark_context_only(stream: streams.Stream | None) -> None:
+    """Objects of a failed file stay in the list for lookups but are not transformed."""
+    assert stream is not None
+    for it in stream.items:
+        it.lookup_only = True
+        if it.meta.annotations.get(LOCAL_CONFIG) != "true":
+            it.meta.annotations = {**it.meta.annotations, LOCAL_CONFIG: "true"}
+
+
+# --------------------------------------------------------------------------- write and report
+
+
+def commit(
+    outcome: FilesOutcome, write: bool, diff: bool, out: Writer, err: Writer, as_json: bool = False, colour: bool = False
+) -> int:
+    """Write the changed files (or print their diffs), say what happened on `err` (or as one
+    JSON object on `out`), and give the exit code: 1 when a file changed (pre-commit's
+    convention) or anything failed."""
+    if not as_json:
+        for r in outcome.results:
+            if r.severity in ("error", "warning"):
+                err.write(result_line(r) + "\n")
+    changed = outcome.changed
+    if diff and not as_json:
+        for f in changed:
+            out.write(_coloured(unified_diff(f)) if colour else unified_diff(f))
+    failures: list[tuple[FileState, str]] = write_files(changed) if write else []
+    if as_json:
+        out.write(_json_report(outcome, write, diff, failures))
+        out.flush()
+        return 1 if (changed or outcome.has_error) else 0
+    for f, reason in failures:
+        err.write(f"{f.name}: {reason}\n")
+    for f in changed:
+        if not f.failed:
+            verb = "rewrote" if write else "would rewrite"
+            err.write(f"krm-coschedule: {verb} {f.name}\n")
+    out.flush()
+    failed = sum(1 for f in outcome.files if f.failed)
+    rewritten = sum(1 for f in changed if not f.failed)
+    unchanged = sum(1 for f in outcome.files if f.new_text is None and not f.failed)
+    verb = "rewritten" if write else "would be rewritten"
+    err.write(
+        f"krm-coschedule: {rewritten} file(s) {verb}, {failed} failed, {unchanged} unchanged; "
+        f"{summary_line(outcome.results)}\n"
+    )
+    return 1 if (changed or outcome.has_error) else 0
+
+
+def _json_report(outcome: FilesOutcome, write: bool, diff: bool, failures: list[tuple[FileState, str]]) -> str:
+    """{files: [{path, status, reason?, diff?}], results: [...KRM results], summary} for CI
+    annotations. status: rewritten | would-rewrite | unchanged | failed."""
+    import json
+
+    reasons = {id(f): r for f, r in failures}
+    rows = []
+    for f in outcome.files:
+        row: dict[str, Any] = {"path": f.name}
+        if f.failed:
+            row["status"] = "failed"
+            if id(f) in reasons:
+                row["reason"] = reasons[id(f)]
+        elif f.new_text is not None:
+            row["status"] = "rewritten" if write else "would-rewrite"
+            if diff:
+                row["diff"] = unified_diff(f)
+        else:
+            row["status"] = "unchanged"
+        rows.append(row)
+    return json.dumps(
+        {"files": rows, "results": [r.as_dict() for r in outcome.results], "summary": summary_line(outcome.results)},
+        indent=2, ensure_ascii=False,
+    ) + "\n"
+
+
+def _coloured(diff: str) -> str:
+    """A unified diff with git's colours: headers bold, hunks cyan, removals red, additions
+    green."""
+    out = []
+    for line in diff.splitlines(keepends=True):
+        body, end = (line[:-1], "\n") if line.endswith("\n") else (line, "")
+        if line.startswith(("---", "+++")):
+            out.append(f"\x1b[1m{body}\x1b[m{end}")
+        elif line.startswith("@@"):
+            out.append(f"\x1b[36m{body}\x1b[m{end}")
+        elif line.startswith("-"):
+            out.append(f"\x1b[31m{body}\x1b[m{end}")
+        elif line.startswith("+"):
+            out.append(f"\x1b[32m{body}\x1b[m{end}")
+        else:
+            out.append(line)
+    return "".join(out)
+
+
+def result_line(r: Result) -> str:
+    line = r.one_line()
+    if r.file_path and not r.message.startswith(r.file_path):
+        line = f"{r.file_path}: {line}"
+    return line
+
+
+def write_files(files: list[FileState]) -> list[tuple[FileState, str]]:
+    """Write every file's new text, each atomically (a temp file in the same directory, then a
+    rename), keeping its mode and, where allowed, its owner and group. A file that cannot be
+    written, is a symlink, or changed on disk since it was read fails on its own (returned
+    with the reason). Anything unexpected puts back the files already written and removes
+    every temp file before it propagates: then no file has changed."""
+    failures: list[tuple[FileState, str]] = []
+    staged: list[tuple[FileState, str]] = []
+    done: list[FileState] = []
+    try:
+        for f in files:
+            reason = _refusal(f)
+            if reason is None:
+                try:
+                    staged.append((f, _stage(f.path, f.new_text or "", sync=False)))
+                    continue
+                except OSError as e:
+                    reason = f"cannot write: {e.strerror or e}"
+            f.failed = True
+            failures.append((f, reason))
+        for (f, _tmp), problem in zip(staged, _sync_all([tmp for _f, tmp in staged]), strict=True):
+            if problem is not None:  # not on disk for sure: this file is not replaced
+                f.failed = True
+                failures.append((f, f"cannot write: {problem}"))
+        for f, tmp in [(f, tmp) for f, tmp in staged if not f.failed]:
+            reason = _refusal(f)
+            if reason is None:
+                try:
+                    _put(tmp, f)
+                    done.append(f)
+                    continue
+                except OSError as e:
+                    reason = f"cannot write: {e.strerror or e}"
+            f.failed = True
+            failures.append((f, reason))
+    except BaseException:
+        for f in done:
+            _restore(f)
+        raise
+    finally:
+        for _f, tmp in staged:
+            _unlink(tmp)
+    return failures
+
+
+def _refusal(f: FileState) -> str | None:
+    """Why `f` must not be replaced now, or None."""
+    if f.path.is_symlink():
+        # os.replace would turn the link into a file; rewriting its target is not ours to do
+        return "is a symlink; not rewritten (pass the file it points to)"
+    try:
+        now = f.path.stat()
+    except OSError as e:
+        return f"cannot write: {e.strerror or e}"
+    was = f.stat
+    if was is not None and (now.st_ino, now.st_size, now.st_mtime_ns) != (was.st_ino, was.st_size, was.st_mtime_ns):
+        return "changed on disk while krm-coschedule ran; not rewritten (run it again)"
+    return None
+
+
+def _sync_all(tmps: list[str]) -> list[str | None]:
+    """fsync every staged temp file before any is renamed into place; per file None, or why
+    it failed. Many files are synced from a few threads at once (fsync waits on the disk, not
+    on Python: the waits overlap, and the journal commits them together; 1,500 files: 0.5-0.9
+    -> 0.25 s)."""
+    def sync(tmp: str) -> str | None:
+        try:
+            fd = os.open(tmp, os.O_WRONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        except OSError as e:
+            return str(e.strerror or e)
+        return None
+
+    if len(tmps) < 8:
+        return [sync(t) for t in tmps]
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        return list(pool.map(sync, tmps))
+
+
+def _stage(path: Path, text: str, sync: bool = True) -> str:
+    """A temp file beside `path` holding `text`, with path's mode (and owner when allowed);
+    on disk before it returns unless `sync` is false (then _sync_all does it)."""
+    st = path.stat()
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".krm-tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(text.encode("utf-8"))
+            fh.flush()
+            if sync:
+                os.fsync(fh.fileno())
+        os.chmod(tmp, stat.S_IMODE(st.st_mode))
+        if hasattr(os, "chown") and (st.st_uid, st.st_gid) != (os.geteuid(), os.getegid()):
+            try:
+                os.chown(tmp, st.st_uid, st.st_gid)
+            except PermissionError:
+                pass  # not ours to give away: the file becomes the writer's, as with any editor
+    except BaseException:
+        _unlink(tmp)
+        raise
+    return tmp
+
+
+def _put(tmp: str, f: FileState) -> None:
+    """Move the staged text into place: a rename, or for a file with several hard links a
+    write in place (a rename would give this name a file of its own and leave the other
+    links with the old text)."""
+    if f.stat is None or f.stat.st_nlink <= 1:
+        os.replace(tmp, f.path)
+        return
+    with open(tmp, "rb") as src, f.path.open("r+b") as dst:
+        data = src.read()
+        dst.write(data)
+        dst.truncate(len(data))
+        dst.flush()
+        os.fsync(dst.fileno())
+
+
+def _restore(f: FileState) -> None:
+    """Put a written file's original bytes back (after a failure elsewhere)."""
+    if f.stream is None:
+        return
+    try:
+        _put(_stage(f.path, f.stream.raw), f)
+    except OSError:
+        pass
+
+
+def _unlink(tmp: str) -> None:
+    try:
+        os.unlink(tmp)
+    except FileNotFoundError:
+        pass
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write `text` to `path` through a temp file in the same directory and a rename, keeping
+    the file's mode; a reader never sees a half-written file."""
+    os.replace(_stage(path, text), path)
+
+
+def unified_diff(f: FileState) -> str:
+    """The file's change as a unified diff (three lines of context), as `diff -u` writes it."""
+    assert f.stream is not None and f.new_text is not None
+    a, b = f.stream.raw.splitlines(keepends=True), f.new_text.splitlines(keepends=True)
+    out: list[str] = []
+    for group in _Anchored(a, b).get_grouped_opcodes(3):
+        if not out:
+            out += [f"--- {_diff_name('a/', f.name)}\n", f"+++ {_diff_name('b/', f.name)}\n"]
+        (_, i1, _, j1, _), (_, _, i2, _, j2) = group[0], group[-1]  # the lines the hunk spans
+        out.append(f"@@ -{_hunk_range(i1, i2)} +{_hunk_range(j1, j2)} @@\n")
+        for tag, x1, x2, y1, y2 in group:
+            if tag == "equal":
+                out += [" " + _ended(line) for line in a[x1:x2]]
+                continue
+            out += ["-" + _ended(line) for line in a[x1:x2]]  # replace, delete
+            out += ["+" + _ended(line) for line in b[y1:y2]]  # replace, insert
+    return "".join(out)
+
+
+def _hunk_range(start: int, stop: int) -> str:
+    """A hunk's line range: `first,count` (1-based); `first` alone for one line; for none,
+    the line before the hunk and 0."""
+    count = stop - start
+    if count == 1:
+        return str(start + 1)
+    return f"{start if count == 0 else start + 1},{count}"
+
+
+_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"  # where str.splitlines ends a line
+
+
+def _ended(line: str) -> str:
+    """A diff line; the last line of a file without a line end is marked as `diff` marks it
+    (it ran into the next line of the diff)."""
+    return line if line and line[-1] in _BREAKS else line + "\n\\ No newline at end of file\n"
+
+
+class _Anchored(difflib.SequenceMatcher[str]):
+    """difflib's line matching, made in the gaps between anchors: lines that occur once in
+    each text, in the longest chain in which they keep their order (the anchors of a patience
+    diff). difflib alone compares the changed regions of a file with each other: a file of
+    20,000 documents, changed in its runs and appended to, took over ten minutes. Here each
+    gap is compared on its own, and most are a few lines."""
+
+    def __init__(self, a: list[str], b: list[str]) -> None:
+        super().__init__(None, [], [])  # not the texts: it would index every line of b for nothing
+        self.lines_a, self.lines_b = a, b
+
+    def get_opcodes(self) -> list[Opcode]:
+        a, b = self.lines_a, self.lines_b
+        ops: list[Opcode] = []
+        i0 = j0 = 0
+        for i, j in [*_anchors(a, b), (len(a), len(b))]:
+            if i0 < i or j0 < j:
+                gap = difflib.SequenceMatcher(None, a[i0:i], b[j0:j])
+                ops += [(t, i0 + x1, i0 + x2, j0 + y1, j0 + y2) for t, x1, x2, y1, y2 in gap.get_opcodes()]
+            if i < len(a):
+                ops.append(("equal", i, i + 1, j, j + 1))
+            i0, j0 = i + 1, j + 1
+        merged: list[Opcode] = []
+        for op in ops:
+            if merged and op[0] == "equal" == merged[-1][0]:
+                merged[-1] = ("equal", merged[-1][1], op[2], merged[-1][3], op[4])
+            else:
+                merged.append(op)
+        return merged or [("equal", 0, 0, 0, 0)]
+
+
+def _anchors(a: list[str], b: list[str]) -> list[tuple[int, int]]:
+    """(i, j) of the lines that occur once in a and once in b, a[i] == b[j], the longest
+    chain of them increasing in both (patience sorting: n log n)."""
+    once_a: dict[str, int] = {}
+    for i, line in enumerate(a):
+        once_a[line] = -1 if line in once_a else i
+    once_b: dict[str, int] = {}
+    for j, line in enumerate(b):
+        once_b[line] = -1 if line in once_b else j
+    pairs = [(i, once_b[line]) for line, i in once_a.items() if i >= 0 and once_b.get(line, -1) >= 0]
+    pairs.sort()
+    tops: list[int] = []  # the j ending the best chain of each length
+    ends: list[int] = []  # index into pairs of that chain's last pair
+    back: list[int] = []  # each pair's predecessor in its chain
+    for k, (_i, j) in enumerate(pairs):
+        n = bisect.bisect_left(tops, j)
+        back.append(ends[n - 1] if n else -1)
+        if n == len(tops):
+            tops.append(j)
+            ends.append(k)
+        else:
+            tops[n], ends[n] = j, k
+    chain: list[tuple[int, int]] = []
+    k = ends[-1] if ends else -1
+    while k >= 0:
+        chain.append(pairs[k])
+        k = back[k]
+    return chain[::-1]
+
+
+def _diff_name(side: str, name: str) -> str:
+    """A diff header's file name; quoted as git quotes it when it holds a control character,
+    a quote or a backslash, so no file name can forge a header line or drive a terminal."""
+    if not any(c < " " or c in '"\\\x7f' or "\x80" <= c <= "\x9f" for c in name):
+        return side + name
+    out = []
+    for c in side + name:
+        if c in '"\\':
+            out.append("\\" + c)
+        elif c < " " or c == "\x7f" or "\x80" <= c <= "\x9f":
+            out.append({"\n": "\\n", "\t": "\\t", "\r": "\\r"}.get(c, f"\\{ord(c):03o}"))
+        else:
+            out.append(c)
+    return '"' + "".join(out) + '"'

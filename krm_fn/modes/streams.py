@@ -1,0 +1,615 @@
+"""Multi-document YAML streams (kustomize plugin mode and files mode).
+
+A stream is split into documents without touching their bytes. Every document that is a
+Kubernetes object becomes one ResourceList item, so the stream goes through the same
+`process.process()` as a ResourceList on stdin. Afterwards each document is written back as
+its exact input bytes unless the function changed it; generated objects are appended to the
+stream that holds their run (kpt's path annotation, set here in memory only, says which).
+"""
+from __future__ import annotations
+
+import re
+
+from krm_fn.core.errors import InputError
+from krm_fn.core.errors import Unsure
+from krm_fn.core.errors import short
+from krm_fn.core.keys import INDEX_KEY
+from krm_fn.core.keys import LEGACY_PATH_KEY
+from krm_fn.core.keys import LOCATION_KEYS
+from krm_fn.core.keys import PATH_KEY
+from krm_fn.core.record import Record
+from krm_fn.io import items as items_mod
+from krm_fn.io import scanner
+from krm_fn.io.items import Item
+from krm_fn.io.items import ResourceList
+from krm_fn.transforms.process import Outcome
+from krm_fn.yaml import guards
+from krm_fn.yaml import lite
+from krm_fn.yaml import yamlio
+from krm_fn.yaml import yamltext
+from krm_fn.yaml.document import LightDocument
+from krm_fn.yaml.document import RoundTripDocument
+from krm_fn.yaml.document import WrittenDocument
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
+if TYPE_CHECKING:
+    from typing import Any
+
+
+
+class Doc(Record):
+    """One document: `sep` is everything before it (separator lines, directives,
+    comment-only documents), `body` its own text. Both are raw (line endings as read)."""
+
+    __slots__ = ("sep", "body", "number", "item", "location", "line")
+
+    def __init__(
+        self,
+        sep: str,
+        body: str,
+        number: int,
+        item: Item | None = None,
+        location: dict[str, str] | None = None,
+        line: int = 1,
+    ) -> None:
+        self.sep = sep
+        self.body = body
+        self.number = number  # 0-based among the stream's documents
+        self.item = item  # None: not a Kubernetes object, passed through
+        self.location: dict[str, str] = {} if location is None else location  # its own path/index annotations
+        self.line = line  # of the body's first line in the file
+
+
+class Stream(Record):
+    """A split stream. `name` is the path annotation of its documents (None for stdin).
+    `cr`: every line of the text ends in a lone CR (classic Mac OS); its documents, separators
+    and tail are held with LF line ends, and apply() writes them back with CR."""
+
+    __slots__ = ("name", "docs", "tail", "newline", "bom", "raw", "deferred", "cr")
+
+    def __init__(
+        self,
+        name: str | None,
+        docs: list[Doc],
+        tail: str,
+        newline: str = "\n",
+        bom: str = "",
+        raw: str = "",
+        cr: bool = False,
+    ) -> None:
+        self.name = name
+        self.docs = docs
+        self.tail = tail
+        self.newline = newline
+        self.bom = bom
+        self.raw = raw
+        self.deferred = False  # made into items without the syntax check: see check_deferred
+        self.cr = cr
+
+    @property
+    def items(self) -> list[Item]:
+        return [d.item for d in self.docs if d.item is not None]
+
+
+# The lines split() must look at: document markers (`---`, `...` alone or followed by a blank;
+# CRs before the line end are the line end's) and directive lines (`%`). Every other line is
+# body text, skipped in C.
+_SPECIAL_LINE_RE = re.compile(r"^(?:(?:---|\.\.\.)(?:[ \t][^\n]*|\r*)|%[^\n]*)$", re.M)
+# a line of content: not blank, not a comment (what `x.strip() and not x.lstrip().startswith("#")`
+# says of a line: \s is str.isspace's whitespace; it may skip whole blank lines to get there)
+_CONTENT_LINE_RE = re.compile(r"^\s*[^#\s]", re.M)
+
+
+def special_lines(text: str) -> list[re.Match[str]]:
+    """_SPECIAL_LINE_RE.finditer(text), in order: the regular expression is tried only
+    where a line starts with `---`, `...` or `%`, found by substring search (a `^` pattern
+    in multi-line mode is tried at every line of a 10 MB text)."""
+    starts: list[int] = []
+    for token in ("---", "...", "%"):
+        at = text.find(token)
+        while at >= 0:
+            if at == 0 or text[at - 1] == "\n":
+                starts.append(at)
+            at = text.find(token, at + 1)
+    starts.sort()
+    out = []
+    for at in starts:
+        m = _SPECIAL_LINE_RE.match(text, at)
+        if m is not None:
+            out.append(m)
+    return out
+
+
+def split(text: str, name: str | None = None) -> Stream:
+    """Split `text` into documents; `sep + body` of every document plus `tail` is `text`.
+
+    Offsets, not lists of lines: only the marker and directive lines are visited in Python
+    (a 10 MB file has 400,000 lines and a handful of markers per document)."""
+    bom = ""
+    if text.startswith("\ufeff"):
+        bom, text = "\ufeff", text[1:]
+    raw = bom + text
+    cr = "\r" in text and "\n" not in text
+    if cr:
+        text = text.replace("\r", "\n")  # a YAML reader breaks lines at a CR as at an LF
+    newline = "\r\n" if "\r\n" in text else "\n"
+    # Other line breaks a YAML reader knows (a lone CR among LF lines, NEL, the line and
+    # paragraph separators) are no line ends to the patterns below: a text that holds one
+    # is judged line by line as a reader splits it (a comment line cut by a lone CR may hide
+    # a document's content)
+    odd = _odd_breaks(text)
+    docs: list[Doc] = []
+    sep_at = body_at = 0  # the current separator is text[sep_at:body_at], its body text[body_at:here]
+    line = 1  # the line body_at is on
+    counted = 0  # text[:counted] holds line - 1 newlines
+
+    def content(a: int, b: int) -> bool:
+        """Whether text[a:b] holds a line of content (a: a line start, or the rest of a
+        `--- ` marker line)."""
+        if odd:
+            return _holds_content(text[a:b])
+        if a and text[a - 1] != "\n":
+            eol = text.find("\n", a, b)
+            first = text[a:b] if eol < 0 else text[a:eol]
+            if first.strip() and not first.lstrip().startswith("#"):
+                return True
+            if eol < 0:
+                return False
+            a = eol + 1
+        return _CONTENT_LINE_RE.search(text, a, b) is not None
+
+    known = -1  # a body start known to have content before the last special line
+    for m in special_lines(text):
+        at = m.start()
+        end = m.end() + 1 if m.end() < len(text) else m.end()  # with its newline
+        has_body = known == body_at or content(body_at, at)
+        if text.startswith("%", at):
+            if has_body:
+                known = body_at
+                continue  # a body line (a directive belongs before a document's content)
+            body_at = end
+            continue
+        if has_body:
+            line += text.count("\n", counted, body_at)
+            counted = body_at
+            docs.append(Doc(text[sep_at:body_at], text[body_at:at], len(docs), line=line))
+            sep_at = at
+        bare = m.group().rstrip("\r")
+        rest = bare[3:].strip()
+        if bare.startswith("---") and rest and not rest.startswith("#"):
+            # `--- !tag` / `--- |`: the document starts on the marker line
+            body_at = at + 4
+        else:
+            body_at = end
+    if content(body_at, len(text)):
+        line += text.count("\n", counted, body_at)
+        docs.append(Doc(text[sep_at:body_at], text[body_at:], len(docs), line=line))
+        tail = ""
+    else:
+        tail = text[sep_at:]
+    return Stream(name, docs, tail, newline, bom, raw, cr)
+
+
+_BREAK_RE = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+
+
+def _odd_breaks(text: str) -> bool:
+    """Whether `text` holds a line break other than LF and CRLF."""
+    if not text.isascii() and any(c in text for c in "\x85\u2028\u2029"):
+        return True
+    return "\r" in text and "\r" in text.replace("\r\n", "")
+
+
+def _holds_content(text: str) -> bool:
+    """Whether `text` (from a line start, or the rest of a `--- ` marker line) holds a line
+    that is neither blank nor a comment, its lines split at every YAML line break."""
+    for line in _BREAK_RE.split(text):
+        t = line.strip()
+        if t and t[0] != "#":
+            return True
+    return False
+
+
+# the document text of an item entry (tests and older callers use it from here)
+unentry = yamltext.unentry
+
+
+def make_items(stream: Stream, defer: bool = False, checked: bool = False) -> None:
+    """Read every document's identity; Kubernetes objects get an item, whose text is the
+    document itself (made into a `- ` entry only when the item is read). Raises InputError
+    naming the document. `defer`: leave out the syntax check of the documents, which
+    check_deferred() makes later of those nothing has read by then (the caller must call it
+    before it trusts the stream, and read the file again without `defer` when it fails).
+    `checked`: the stream's text passed that check before (items made again for a later pass)."""
+    stream.deferred = defer
+    checked = checked or defer or _reads_whole(stream)
+    for doc in stream.docs:
+        where = f"{stream.name or 'stdin'}: document {doc.number + 1}"
+        item = _document_item(doc.body, where, doc.line, checked)
+        m = item.meta
+        if not (m.is_mapping and m.kind and m.api_version):
+            continue  # not a Kubernetes object: never sent, never changed
+        doc.location = {k: m.annotations[k] for k in LOCATION_KEYS if k in m.annotations}
+        if stream.name is not None:
+            # in memory only: results and generated objects name the file; never written
+            ann = dict(m.annotations)
+            for k in LOCATION_KEYS:
+                ann.pop(k, None)
+            ann[PATH_KEY] = stream.name
+            ann[INDEX_KEY] = str(doc.number)
+            m.annotations = ann
+        doc.item = item
+
+
+# The first 64 KB of files a process checks are checked by the light reader when it takes
+# every document of the file (a few ms at most): libyaml's parser costs ~20 ms to import
+# (ruamel.yaml.clib imports ruamel.yaml), which a larger input repays (the light reader is
+# slower per byte, and most documents are read again anyway). Either way the verdict is the
+# same: what the light reader takes, the round-trip loader reads the same.
+_LIGHT_CHECK_BUDGET = [64 * 1024]
+
+
+def _reads_whole(stream: Stream) -> bool:
+    """Whether every document of the stream surely passes the syntax check of an untouched
+    object (items.check_syntax), judged in one libyaml pass over the whole text instead of
+    one per document: libyaml reads the documents as split() cuts them, and a document it
+    reads in the stream it reads alone, except under a directive (`%TAG`), which binds the
+    next document only: then, for too much flow nesting (guards.flow_nesting_within_limit
+    bounds every document's at once) or a failure, each document is checked on its own."""
+    text = stream.raw[len(stream.bom):]
+    if stream.cr:
+        text = text.replace("\r", "\n")  # as split() read it (a directive starts a line)
+    if _has_directive(text) or not guards.flow_nesting_within_limit(text):
+        return False
+    if len(text) <= _LIGHT_CHECK_BUDGET[0]:
+        _LIGHT_CHECK_BUDGET[0] -= len(text)
+        if all(_light_document(d.body) is not None for d in stream.docs):
+            return True
+    return items_mod.libyaml_reads(text)
+
+
+def check_deferred(stream: Stream) -> bool:
+    """After a stream made into items with `defer` was processed: whether it passes the
+    syntax check make_items() left out. A document some reader took whole (the light reader,
+    the round-trip loader) or found to be exactly the text the emitter writes is YAML
+    (Item.was_read) and needs no check: in a rendered repository that is every run and every
+    placeholder, and the check of the files cost a tenth of a re-render. Only when some
+    document is not known so, or the text between the documents is more than comments and
+    bare markers, is the file checked as make_items() checks it. False: the caller reads the
+    file again without `defer`, which reports the document as before."""
+    if not stream.deferred:
+        return True
+    stream.deferred = False
+    if all(d.item is not None and d.item.was_read and _plain_separator(d.sep) for d in stream.docs) and _plain_separator(
+        stream.tail
+    ):
+        return True
+    if _reads_whole(stream):
+        return True
+    try:
+        for doc in stream.docs:
+            if doc.item is None or not doc.item.was_read:
+                _check_document(doc.body.replace("\r\n", "\n") if "\r" in doc.body else doc.body, "", doc.line)
+    except InputError:
+        return False
+    return True
+
+
+def _plain_separator(text: str) -> bool:
+    """Whether the text between two documents is nothing but blank lines, comment lines and
+    bare `---` / `...` markers (each line ended: a document that starts on its marker line,
+    `--- !!map`, is checked)."""
+    if not text:
+        return True
+    if not text.endswith("\n"):
+        return False
+    for line in text.splitlines():
+        s = line.strip()
+        if not s or s.startswith("#"):
+            continue
+        marker, rest = s[:3], s[3:]
+        if marker in ("---", "...") and (not rest or (rest[0] in " \t" and rest.lstrip().startswith("#"))):
+            continue
+        return False
+    return True
+
+
+def _check_document(text: str, where: str, line: int) -> None:
+    """make_items()'s syntax check of one document (its text with LF line ends)."""
+    try:
+        items_mod.check_syntax(yamltext.entry_of(text))  # an object no transform reads is echoed as it is
+    except InputError as e:
+        msg = items_mod.in_file_lines(_after_colon(str(e)), line)
+        raise InputError(f"{where} is not valid YAML: {msg}") from None
+
+
+_BREAK_NAMES = {"\x85": "NEL (U+0085)", "\u2028": "a line separator (U+2028)", "\u2029": "a paragraph separator (U+2029)"}
+
+
+def _break_hint(text: str) -> str:
+    """Why a document holding NEL or a Unicode line or paragraph separator may not read: a
+    YAML 1.1 reader (libyaml, PyYAML) breaks lines there, YAML 1.2 (this function's reader)
+    does not."""
+    for c, name in _BREAK_NAMES.items():
+        at = text.find(c)
+        if at >= 0:
+            line = text.count("\n", 0, at) + 1
+            return (
+                f" (its line {line} holds {name}, a line break to YAML 1.1 readers such as libyaml "
+                "but not to YAML 1.2: write a newline there, or the escape in a double-quoted string)"
+            )
+    return ""
+
+
+def _document_item(body: str, where: str, line: int, checked: bool = False) -> Item:
+    """The item of one document: the document as its text, its identity read by the
+    scanner (or by parsing the document when the scanner is unsure of it). `checked`: the
+    whole stream passed the syntax check."""
+    text = body.replace("\r\n", "\n") if "\r" in body else body
+    if any(c in text for c in "\r\x85\u2028\u2029"):
+        # line breaks the scanner does not split on: parse the document, write it as block YAML
+        try:
+            node = guards.load_guarded(text, "the object")
+        except InputError as e:
+            raise InputError(f"{where} is not valid YAML: {_after_colon(str(e))}{_break_hint(text)}") from None
+        return Item(0, None, items_mod.meta_of(node), doc=RoundTripDocument(node, block=True))
+    item = scanner.make_document_item(0, text)
+    item.line = line
+    if not checked:
+        _check_document(text, where, line)
+    if item.complex_meta:
+        # flow style or JSON: read it now, so its identity is known before process runs
+        try:
+            item.load()
+        except InputError as e:
+            raise InputError(f"{where}: {e}") from None
+        except Exception as e:  # noqa: BLE001 - parser errors of every kind
+            raise InputError(f"{where} is not valid YAML: {short(e, 300)}") from None
+        item.meta = items_mod.meta_of(item.node)
+        item.complex_meta = False
+    return item
+
+
+def _after_colon(msg: str) -> str:
+    """The parser's reason, without guards' "<what> is not valid YAML: " prefix."""
+    head, sep, rest = msg.partition(" is not valid YAML: ")
+    return rest if sep and head in ("input", "the object") else msg
+
+
+def resource_list_of(streams: list[Stream], function_config: Any) -> ResourceList:
+    """One ResourceList over the items of all streams."""
+    items: list[Item] = []
+    for s in streams:
+        for it in s.items:
+            it.pos = len(items)
+            items.append(it)
+    return ResourceList(
+        api_version="config.kubernetes.io/v1",
+        kind="ResourceList",
+        items=items,
+        function_config_text=None,
+        function_config=function_config,
+        results=[],
+        fast=True,
+        own_paths=True,
+    )
+
+
+def apply(streams: list[Stream], outcome: Outcome, problems: dict[int, str] | None = None) -> dict[int, str]:
+    """The new text of every stream (by list index) once `outcome` is applied.
+
+    Call only for an outcome without errors. Untouched documents keep their exact bytes; a
+    changed or generated document always starts on a line of its own after a bare `---`.
+    A stream whose new text would not read back as the documents it should hold keeps its
+    text: its reason goes into `problems` (by index), or raises InputError when that is None.
+    Raises InputError when a generated object names a stream that is not in `streams`."""
+    by_pos = dict(zip(outcome.positions, outcome.item_texts, strict=True))
+    by_name = {s.name: i for i, s in enumerate(streams)}
+    extra: dict[int, list[str]] = {i: [] for i in range(len(streams))}
+    for obj in outcome.generated:
+        path, doc_text = _placed(obj, {})
+        if path is None:
+            target = len(streams) - 1  # no file: the end of the (last) stream
+        elif path in by_name:
+            target = by_name[path]
+        else:
+            raise InputError(
+                f"a generated object names {path!r}, which is not one of the given files; "
+                "nothing was written"
+            )
+        extra[target].append(doc_text)
+    out: dict[int, str] = {}
+    for i, s in enumerate(streams):
+        try:
+            out[i] = _stream_text(s, by_pos, outcome.regenerated, extra[i])
+        except InputError as e:
+            if problems is None:
+                raise
+            problems[i] = str(e)
+            out[i] = s.raw
+    return out
+
+
+def _stream_text(s: Stream, by_pos: dict[int, str], regenerated: dict[int, dict[str, Any]], appended: list[str]) -> str:
+    parts: list[str] = [s.bom]
+    written: list[str] = []  # every document's new text, in order (for the check)
+    unproven: list[str] = []  # the new texts nothing has read back yet (for the check)
+    for doc in s.docs:
+        new = _doc_output(doc, by_pos, regenerated)
+        if new is None:  # removed (a generated object its run no longer needs)
+            if doc.number == 0:
+                parts.append(doc.sep)
+            continue
+        if new is _SAME:
+            parts.append(doc.sep)
+            parts.append(doc.body)
+            written.append(doc.body)
+            continue
+        new_text = _newlines(str(new), s.newline)
+        parts.append(_own_line_marker(doc.sep, s.newline))
+        parts.append(new_text)
+        written.append(new_text)
+        if not _read_back(doc, regenerated):
+            unproven.append(written[-1])
+    parts.append(s.tail)
+    text = "".join(parts)
+    if appended:
+        if text and not text.endswith("\n"):
+            text += s.newline
+        open_marker = _ends_with_bare_marker(text)
+        # whether the text so far holds anything: asked once, not of the whole text per
+        # document (strip copies it: quadratic in the documents appended to one file)
+        content = bool(text.strip("\ufeff \r\n"))
+        out = [text]
+        for doc_text in appended:
+            if content and not open_marker:
+                out.append("---" + s.newline)
+            new_text = _newlines(doc_text, s.newline)
+            out.append(new_text)
+            written.append(new_text)
+            unproven.append(new_text)
+            open_marker = False
+            content = content or bool(new_text.strip("\ufeff \r\n"))
+        text = "".join(out)
+    final = text.replace("\n", "\r") if s.cr else text
+    if final != s.raw:
+        _check(s, text, written, unproven)
+    return final
+
+
+def _read_back(doc: Doc, regenerated: dict[int, dict[str, Any]]) -> bool:
+    """Whether a changed document's new text was read back already as the data it holds:
+    the light writer's (litesplice reads every text it writes back with the light reader,
+    whose every reading the round-trip loader reads the same: tests/test_lite.py), or what
+    is left of one once written (a WrittenDocument)."""
+    item = doc.item
+    return item is not None and item.pos not in regenerated and isinstance(item.doc, (LightDocument, WrittenDocument))
+
+
+def _check(s: Stream, text: str, written: list[str], unproven: list[str] | None = None) -> None:
+    """The new text must read back as the documents it was made of: the same documents in
+    the same order for our splitter, and YAML to libyaml. InputError names the file.
+
+    libyaml reads the documents of `unproven` (joined as a stream) rather than the whole
+    text when the other documents are known to be YAML already: each untouched one was
+    checked when the file was read, each one the light writer wrote was read back by the
+    light reader; the splitter's check holds the joins (a file with a directive, which binds
+    the document after it, is read whole). Should they fail, the whole text is judged."""
+    from krm_fn.io.items import libyaml_reads
+
+    again = [d.body.rstrip("\r\n") for d in split(text, s.name).docs]
+    same_docs = again == [w.rstrip("\r\n") for w in written]
+    if same_docs and unproven is not None and len(unproven) < len(written) and not _has_directive(text):
+        if libyaml_reads(("---" + s.newline).join(unproven)):
+            return
+    # libyaml (YAML 1.1) may refuse what the round-trip loader reads: judge only files it read
+    if not same_docs or (not libyaml_reads(text.lstrip("\ufeff")) and libyaml_reads(s.raw.lstrip("\ufeff"))):
+        raise InputError(
+            f"{s.name or 'the output stream'}: the rewritten text would not read back as its "
+            f"{len(written)} document(s) (its document markers, directives or end markers are "
+            "in a form the function cannot keep); it is left unchanged: separate the documents "
+            "with plain `---` lines and run again"
+        )
+
+
+def _has_directive(text: str) -> bool:
+    """Whether a line of `text` (after a byte order mark) is a directive (`%`)."""
+    text = text.lstrip("\ufeff")
+    return text.startswith("%") or "\n%" in text
+
+
+def _own_line_marker(sep: str, newline: str) -> str:
+    """A changed document's separator: a marker that carried content (`--- !!map`, `--- &a`,
+    `--- {...}`; split() left `--- ` at the end of the separator) becomes a bare `---` line,
+    so the new text never starts on the marker line."""
+    if sep.endswith("--- "):
+        return sep[:-1] + newline
+    return sep
+
+
+def _ends_with_bare_marker(text: str) -> bool:
+    """Whether the last line with content is a bare `---` (a document is open, still empty)."""
+    end = len(text.rstrip("\r\n \ufeff"))
+    start = text.rfind("\n", 0, end) + 1
+    return _BARE_MARKER_RE.match(text, start, end) is not None
+
+
+_BARE_MARKER_RE = re.compile(r"---[ \t]*(?:#.*)?$")
+_SAME = object()
+
+
+def _doc_output(doc: Doc, by_pos: dict[int, str], regenerated: dict[int, dict[str, Any]]) -> Any:
+    """_SAME, the new document text, or None when the item was dropped."""
+    item = doc.item
+    if item is None:
+        return _SAME
+    if item.pos not in by_pos:
+        return None
+    if item.pos in regenerated:
+        # a regenerated object of ours: the location its document had in its file, not the
+        # in-memory one of this run
+        return _placed(regenerated[item.pos], doc.location)[1]
+    text = by_pos[item.pos]
+    if item.text is not None:
+        if text == item.text:
+            return _SAME
+        return text if item.document else yamltext.unentry(text)  # a document's render is one
+    if not item.changed and text == item.render(0)[0]:
+        return _SAME
+    return yamltext.unentry(text)
+
+
+def _placed(obj: dict[str, Any], keep: dict[str, str]) -> tuple[str | None, str]:
+    """(the file a generated object names, its document text): the in-memory location
+    annotations dropped, the ones its document had in its file (`keep`) put back."""
+    md = obj.get("metadata")
+    ann = md.get("annotations") if isinstance(md, dict) else None
+    if not isinstance(md, dict) or not isinstance(ann, dict):
+        return None, yamlio.dump_block(obj)
+    path = ann.get(PATH_KEY) or ann.get(LEGACY_PATH_KEY)
+    kept = {k: v for k, v in ann.items() if k not in LOCATION_KEYS}
+    kept.update(keep)
+    new_md = {k: v for k, v in md.items() if k != "annotations"}
+    if kept:
+        new_md = {**md, "annotations": kept}
+    placed = {k: (new_md if k == "metadata" else v) for k, v in obj.items()}
+    return (str(path) if path is not None else None), yamlio.dump_block(placed)
+
+
+def _newlines(text: str, newline: str) -> str:
+    return text.replace("\n", newline) if newline != "\n" else text
+
+
+def _light_document(body: str) -> Any:
+    """A document (keys at column 0) read by the light reader, as a ResourceList's
+    functionConfig is (scanner); None when unsure. A policy file read so needs no
+    round-trip loader; a document read so is YAML (tests/test_lite.py: what the reader takes,
+    the round-trip loader reads the same)."""
+    lines = yamltext.split_lines(body, keepends=False)
+    m, _s, o = items_mod.detect_indent([x + "\n" for x in lines], 0)
+    try:
+        return lite.read(lines, m, o, 0)[0]
+    except Unsure:
+        return None
+
+
+def read_config(text: str, name: str) -> Any:
+    """A functionConfig from a file (one YAML document). Raises InputError."""
+    stream = split(text, None)
+    if len(stream.docs) != 1:
+        raise InputError(
+            f"{name}: expected one YAML document (a CoschedulePolicy or a ConfigMap), "
+            f"found {len(stream.docs)}"
+        )
+    body = stream.docs[0].body.replace("\r\n", "\n")
+    light = _light_document(body)
+    if light is not None:
+        return light
+    try:
+        node = yamlio.rt_load(body)
+        guards.check_limits(node)
+    except InputError as e:
+        raise InputError(f"{name}: {e}") from None
+    except Exception as e:  # noqa: BLE001 - parser errors of every kind
+        raise InputError(f"{name} is not valid YAML: {short(e, 300)}") from None
+    return node

@@ -1,0 +1,600 @@
+"""functionConfig: the typed CoschedulePolicy or a ConfigMap with Tekton's own keys,
+validated against schemas/coschedulepolicy.schema.json and resolved into a Policy."""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from krm_fn.core import names
+from krm_fn.core.errors import InputError
+from krm_fn.core.keys import INDEX_KEY
+from krm_fn.core.keys import LEGACY_INDEX_KEY
+from krm_fn.core.keys import LEGACY_PATH_KEY
+from krm_fn.core.keys import PATH_KEY
+from krm_fn.core.record import Record
+from krm_fn.core.results import ResourceRef
+from krm_fn.core.results import Result
+from krm_fn.yaml import guards
+from krm_fn.yaml import yamlio
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
+if TYPE_CHECKING:
+    from typing import Any
+
+POLICY_API_VERSION = "fn.kpt.dev/v1alpha1"
+POLICY_KIND = "CoschedulePolicy"
+ACCEPTED = f"`{POLICY_KIND}.v1alpha1.fn.kpt.dev` or `ConfigMap.v1`"
+NEWEST_TEKTON = (1, 15, 0)
+# The assistant's image: Tekton runs its nop image (the controller's -nop-image flag), which
+# each release publishes as NOP_REPOSITORY:<release tag> (tekton/publish.yaml: `ko resolve
+# --preserve-import-paths -t <tag>` into ghcr.io/tektoncd/pipeline, the registry named in
+# tekton/release-cheat-sheet.md; releases first published to gcr.io/tekton-releases were all
+# copied there in 2025, commit d30463ea6). The release manifest also pins a digest, which is
+# not knowable offline. Releases: the stable tags of tektoncd/pipeline from v0.15.0, the first
+# whose nop image runs `tekton_run_indefinitely` (cmd/nop, commit a81f43d4d), to v1.15.0
+# (tags as of 3ee1745ae, 2026-08-20; there is no v0.44.1, v0.67 or v1.8). "X.Y.a-b" is the
+# patch releases a to b.
+NOP_REPOSITORY = "ghcr.io/tektoncd/pipeline/github.com/tektoncd/pipeline/cmd/nop"
+NOP_RELEASES = """
+0.15.0-2 0.16.0-3 0.17.0-3 0.18.0-1 0.19.0 0.20.0-1 0.21.0 0.22.0 0.23.0 0.24.0-3 0.25.0 0.26.0
+0.27.0-3 0.28.0-3 0.29.0-1 0.30.0-4 0.31.0-4 0.32.0-4 0.33.0-4 0.34.0-1 0.35.0-1 0.36.0-1
+0.37.0-5 0.38.0-4 0.39.0 0.40.0-2 0.41.0-3 0.42.0 0.43.0-2 0.44.0 0.44.2-5 0.45.0 0.46.0
+0.47.0-9 0.48.0 0.49.0 0.50.0-6 0.51.0 0.52.0-1 0.53.0-9 0.54.0-2 0.55.0 0.56.0-9 0.57.0 0.58.0
+0.59.0-6 0.60.0-2 0.61.0-1 0.62.0-9 0.63.0 0.64.0 0.65.0-7 0.66.0 0.68.0-1 0.69.0-1 0.70.0
+1.0.0-4 1.1.0 1.2.0-1 1.3.0-6 1.4.0 1.5.0 1.6.0-6 1.7.0 1.9.0-6 1.10.0-3 1.11.0-1 1.12.0-2
+1.13.0-1 1.14.0-1 1.15.0
+"""
+DEFAULT_NOP_IMAGE = f"{NOP_REPOSITORY}:v1.15.0"
+# config-defaults default-service-account: Tekton's value when the key is absent
+# (pkg/apis/config/default.go DefaultServiceAccountValue), also the shipped ConfigMap's
+DEFAULT_SERVICE_ACCOUNT = "default"
+MODES = ("workspaces", "pipelineruns", "isolate-pipelinerun", "disabled")
+STRATEGIES = ("auto", "placeholder", "run-keyed")
+NEWEST_KUBERNETES = (1, 33)
+# matchLabelKeys / mismatchLabelKeys in pod (anti-)affinity (KEP-3633): alpha 1.29 (gate off),
+# beta and on by default 1.31, GA 1.33
+RUN_KEYED_SINCE = (1, 31)
+
+# ConfigMap key -> path in the typed spec
+_CM_KEYS: dict[str, tuple[str, ...]] = {
+    "coschedule": ("coschedule",),
+    "disable-affinity-assistant": ("disableAffinityAssistant",),
+    "set-security-context": ("assistant", "setSecurityContext"),
+    "set-security-context-read-only-root-filesystem": (
+        "assistant",
+        "setSecurityContextReadOnlyRootFilesystem",
+    ),
+    "default-affinity-assistant-pod-template": ("assistant", "podTemplate"),
+    "default-pod-template": ("defaultPodTemplate",),
+    "default-service-account": ("defaultServiceAccount",),
+    "tekton-version": ("tektonVersion",),
+    "coschedule-strategy": ("strategy",),
+    "kubernetes-version": ("kubernetesVersion",),
+    "nop-image": ("assistant", "image"),
+}
+_BOOL_KEYS = {
+    "disable-affinity-assistant",
+    "set-security-context",
+    "set-security-context-read-only-root-filesystem",
+}
+_YAML_KEYS = {"default-affinity-assistant-pod-template", "default-pod-template"}
+# Go strconv.ParseBool
+_PARSE_BOOL = {
+    **dict.fromkeys(("1", "t", "T", "TRUE", "true", "True"), True),
+    **dict.fromkeys(("0", "f", "F", "FALSE", "false", "False"), False),
+}
+
+
+class Policy(Record):
+    """The resolved policy every transform reads. Plain data only."""
+
+    __slots__ = (
+        "mode", "tekton_version", "assistant_image", "assistant_pod_template", "set_security_context",
+        "set_security_context_ro_rootfs", "pvc_retention", "topology_spread", "scheduling_gates",
+        "default_pod_template", "default_service_account", "node_selector", "tolerations", "scheduler_name", "on_conflict",
+        "hardening", "hardening_allow_toleration_keys", "hardening_allow_node_selector_keys",
+        "generate_name", "strategy", "kubernetes_version", "ref", "file_path", "file_index", "field_prefix",
+    )
+
+    def __init__(
+        self,
+        mode: str = "workspaces",
+        tekton_version: tuple[int, int, int] = NEWEST_TEKTON,
+        assistant_image: str = DEFAULT_NOP_IMAGE,
+        assistant_pod_template: dict[str, Any] | None = None,
+        set_security_context: bool = False,
+        set_security_context_ro_rootfs: bool = False,
+        pvc_retention: dict[str, str] | None = None,
+        topology_spread: list[dict[str, Any]] | None = None,
+        scheduling_gates: list[dict[str, Any]] | None = None,
+        default_pod_template: dict[str, Any] | None = None,
+        default_service_account: str = DEFAULT_SERVICE_ACCOUNT,
+        node_selector: dict[str, str] | None = None,
+        tolerations: list[dict[str, Any]] | None = None,
+        scheduler_name: str | None = None,
+        on_conflict: str = "error",
+        hardening: str = "deny",
+        hardening_allow_toleration_keys: list[str] | None = None,
+        hardening_allow_node_selector_keys: list[str] | None = None,
+        generate_name: str = "error",
+        strategy: str = "auto",
+        kubernetes_version: tuple[int, int] = NEWEST_KUBERNETES,
+        ref: ResourceRef | None = None,
+        file_path: str | None = None,
+        file_index: int | None = None,
+        field_prefix: str = "spec",
+    ) -> None:
+        # None: a fresh empty value per policy (the dataclass's default_factory)
+        self.mode = mode
+        self.tekton_version = tekton_version
+        self.assistant_image = assistant_image
+        self.assistant_pod_template: dict[str, Any] = {} if assistant_pod_template is None else assistant_pod_template
+        self.set_security_context = set_security_context
+        self.set_security_context_ro_rootfs = set_security_context_ro_rootfs
+        self.pvc_retention: dict[str, str] = (
+            {"whenDeleted": "Delete", "whenScaled": "Delete"} if pvc_retention is None else pvc_retention
+        )
+        self.topology_spread: list[dict[str, Any]] = [] if topology_spread is None else topology_spread
+        self.scheduling_gates: list[dict[str, Any]] = [] if scheduling_gates is None else scheduling_gates
+        self.default_pod_template: dict[str, Any] = {} if default_pod_template is None else default_pod_template
+        self.default_service_account = default_service_account
+        self.node_selector: dict[str, str] = {} if node_selector is None else node_selector
+        self.tolerations: list[dict[str, Any]] = [] if tolerations is None else tolerations
+        self.scheduler_name = scheduler_name
+        self.on_conflict = on_conflict
+        self.hardening = hardening
+        self.hardening_allow_toleration_keys: list[str] = (
+            [] if hardening_allow_toleration_keys is None else hardening_allow_toleration_keys
+        )
+        self.hardening_allow_node_selector_keys: list[str] = (
+            [] if hardening_allow_node_selector_keys is None else hardening_allow_node_selector_keys
+        )
+        self.generate_name = generate_name
+        self.strategy = strategy  # auto | placeholder | run-keyed (SPEC §4b)
+        self.kubernetes_version = kubernetes_version
+        # where the config came from, for results that point at it
+        self.ref = ref
+        self.file_path = file_path
+        self.file_index = file_index
+        self.field_prefix = field_prefix  # "spec" for the typed form, "data" for a ConfigMap
+
+
+    @property
+    def run_key(self) -> str:
+        """The Tekton pod label run-keyed terms key on: the run's UID where Tekton sets it on
+        TaskRuns and pods (v0.63.0 on), else its name."""
+        return names.RUN_UID_KEY if self.tekton_version >= (0, 63, 0) else names.RUN_NAME_KEY
+
+    @property
+    def run_keyed_ok(self) -> bool:
+        return self.kubernetes_version >= RUN_KEYED_SINCE
+
+
+class _Source(Record):
+    __slots__ = ("ref", "file_path", "file_index")
+
+    def __init__(self, ref: ResourceRef | None, file_path: str | None, file_index: int | None) -> None:
+        self.ref = ref
+        self.file_path = file_path
+        self.file_index = file_index
+
+
+def _schema() -> dict[str, Any]:
+    # schemas/coschedulepolicy.schema.json as Python data: reading the file needed json (~1 ms
+    # to import) and importlib.resources (~7 ms); tests/test_schemacheck.py keeps them equal
+    from krm_fn.policy.schemadata import SCHEMA
+
+    return SCHEMA
+
+
+def load(fc: Any) -> tuple[Policy | None, list[Result]]:
+    """Resolve a functionConfig (round-trip tree or None). Policy is None on any error."""
+    if fc is None:
+        return Policy(), []
+    if not isinstance(fc, dict):
+        return None, [
+            Result(
+                "error",
+                f"functionConfig is a {guards.type_name(fc)}, not an object; expect {ACCEPTED}",
+                field_path="functionConfig",
+            )
+        ]
+    plain = yamlio.to_plain(fc)
+    src = _source(plain)
+    kind = plain.get("kind")
+    api_version = plain.get("apiVersion")
+    if kind == "ConfigMap" and api_version == "v1":
+        return _from_configmap(plain, src)
+    if kind == POLICY_KIND and api_version == POLICY_API_VERSION:
+        errs = _validate(plain, src, lambda p: ".".join(p))
+        if errs:
+            return None, errs
+        return _resolve(plain.get("spec") or {}, src, "spec", {})
+    return None, [
+        _err(
+            src,
+            "kind",
+            f"unsupported functionConfig {kind}.{api_version}; expect {ACCEPTED} "
+            "(see schemas/coschedulepolicy.schema.json)",
+        )
+    ]
+
+
+def _source(plain: dict[str, Any]) -> _Source:
+    md_raw = plain.get("metadata")
+    md: dict[str, Any] = md_raw if isinstance(md_raw, dict) else {}
+    ann_raw = md.get("annotations")
+    ann: dict[str, Any] = ann_raw if isinstance(ann_raw, dict) else {}
+    path = ann.get(PATH_KEY) or ann.get(LEGACY_PATH_KEY)
+    idx = ann.get(INDEX_KEY) or ann.get(LEGACY_INDEX_KEY)
+    ref = ResourceRef(
+        str(plain.get("apiVersion") or ""),
+        str(plain.get("kind") or ""),
+        str(md.get("name") or ""),
+        str(md.get("namespace")) if md.get("namespace") else None,
+    )
+    try:
+        index = int(idx) if idx is not None else None
+    except ValueError:
+        index = None
+    return _Source(ref if ref.kind else None, str(path) if path else None, index)
+
+
+def _err(src: _Source, path: str, message: str, severity: str = "error") -> Result:
+    name = src.ref.display() if src.ref else "functionConfig"
+    return Result(
+        severity,
+        f"{name}: {message}" if src.ref else message,
+        resource=src.ref,
+        field_path=path,
+        file_path=src.file_path,
+        file_index=src.file_index,
+    )
+
+
+def _validate(doc: dict[str, Any], src: _Source, render_path: Any) -> list[Result]:
+    from krm_fn.policy import schemacheck
+
+    if schemacheck.conforms(_schema(), doc) is True:
+        return []  # exact for this schema's keywords; jsonschema (~0.1 s to import) not needed
+    import jsonschema  # lazy: only invalid configs (for the messages) pay for it
+
+    validator = jsonschema.Draft202012Validator(_schema())
+    errors = sorted(validator.iter_errors(doc), key=lambda e: [str(p) for p in e.absolute_path])
+    out = []
+    for e in errors:
+        path = render_path([str(p) for p in e.absolute_path]) or "spec"
+        out.append(_err(src, path, f"{_schema_message(e)} (schemas/coschedulepolicy.schema.json)"))
+    return out
+
+
+def _schema_message(e: Any) -> str:
+    if e.validator == "additionalProperties":
+        return f"{e.message}; remove it or check its spelling"
+    if e.validator == "enum":
+        import json  # here and below: json costs ~1 ms to import, and only messages need it
+
+        allowed = ", ".join(json.dumps(x) for x in e.validator_value)
+        return f"{json.dumps(e.instance)} is not one of {allowed}"
+    return str(e.message)
+
+
+def _from_configmap(plain: dict[str, Any], src: _Source) -> tuple[Policy | None, list[Result]]:
+    data = plain.get("data")
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        return None, [_err(src, "data", "data must be a map of strings")]
+    spec: dict[str, Any] = {}
+    errors: list[Result] = []
+    paths: dict[tuple[str, ...], str] = {}
+    for key in sorted(data):
+        if key not in _CM_KEYS:
+            continue  # a real feature-flags ConfigMap has dozens of other keys
+        value = data[key]
+        fpath = f"data.{key}"
+        if not isinstance(value, str):
+            import json
+
+            errors.append(_err(src, fpath, f"must be a string, got {json.dumps(value)}; quote it"))
+            continue
+        target = _CM_KEYS[key]
+        paths[target] = fpath
+        parsed: Any
+        if key in _BOOL_KEYS:
+            if value not in _PARSE_BOOL:
+                errors.append(
+                    _err(src, fpath, f"{value!r} is not a boolean; use \"true\" or \"false\"")
+                )
+                continue
+            parsed = _PARSE_BOOL[value]
+        elif key in _YAML_KEYS:
+            try:
+                # bounded like the input itself: an alias bomb in a string is still a bomb
+                parsed = guards.load_guarded(value, f"{fpath}") if value.strip() else {}
+            except InputError as e:
+                errors.append(_err(src, fpath, str(e)))
+                continue
+            parsed = yamlio.to_plain(parsed) if parsed is not None else {}
+        elif key == "coschedule":
+            parsed = value.lower()
+            if parsed not in MODES:
+                errors.append(
+                    _err(
+                        src,
+                        fpath,
+                        f'invalid value for feature flag "coschedule": "{value}"; use one of '
+                        + ", ".join(MODES),
+                    )
+                )
+                continue
+        else:
+            parsed = value
+        node = spec
+        for part in target[:-1]:
+            node = node.setdefault(part, {})
+        node[target[-1]] = parsed
+    if errors:
+        return None, errors
+    typed = {"apiVersion": POLICY_API_VERSION, "kind": POLICY_KIND, "spec": spec}
+
+    def render_path(p: list[str]) -> str:
+        for n in range(len(p), 0, -1):
+            head = tuple(p[1:n]) if p and p[0] == "spec" else tuple(p[:n])
+            if head in paths:
+                return ".".join([paths[head], *p[n:]])
+        return "data"
+
+    if spec:
+        errs = _validate(typed, src, render_path)
+        if errs:
+            return None, errs
+    return _resolve(spec, src, "data", paths)
+
+
+def parse_version(v: str) -> tuple[int, int, int]:
+    m = re.fullmatch(r"v?(\d+)\.(\d+)(?:\.(\d+))?", v.strip())
+    if not m:
+        raise ValueError(v)
+    return int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)
+
+
+def _resolve(
+    spec: dict[str, Any], src: _Source, prefix: str, cm_paths: dict[tuple[str, ...], str]
+) -> tuple[Policy | None, list[Result]]:
+    """A Policy from a validated spec: the coscheduling mode by Tekton's flag migration
+    table, then the assistant, defaults, scheduling and hardening values as given."""
+    p = Policy(ref=src.ref, file_path=src.file_path, file_index=src.file_index, field_prefix=prefix)
+    if "tektonVersion" in spec:
+        p.tekton_version = parse_version(spec["tektonVersion"])
+    def where(*typed: str) -> str:
+        return cm_paths.get(typed, ".".join((prefix, *typed)))
+
+    mode, results = _mode(spec, src, p.tekton_version, where)
+    if mode is None:
+        return None, results
+    problems = _pod_template_problems(src, where("defaultPodTemplate"), spec.get("defaultPodTemplate"))
+    assistant = spec.get("assistant")
+    if isinstance(assistant, dict):
+        problems += _pod_template_problems(src, where("assistant", "podTemplate"), assistant.get("podTemplate"))
+    if problems:
+        return None, results + problems
+    p.mode = mode
+    a = spec.get("assistant") or {}
+    if "image" in a:
+        p.assistant_image = a["image"]
+        if "tektonVersion" in spec:
+            results = results + _image_version_check(src, a["image"], p.tekton_version, where)
+    else:
+        p.assistant_image = nop_image(p.tekton_version)
+    p.assistant_pod_template = yamlio.copy_data(a.get("podTemplate") or {})
+    p.set_security_context = bool(a.get("setSecurityContext", False))
+    p.set_security_context_ro_rootfs = bool(a.get("setSecurityContextReadOnlyRootFilesystem", False))
+    p.pvc_retention = {"whenDeleted": "Delete", "whenScaled": "Delete", **(a.get("pvcRetentionPolicy") or {})}
+    p.topology_spread = yamlio.copy_data(a.get("topologySpreadConstraints") or [])
+    p.scheduling_gates = yamlio.copy_data(a.get("schedulingGates") or [])
+    p.default_pod_template = yamlio.copy_data(spec.get("defaultPodTemplate") or {})
+    p.default_service_account = spec.get("defaultServiceAccount", DEFAULT_SERVICE_ACCOUNT)
+    s = spec.get("scheduling") or {}
+    # sorted: the output must not depend on the order of keys in the config
+    p.node_selector = dict(sorted((s.get("nodeSelector") or {}).items()))
+    p.tolerations = yamlio.copy_data(s.get("tolerations") or [])
+    p.scheduler_name = s.get("schedulerName") or None
+    p.on_conflict = s.get("onConflict", "error")
+    h = spec.get("hardening") or {}
+    p.hardening = h.get("action", "deny")
+    p.hardening_allow_toleration_keys = list(h.get("allowTolerationKeys") or [])
+    p.hardening_allow_node_selector_keys = list(h.get("allowNodeSelectorKeys") or [])
+    p.generate_name = spec.get("generateName", "error")
+    p.strategy = spec.get("strategy", "auto")
+    if "kubernetesVersion" in spec:
+        major, minor, _patch = parse_version(spec["kubernetesVersion"])
+        p.kubernetes_version = (major, minor)
+    if p.strategy == "run-keyed" and not p.run_keyed_ok and p.mode != "disabled":
+        return None, results + [
+            _err(
+                src,
+                where("strategy"),
+                "strategy run-keyed writes pod affinity with matchLabelKeys, which Kubernetes "
+                "{}.{} does not apply (beta and on by default from 1.31; below, the API server drops "
+                "the field and every pod of every run would have to share one node); set "
+                "kubernetesVersion to the version your cluster runs if it is 1.31 or newer, or use "
+                "strategy placeholder".format(*p.kubernetes_version),
+            )
+        ]
+    return p, results
+
+
+_RELEASES: list[tuple[int, int, int]] = []
+
+
+def nop_releases() -> list[tuple[int, int, int]]:
+    """NOP_RELEASES as sorted versions (parsed on first use)."""
+    if not _RELEASES:
+        for token in NOP_RELEASES.split():
+            major, minor, patches = token.split(".")
+            first, _, last = patches.partition("-")
+            _RELEASES.extend((int(major), int(minor), n) for n in range(int(first), int(last or first) + 1))
+    return _RELEASES
+
+
+def nop_release(version: tuple[int, int, int]) -> tuple[int, int, int] | None:
+    """The newest release with a nop image that is not after `version` (None below v0.15.0,
+    whose assistant was not the nop image)."""
+    found = None
+    for release in nop_releases():
+        if release > version:
+            break
+        found = release
+    return found
+
+
+def nop_image(version: tuple[int, int, int]) -> str:
+    """The assistant image for a cluster that runs Tekton `version`: its release's nop image
+    (for a version between releases or newer than the table, the newest release before it);
+    below v0.15.0 the newest, since the placeholder needs the nop image's behaviour."""
+    release = nop_release(version)
+    return f"{NOP_REPOSITORY}:v{release[0]}.{release[1]}.{release[2]}" if release else DEFAULT_NOP_IMAGE
+
+
+def nop_tag(image: str) -> tuple[int, int, int] | None:
+    """The release in the tag of a nop image reference (any registry, so mirrors count:
+    the repository's last path segment is `nop`), or None when the image is not one or has no
+    version tag (a digest alone cannot be checked offline)."""
+    name = image.split("@", 1)[0]
+    last = name.rpartition("/")[2]
+    segment, sep, tag = last.partition(":")
+    if segment != "nop" or not sep:
+        return None
+    try:
+        return parse_version(tag) if tag[:1] in "v0123456789" and tag.count(".") == 2 else None
+    except ValueError:
+        return None
+
+
+def _image_version_check(
+    src: _Source, image: str, version: tuple[int, int, int], where: Callable[..., str]
+) -> list[Result]:
+    """A warning when a set image is a nop image of another release than tektonVersion's."""
+    tag = nop_tag(image)
+    release = nop_release(version)
+    if tag is None or release is None or tag in (version, release):
+        return []
+    fmt = "v{}.{}.{}".format
+    return [
+        _err(
+            src,
+            where("assistant", "image"),
+            f"{where('assistant', 'image')} {image} is the nop image of Tekton {fmt(*tag)}, but "
+            f"{where('tektonVersion')} is {fmt(*version)}, whose assistant image is "
+            f"{nop_image(version)}; use that image (or leave the image unset: it follows the "
+            "Tekton version), or declare the Tekton version your cluster runs",
+            "warning",
+        )
+    ]
+
+
+# The pod template fields the function copies into runs and placeholders, with the types the
+# Kubernetes and Tekton APIs give them: a wrong type here would be written into every run.
+_TEMPLATE_FIELDS: dict[str, tuple[type, type | None]] = {
+    "nodeSelector": (dict, str),
+    "tolerations": (list, dict),
+    "affinity": (dict, None),
+    "securityContext": (dict, None),
+    "dnsConfig": (dict, None),
+    "imagePullSecrets": (list, dict),
+    "env": (list, dict),
+    "volumes": (list, dict),
+    "hostAliases": (list, dict),
+    "topologySpreadConstraints": (list, dict),
+    "schedulerName": (str, None),
+    "priorityClassName": (str, None),
+    "runtimeClassName": (str, None),
+    "dnsPolicy": (str, None),
+    "serviceAccountName": (str, None),
+    "hostNetwork": (bool, None),
+    "automountServiceAccountToken": (bool, None),
+    "enableServiceLinks": (bool, None),
+}
+_TYPE_WORDS = {dict: "a mapping", list: "a list", str: "a string", bool: "true or false"}
+
+
+def _pod_template_problems(src: _Source, path: str, tpl: Any) -> list[Result]:
+    """Errors for a pod template of the policy whose known fields have the wrong type."""
+    if tpl is None:
+        return []
+    if not isinstance(tpl, dict):
+        return [_err(src, path, f"the pod template is a {guards.type_name(tpl)}; it must be a mapping of pod template fields")]
+    out = []
+    for key, (outer, inner) in _TEMPLATE_FIELDS.items():
+        if key not in tpl or tpl[key] is None:
+            continue
+        v = tpl[key]
+        if not isinstance(v, outer) or (outer is not bool and isinstance(v, bool)):
+            out.append(_err(src, f"{path}.{key}", f"{key} is a {guards.type_name(v)}; it must be {_TYPE_WORDS[outer]}"))
+            continue
+        if inner is None:
+            continue
+        values: list[Any] = list(v.values()) if isinstance(v, dict) else list(v) if isinstance(v, list) else []
+        if any(not isinstance(x, inner) for x in values):
+            what = "strings" if inner is str else "mappings"
+            out.append(_err(src, f"{path}.{key}", f"{key} must hold {what} only"))
+    return out
+
+
+def _mode(
+    spec: dict[str, Any], src: _Source, v: tuple[int, int, int], where: Callable[..., str]
+) -> tuple[str | None, list[Result]]:
+    """The coscheduling mode Tekton `v` runs with these flags (its migration table), or None
+    with the error for a combination Tekton refuses."""
+    mode_given = "coschedule" in spec
+    mode = spec.get("coschedule", "workspaces")
+    disable_given = "disableAffinityAssistant" in spec
+    disable = bool(spec.get("disableAffinityAssistant", False))
+    vs = "v{}.{}.{}".format(*v)
+    if v >= (1, 0, 0):
+        if not disable_given:
+            return mode, []
+        return mode, [
+            _err(
+                src,
+                where("disableAffinityAssistant"),
+                f"disable-affinity-assistant is ignored from Tekton v1.0.0 on (tektonVersion "
+                f"{vs}); only coschedule counts, so remove it (mode: {mode})",
+                "warning",
+            )
+        ]
+    if v < (0, 50, 0):
+        if mode_given and mode != "workspaces":
+            return None, [
+                _err(
+                    src,
+                    where("coschedule"),
+                    f"Tekton {vs} has no coschedule flag (added in v0.50.0); use "
+                    "disableAffinityAssistant, or set tektonVersion to the version you run",
+                )
+            ]
+        return ("disabled" if disable else "workspaces"), []
+    if not disable and mode != "workspaces":
+        return None, [
+            _err(
+                src,
+                where("coschedule"),
+                f"coschedule value {mode} is incompatible with disable-affinity-assistant "
+                f"setting to false (Tekton {vs}, during the migration); set "
+                "disableAffinityAssistant: true, or tektonVersion >= v1.0.0",
+            )
+        ]
+    if not disable:
+        return "workspaces", []
+    resolved = "disabled" if mode in ("workspaces", "disabled") else mode
+    if resolved in ("pipelineruns", "isolate-pipelinerun") and v < (0, 51, 0):
+        return None, [
+            _err(
+                src,
+                where("coschedule"),
+                f"affinity assistant behavior {resolved} is not implemented in Tekton {vs} "
+                "(added in v0.51.0); use workspaces or disabled, or upgrade Tekton",
+            )
+        ]
+    return resolved, []

@@ -1,0 +1,117 @@
+"""An exact check of the JSON Schema subset that schemas/coschedulepolicy.schema.json uses.
+
+Importing jsonschema costs about 0.1 s, more than starting Python: most runs carry a valid
+functionConfig, so `conforms` answers "valid" on its own and config.py asks jsonschema only
+when `conforms` finds a problem (for its error messages) or meets a keyword it does not know.
+tests/test_schemacheck.py checks with hypothesis that both agree."""
+from __future__ import annotations
+
+import re
+
+from krm_fn.core.errors import Unsure
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
+if TYPE_CHECKING:
+    from typing import Any
+
+# keywords that only annotate
+_IGNORED = frozenset({"$schema", "$id", "title", "description", "$comment", "examples", "default"})
+_KNOWN = frozenset(
+    {"type", "properties", "additionalProperties", "required", "const", "enum", "pattern",
+     "minLength", "minimum", "items"}
+) | _IGNORED
+
+
+def conforms(schema: Any, instance: Any) -> bool | None:
+    """True: valid; False: invalid; None: cannot tell (an unknown keyword or value type)."""
+    try:
+        return _check(schema, instance)
+    except Unsure:  # a keyword or value this checker does not model: jsonschema decides
+        return None
+
+
+def _is_type(instance: Any, name: str) -> bool:
+    # Draft 2020-12 as jsonschema implements it: bool is not a number, 1.0 is an integer
+    if name == "object":
+        return isinstance(instance, dict)
+    if name == "array":
+        return isinstance(instance, list)
+    if name == "string":
+        return isinstance(instance, str)
+    if name == "boolean":
+        return isinstance(instance, bool)
+    if name == "null":
+        return instance is None
+    if name == "integer":
+        if isinstance(instance, bool):
+            return False
+        return isinstance(instance, int) or (isinstance(instance, float) and instance.is_integer())
+    if name == "number":
+        return isinstance(instance, (int, float)) and not isinstance(instance, bool)
+    raise Unsure(name)
+
+
+def _json_equal(a: Any, b: Any) -> bool:
+    """JSON equality: true is not 1, 1 equals 1.0, containers compare deeply."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, str) or isinstance(b, str):
+        return isinstance(a, str) and isinstance(b, str) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_json_equal(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_json_equal(a[k], b[k]) for k in a)
+    if a is None or b is None:
+        return a is None and b is None
+    raise Unsure(type(a).__name__)
+
+
+def _check(schema: Any, instance: Any) -> bool:
+    if schema is True:
+        return True
+    if schema is False:
+        return False
+    if not isinstance(schema, dict):
+        raise Unsure("schema")
+    for key in schema:
+        if key not in _KNOWN:
+            raise Unsure(key)
+    if not isinstance(instance, (dict, list, str, bool, int, float)) and instance is not None:
+        raise Unsure(type(instance).__name__)
+    ok = True
+    t = schema.get("type")
+    if t is not None:
+        names = t if isinstance(t, list) else [t]
+        if not any(_is_type(instance, n) for n in names):
+            ok = False
+    if "const" in schema and not _json_equal(instance, schema["const"]):
+        ok = False
+    if "enum" in schema and not any(_json_equal(instance, v) for v in schema["enum"]):
+        ok = False
+    if isinstance(instance, str):
+        if "minLength" in schema and len(instance) < schema["minLength"]:
+            ok = False
+        if "pattern" in schema and not re.search(schema["pattern"], instance):
+            ok = False
+    if isinstance(instance, (int, float)) and not isinstance(instance, bool):
+        if "minimum" in schema and instance < schema["minimum"]:
+            ok = False
+    if isinstance(instance, list) and "items" in schema:
+        for v in instance:
+            ok = _check(schema["items"], v) and ok
+    if isinstance(instance, dict):
+        for k in schema.get("required", ()):
+            if k not in instance:
+                ok = False
+        props = schema.get("properties", {})
+        extra = schema.get("additionalProperties", True)
+        for k, v in instance.items():
+            if not isinstance(k, str):
+                raise Unsure("key")
+            if k in props:
+                ok = _check(props[k], v) and ok
+            else:
+                ok = _check(extra, v) and ok
+    return ok

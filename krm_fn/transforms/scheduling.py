@@ -1,0 +1,524 @@
+"""Scheduling policy for pod templates (SPEC §5): nodeSelector, tolerations, schedulerName,
+merged so that nothing a manifest already says is relaxed (the KEP-3838 rule: only further
+constrain). Shared by the Tekton transform (`constrain_pod_template`) and the Shipwright one
+(`apply_policy` with the Shipwright flavour)."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from collections.abc import MutableMapping
+
+from krm_fn.core.record import Record
+from krm_fn.io.items import Item
+from krm_fn.policy import hardening
+from krm_fn.policy import validation
+from krm_fn.transforms.context import Context
+from krm_fn.yaml import yamlio
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
+if TYPE_CHECKING:
+    from typing import Any
+
+TEKTON = "tekton"
+SHIPWRIGHT = "shipwright"
+FIELDS = ("nodeSelector", "tolerations", "schedulerName")
+
+
+class Inherited(Record):
+    """What a BuildRun inherits from its Build (the Build as written, plain data)."""
+
+    __slots__ = ("node_selector", "tolerations", "scheduler_name", "source")
+
+    def __init__(
+        self, node_selector: Mapping[str, Any], tolerations: list[Any], scheduler_name: Any, source: str
+    ) -> None:
+        self.node_selector = node_selector
+        self.tolerations = tolerations
+        self.scheduler_name = scheduler_name
+        self.source = source  # "Build ns/name", for messages
+
+
+def show(value: Any) -> str:
+    """A value as it reads in a message (JSON: strings quoted, maps inline)."""
+    import json  # here, as below: json costs ~1 ms to import, and most runs never call these
+
+    return json.dumps(yamlio.to_plain(value), sort_keys=False)
+
+
+def tol_key(t: Any) -> str:
+    k = t.get("key") if isinstance(t, Mapping) else None
+    return "" if k is None else str(k)
+
+
+def same_toleration(a: Mapping[str, Any], b: Mapping[str, Any], flavour: str) -> bool:
+    """Tekton: the same when key, operator, value and effect match (an empty operator is
+    Kubernetes' Equal). Shipwright: every field matters, and an empty effect is the
+    NoSchedule the controller forces onto every toleration."""
+    return _tol_norm(a, flavour) == _tol_norm(b, flavour)
+
+
+def _tol_norm(t: Mapping[str, Any], flavour: str) -> tuple[Any, ...]:
+    op = str(t.get("operator") or "")
+    val = t.get("value")
+    val = "" if val is None else val
+    eff = str(t.get("effect") or "")
+    if flavour == TEKTON:
+        return (tol_key(t), op or "Equal", val, eff)
+    return (tol_key(t), op, val, eff or "NoSchedule", t.get("tolerationSeconds"))
+
+
+# --------------------------------------------------------------------------- conflicts
+
+
+def _conflict(
+    ctx: Context,
+    item: Item,
+    path: str,
+    what: str,
+    current: Any,
+    proposed: Any,
+) -> str:
+    """Report one conflict per ctx.policy.on_conflict and return that action."""
+    action = ctx.policy.on_conflict
+    cur, prop = yamlio.to_plain(current), yamlio.to_plain(proposed)
+    head = f"{what} is {show(cur)} in the manifest but the scheduling policy wants {show(prop)}"
+    if action == "keep":
+        ctx.warning(
+            item,
+            path,
+            head + "; kept the manifest's value (onConflict: keep), so the policy is not applied to this field",
+            current=cur,
+            proposed=prop,
+        )
+    elif action == "override":
+        ctx.warning(
+            item,
+            path,
+            head + "; replaced it with the policy's value (onConflict: override)",
+            current=cur,
+            proposed=prop,
+        )
+    else:
+        ctx.error(
+            item,
+            path,
+            head + "; the policy only adds constraints and never changes what a manifest says "
+            "(onConflict: error). Align the manifest with the policy, or set "
+            "spec.scheduling.onConflict to keep or override",
+            current=cur,
+            proposed=prop,
+        )
+    return action
+
+
+def _inherited_conflict(ctx: Context, inherited_value: Any, wanted: Any, same: bool) -> bool:
+    """True when the BuildRun must not add `wanted` because the Build (in the input) already
+    sets the field differently: that conflict is reported on the Build, and adding the value to
+    the BuildRun would silently override the Build's (BuildRun values win in Shipwright's
+    merge). Only onConflict=override adds it anyway."""
+    return inherited_value is not None and not same and ctx.policy.on_conflict != "override"
+
+
+# --------------------------------------------------------------------------- merge
+
+
+def apply_policy(
+    ctx: Context,
+    item: Item,
+    holder: MutableMapping[str, Any],
+    path: str,
+    flavour: str,
+    only_set_fields: bool = False,
+    inherited: Inherited | None = None,
+    platform_keys_blocked: bool = False,
+) -> list[str]:
+    """Merge ctx.policy into holder's nodeSelector / tolerations / schedulerName in place.
+
+    Returns a short description of every addition or override (empty: nothing changed).
+    `only_set_fields`: touch only the fields holder itself sets (a Tekton taskRunSpecs
+    template replaces the run-level field only when it sets it: MergePodTemplateWithDefault
+    works per field, and a non-nil empty map counts as set).
+    `inherited`: the Build under a BuildRun, compared so the BuildRun never overrides it.
+    `platform_keys_blocked`: spec.output.platforms is set, so kubernetes.io/os and
+    kubernetes.io/arch must not be added (NodeSelectorPlatformConflict)."""
+    m = _Merge(ctx, item, holder, path, flavour, only_set_fields, inherited)
+    m.node_selector(platform_keys_blocked)
+    m.tolerations()
+    m.scheduler_name()
+    return m.changes
+
+
+class _Merge:
+    """One merge of the policy into one holder (a pod template or a Shipwright spec)."""
+
+    def __init__(
+        self,
+        ctx: Context,
+        item: Item,
+        holder: MutableMapping[str, Any],
+        path: str,
+        flavour: str,
+        only_set_fields: bool,
+        inherited: Inherited | None,
+    ) -> None:
+        self.ctx = ctx
+        self.item = item
+        assert item.doc is not None
+        self.doc = item.doc  # new nodes are made by the item's own document
+        self.holder = holder
+        self.path = path
+        self.flavour = flavour
+        self.only_set_fields = only_set_fields
+        self.inherited = inherited
+        self.changes: list[str] = []
+
+    def node_selector(self, platform_keys_blocked: bool) -> None:
+        """Add missing keys; the same key with another value is a conflict."""
+        ctx, p, holder = self.ctx, self.ctx.policy, self.holder
+        ns = holder.get("nodeSelector")
+        if not p.node_selector or (self.only_set_fields and ns is None):
+            return
+        if ns is not None and not isinstance(ns, MutableMapping):
+            return
+        adds: dict[str, str] = {}
+        for k, want in p.node_selector.items():
+            kp = f"{self.path}.nodeSelector[{k}]"
+            if ns is not None and k in ns:
+                if ns[k] != want and _conflict(ctx, self.item, kp, f'nodeSelector "{k}"', ns[k], want) == "override":
+                    ns[k] = self.doc.safe(want)
+                    self.changes.append(f"nodeSelector {k}={want} (override)")
+                continue
+            inh = self.inherited
+            if inh is not None and _inherited_conflict(ctx, inh.node_selector.get(k), want, inh.node_selector.get(k) == want):
+                continue
+            if platform_keys_blocked and k in validation.PLATFORM_KEYS:
+                self._platform_conflict(kp, k, want)
+                continue
+            adds[k] = want
+        if not adds:
+            return
+        if ns is None:
+            holder["nodeSelector"] = self.doc.safe(adds)
+        else:
+            for k, v in adds.items():
+                ns[k] = self.doc.safe(v)
+        self.changes.extend(f"nodeSelector {k}={v}" for k, v in adds.items())
+
+    def _platform_conflict(self, kp: str, k: str, want: str) -> None:
+        msg = validation.platform_conflict_message(k) + f"; the scheduling policy would add {k}={want}"
+        tags = {"reason": validation.NODE_SELECTOR_PLATFORM_CONFLICT}
+        if self.ctx.policy.on_conflict == "keep":
+            self.ctx.warning(self.item, kp, msg + ": not added (onConflict: keep)", tags=tags, proposed=want)
+        else:
+            self.ctx.error(
+                self.item,
+                kp,
+                msg + ". Remove the key from spec.scheduling.nodeSelector or the platforms "
+                "from spec.output, or set spec.scheduling.onConflict to keep",
+                tags=tags,
+                proposed=want,
+            )
+
+    def tolerations(self) -> None:
+        """Add those not present (Tekton: same key/operator/value/effect; Shipwright merges by
+        key, so a same-key toleration with other fields is a conflict). Linear in the
+        tolerations of the policy and of the manifest: lookups go through keys computed once."""
+        p, holder = self.ctx.policy, self.holder
+        tols = holder.get("tolerations")
+        if not p.tolerations or (self.only_set_fields and tols is None):
+            return
+        if tols is not None and not isinstance(tols, list):
+            return
+        new = self._tekton_new(tols) if self.flavour == TEKTON else self._shipwright_new(tols)
+        if not new:
+            return
+        if tols is None:
+            holder["tolerations"] = self.doc.safe([dict(t) for t in new])
+        else:
+            for t in new:
+                tols.append(self.doc.safe(dict(t)))
+        self.changes.extend(f"toleration {_tol_text(t)}" for t in new)
+
+    def _tekton_new(self, tols: list[Any] | None) -> list[Any]:
+        present = {_tol_identity(t, TEKTON) for t in (tols or []) if isinstance(t, Mapping)}
+        new: list[Any] = []
+        for wt in self.ctx.policy.tolerations:
+            ident = _tol_identity(wt, TEKTON)
+            if ident not in present:
+                present.add(ident)
+                new.append(wt)
+        return new
+
+    def _shipwright_new(self, tols: list[Any] | None) -> list[Any]:
+        inherited_by_key: dict[str, Any] = {}
+        for t in self.inherited.tolerations if self.inherited is not None else ():
+            if isinstance(t, Mapping):
+                inherited_by_key.setdefault(tol_key(t), t)
+        by_key = _indices_by_key(tols)
+        new: list[Any] = []
+        new_keys: set[str] = set()
+        for wt in self.ctx.policy.tolerations:
+            wkey = tol_key(wt)
+            if wkey in new_keys:
+                continue  # a repeated policy key: Shipwright keeps the first (validate_policy warns)
+            idx = by_key.get(wkey)
+            if idx:
+                assert tols is not None
+                if self._shipwright_conflict(tols, idx, wt, wkey):
+                    by_key = _indices_by_key(tols)  # entries were replaced and removed
+                continue
+            inh = inherited_by_key.get(wkey)
+            if inh is not None and _inherited_conflict(self.ctx, inh, wt, same_toleration(inh, wt, SHIPWRIGHT)):
+                continue
+            new.append(wt)
+            new_keys.add(wkey)
+        return new
+
+    def _shipwright_conflict(self, tols: list[Any], idx: list[int], wt: Any, wkey: str) -> bool:
+        """Same-key tolerations that differ from the policy's: a conflict. True when they
+        were overridden (the list changed)."""
+        bad = [j for j in idx if not same_toleration(tols[j], wt, SHIPWRIGHT)]
+        if not bad:
+            return False
+        j = bad[0]
+        action = _conflict(self.ctx, self.item, f"{self.path}.tolerations[{j}]", f'the toleration for key "{wkey}"', tols[j], wt)
+        if action != "override":
+            return False
+        # Shipwright matches by key: the policy's toleration replaces them all
+        tols[idx[0]] = self.doc.safe(dict(wt))
+        for d in reversed(idx[1:]):
+            del tols[d]
+        self.changes.append(f"toleration {wkey} (override)")
+        return True
+
+    def scheduler_name(self) -> None:
+        """Set when absent; another value is a conflict."""
+        want = self.ctx.policy.scheduler_name
+        cur = self.holder.get("schedulerName")
+        # Tekton's podTemplate schedulerName is a plain string: "" is unset. In Shipwright it is a
+        # pointer, and "" is set (and invalid: SchedulerNameNotValid, reported by the validator).
+        absent = cur is None or (self.flavour == TEKTON and cur == "")
+        if want is None or (self.only_set_fields and absent):
+            return
+        if absent:
+            inh = self.inherited.scheduler_name if self.inherited is not None else None
+            if not _inherited_conflict(self.ctx, inh, want, inh == want):
+                self.holder["schedulerName"] = self.doc.safe(want)
+                self.changes.append(f"schedulerName {want}")
+        elif cur != want and not (self.flavour == SHIPWRIGHT and cur == ""):
+            path = f"{self.path}.schedulerName"
+            if _conflict(self.ctx, self.item, path, "schedulerName", cur, want) == "override":
+                self.holder["schedulerName"] = self.doc.safe(want)
+                self.changes.append(f"schedulerName {want} (override)")
+
+
+def _tol_identity(t: Mapping[str, Any], flavour: str) -> str:
+    """A hashable form of same_toleration's comparison (values of any type)."""
+    import json
+
+    return json.dumps(yamlio.to_plain(list(_tol_norm(t, flavour))))
+
+
+def _indices_by_key(tols: list[Any] | None) -> dict[str, list[int]]:
+    out: dict[str, list[int]] = {}
+    for j, t in enumerate(tols or []):
+        if isinstance(t, Mapping):
+            out.setdefault(tol_key(t), []).append(j)
+    return out
+
+
+def _tol_text(t: Mapping[str, Any]) -> str:
+    key = tol_key(t) or "<any key>"
+    op = t.get("operator") or "Equal"
+    s = key if op == "Exists" else f"{key}={t.get('value') or ''}"
+    return f"{s}:{t['effect']}" if t.get("effect") else s
+
+
+def report_changes(ctx: Context, item: Item, path: str, changes: list[str]) -> None:
+    if changes:
+        ctx.info(item, path, "scheduling policy applied: " + ", ".join(changes))
+
+
+# --------------------------------------------------------------------------- hardening
+
+
+def report_hardening(
+    ctx: Context,
+    item: Item,
+    path: str,
+    node_selector: Any,
+    tolerations: Any,
+    skip_tolerations: frozenset[int] = frozenset(),
+    prefix: str = "",
+) -> None:
+    """Report SHIP-0039 hardening findings for values as written at `path`."""
+    p = ctx.policy
+    sev = hardening.severity(p.hardening)
+    if sev is None:
+        return
+    found = hardening.check(
+        node_selector,
+        tolerations,
+        p.hardening_allow_toleration_keys,
+        p.hardening_allow_node_selector_keys,
+        skip_tolerations,
+    )
+    for f in found:
+        ctx.add(
+            sev,
+            item,
+            f"{path}.{f.where}",
+            f"{prefix or hardening.subject(f.rule) + ' '}{f.message} ({hardening.advice(f.rule)})",
+            tags={"hardening": f.rule},
+        )
+
+
+# --------------------------------------------------------------------------- Tekton
+
+
+def constrain_pod_template(
+    item: Item,
+    ctx: Context,
+    parent: Any,
+    key: str,
+    field_path: str,
+    only_set_fields: bool = False,
+) -> None:
+    """Apply ctx.policy's nodeSelector / tolerations / schedulerName to the pod template at
+    parent[key] (a round-trip map; created when absent and the policy adds something).
+
+    Tekton flavour: a toleration is "present" when key, operator, value and effect match.
+    `only_set_fields`: for taskRunSpecs templates, constrain only the fields the template
+    itself sets (the run-level template covers the rest). Conflicts follow
+    ctx.policy.on_conflict; hardening findings on the template as written are reported per
+    ctx.policy.hardening (the policy's own values are checked once, by validate_policy).
+    `field_path` is the dotted path of parent[key] for results. `parent` must be a map; the
+    caller creates it (for example `spec.taskRunTemplate`) when needed.
+    """
+    if not isinstance(parent, MutableMapping):
+        return
+    # a dotted key ("taskRunTemplate.podTemplate") walks down from parent, creating the
+    # missing maps only when the policy adds something (pod template keys hold no dots)
+    *heads, last = key.split(".")
+    holder: Any = parent
+    missing: list[str] = []
+    base = field_path[: -len(key)].rstrip(".") if field_path.endswith(key) else ""
+    for i, h in enumerate(heads):
+        nxt = holder.get(h) if not missing else None
+        if nxt is None:
+            missing.append(h)
+        elif isinstance(nxt, MutableMapping):
+            holder = nxt
+        else:
+            where = ".".join(x for x in (base, *heads[: i + 1]) if x)
+            ctx.error(item, where, f"must be a map, got {type(nxt).__name__}")
+            return
+    tpl = holder.get(last) if not missing else None
+    if tpl is not None and not isinstance(tpl, MutableMapping):
+        ctx.error(item, field_path, f"must be a map (a Tekton PodTemplate), got {type(tpl).__name__}")
+        return
+    if tpl is not None and not _tekton_types_ok(ctx, item, tpl, field_path):
+        return
+    if tpl is not None:
+        report_hardening(ctx, item, field_path, tpl.get("nodeSelector"), tpl.get("tolerations"))
+    if only_set_fields and tpl is None:
+        return
+    assert item.doc is not None
+    target: MutableMapping[str, Any] = item.doc.new_map() if tpl is None else tpl
+    changes = apply_policy(ctx, item, target, field_path, TEKTON, only_set_fields=only_set_fields)
+    if tpl is None and len(target):
+        for h in missing:
+            fresh = item.doc.new_map()
+            holder[h] = fresh
+            holder = fresh
+        holder[last] = target
+    report_changes(ctx, item, field_path, changes)
+
+
+def _tekton_types_ok(ctx: Context, item: Item, tpl: Mapping[str, Any], path: str) -> bool:
+    """Shapes the merge relies on; a wrong type is an error (the Tekton webhook would reject
+    the run when it decodes it)."""
+    ok = True
+    ns = tpl.get("nodeSelector")
+    if ns is not None:
+        if not isinstance(ns, Mapping):
+            ctx.error(item, f"{path}.nodeSelector", "must be a map of label keys to string values")
+            ok = False
+        else:
+            for k in sorted(ns, key=str):
+                if not isinstance(ns[k], str):
+                    ctx.error(
+                        item,
+                        f"{path}.nodeSelector[{k}]",
+                        f"must be a string, got {show(ns[k])}; quote it",
+                    )
+                    ok = False
+    tols = tpl.get("tolerations")
+    if tols is not None:
+        if not isinstance(tols, list):
+            ctx.error(item, f"{path}.tolerations", "must be a list of tolerations")
+            ok = False
+        else:
+            for i, t in enumerate(tols):
+                if not isinstance(t, Mapping):
+                    ctx.error(item, f"{path}.tolerations[{i}]", "must be a toleration (a map with key, operator, value, effect)")
+                    ok = False
+    return ok
+
+
+# --------------------------------------------------------------------------- the policy itself
+
+
+def validate_policy(ctx: Context) -> None:
+    """Check the policy's own nodeSelector / tolerations / schedulerName once per run, with
+    the Shipwright rules (the policy lands on build pods too) and the hardening rules.
+    Results point at the functionConfig."""
+    p = ctx.policy
+    base = f"{p.field_prefix}.scheduling"
+    for k, msg in validation.node_selector_problems(p.node_selector):
+        where = f"{base}.nodeSelector" + (f"[{k}]" if k is not None else "")
+        ctx.config_result("error", where, msg, tags={"reason": validation.NODE_SELECTOR_NOT_VALID})
+    bad: set[int] = set()
+    seen: dict[str, int] = {}
+    for i, t in enumerate(p.tolerations):
+        prob = validation.toleration_problem(t)
+        if prob is not None:
+            bad.add(i)
+            sub, msg = prob
+            ctx.config_result(
+                "error",
+                f"{base}.tolerations[{i}]" + (f".{sub}" if sub else ""),
+                msg,
+                tags={"reason": validation.TOLERATION_NOT_VALID},
+            )
+            continue
+        k = tol_key(t)
+        if k in seen:
+            ctx.config_result(
+                "warning",
+                f"{base}.tolerations[{i}]",
+                f'repeats the key "{k}" of tolerations[{seen[k]}]; Shipwright merges tolerations '
+                "by key, so Builds and BuildRuns get only the first",
+            )
+        else:
+            seen[k] = i
+    msg_s = validation.scheduler_name_problem(p.scheduler_name)
+    if msg_s is not None:
+        ctx.config_result(
+            "error", f"{base}.schedulerName", msg_s, tags={"reason": validation.SCHEDULER_NAME_NOT_VALID}
+        )
+    sev = hardening.severity(p.hardening)
+    if sev is None:
+        return
+    for f in hardening.check(
+        p.node_selector,
+        p.tolerations,
+        p.hardening_allow_toleration_keys,
+        p.hardening_allow_node_selector_keys,
+        frozenset(bad),
+    ):
+        ctx.config_result(
+            sev,
+            f"{base}.{f.where}",
+            f"the scheduling policy {f.message} ({hardening.advice(f.rule)})",
+            tags={"hardening": f.rule},
+        )

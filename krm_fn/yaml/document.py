@@ -1,0 +1,331 @@
+"""One parsed object and the way it is edited and written back.
+
+A transform edits `doc.data` in place and builds every new node through its document, so
+the node types always match the tree: plain dicts and lists on the light path, ruamel's
+commented types on the round-trip path. The two implementations share one interface:
+
+- `data`, `before` (plain data as read), `changed`;
+- `new_map()`, `safe(value)`: new nodes of the tree's kind (YAML 1.1-ambiguous strings quoted);
+- `append`, `add_key`, `replace_key`: edits that keep the user's comments in place;
+- `render(d)`: the object as one `- ` entry at dash indent `d`, and whether it is faithful
+  (False when the data could only be written without its comments).
+
+`LightDocument.render` raises `errors.Unsure` when the splicing writer is not sure of an
+edit; the orchestrator then reads that one item again as a `RoundTripDocument` and runs its
+transform again (`process`).
+"""
+from __future__ import annotations
+
+from krm_fn.core.errors import Unsure
+from krm_fn.yaml import lite
+from krm_fn.yaml import litesplice
+from krm_fn.yaml import rtedit
+from krm_fn.yaml import yamlio
+from krm_fn.yaml import yamltext
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+
+class Document:
+    """The interface both documents implement (see the module docstring)."""
+
+    data: Any
+    before: Any
+    _derived: dict[Any, Any] | None = None
+
+    def derived(self, key: Any, make: Callable[[Any], Any]) -> Any:
+        """make(data), computed once per document and key: facts of an object that transforms
+        look up and never edit (the Pipeline that 1,500 runs name is converted to plain data
+        once, not once per run). Never for an object a transform edits."""
+        memo = self._derived
+        if memo is None:
+            memo = self._derived = {}
+        if key not in memo:
+            memo[key] = make(self.data)
+        return memo[key]
+
+    @property
+    def changed(self) -> bool:
+        """Whether the data differs from what was read."""
+        return yamlio.to_plain(self.data) != self.before
+
+    def as_plain(self) -> Any:
+        """The data as plain dicts, lists and scalars, for comparing (not to be edited)."""
+        return yamlio.to_plain(self.data)
+
+    def new_map(self) -> Any:
+        raise NotImplementedError
+
+    def safe(self, value: Any) -> Any:
+        raise NotImplementedError
+
+    def append(self, seq: Any, value: Any) -> None:
+        raise NotImplementedError
+
+    def add_key(self, m: Any, key: str, value: Any) -> None:
+        raise NotImplementedError
+
+    def replace_key(self, m: Any, old: str, new: str, value: Any) -> None:
+        raise NotImplementedError
+
+    def render(self, d: int) -> tuple[str, bool]:
+        raise NotImplementedError
+
+    def render_document(self) -> tuple[str, bool]:
+        """render(0) as a document of its own (yamltext.unentry): a document item's text."""
+        text, faithful = self.render(0)
+        return yamltext.unentry(text), faithful
+
+
+class LightDocument(Document):
+    """An object read by the light reader: plain data, written back by splicing the changed
+    lines into its own text (`source`, the item's `- ` entry).
+
+    Once written, `compact()` lets go of what only a new writing needs (the layout: lines and
+    positions; the copy as read): a list of 10,000 runs held all of them at once. Should the
+    data change after that, both are read again from `source`, the positions given back the
+    collections they had (by reading order), and the object is written as before."""
+
+    def __init__(self, data: dict[str, Any], layout: lite.Doc, source: str = "") -> None:
+        self.data = data
+        self.source = source
+        self._layout: lite.Doc | None = layout
+        self._read: Any = yamlio.copy_data(data)  # the data as read, scalar types kept
+        self._before: Any = None
+        # (fingerprint of the data, text) last written: a copy of the data was kept instead,
+        # a third of what a large list held per run
+        self._rendered: tuple[tuple[int, int], str] | None = None
+        self._document: tuple[str, str] | None = None  # (text last written, as a document)
+        self._indent = (layout.m, layout.o)
+        self._nodes: list[Any] | None = None  # compacted: each position's collection, in order
+        self._changed = False  # compacted: whether the data written differs from the data read
+
+    @property
+    def layout(self) -> lite.Doc:
+        if self._layout is None:
+            self._reread()
+        assert self._layout is not None
+        return self._layout
+
+    @property
+    def read(self) -> Any:
+        """The data as read (a copy: the transform edits `data`)."""
+        if self._read is None:
+            self._reread()
+        return self._read
+
+    def _reread(self) -> None:
+        m, o = self._indent
+        read, layout = lite.load_item(self.source, m, o + 2, o)
+        positions = layout.order
+        assert self._nodes is not None and len(positions) == len(self._nodes), "the source reads as before"
+        for e, node in zip(positions, self._nodes, strict=True):
+            e.node = node
+        self._read, self._layout, self._nodes = read, layout, None
+
+    def compact(self, changed: bool | None = None) -> None:
+        """Keep the data and the text last written (rendered for the data as it is now);
+        drop the layout and the copy as read (read again from `source` when needed).
+        `changed`: whether the data differs from the data read, when the caller knows."""
+        if self._layout is None or not self.source or self._rendered is None or self._rendered[0] != fingerprint(self.data):
+            return
+        self._changed = self.data != self._read if changed is None else changed
+        self._nodes = [e.node for e in self._layout.order]
+        self._layout = self._read = None
+
+    def written(self, fresh: bool = False) -> WrittenDocument | None:
+        """What is left to keep once this document is written and done with (None when its
+        text was not written for the data as it is now; `fresh`: the caller rendered it just
+        now, nothing changed since)."""
+        if self._rendered is None or not self.source:
+            return None
+        if not fresh and self._rendered[0] != fingerprint(self.data):
+            return None
+        text = self._rendered[1]
+        as_document = self._document[1] if self._document is not None and self._document[0] is text else None
+        return WrittenDocument(text, self.source, self._indent, as_document)
+
+    @property
+    def before(self) -> Any:
+        """The data as read, as plain data (made when asked for)."""
+        if self._before is None:
+            self._before = yamlio.to_plain(self.read)
+        return self._before
+
+    def as_plain(self) -> Any:
+        return self.data  # plain already; `==` treats its str subclasses as str
+
+    @property
+    def changed(self) -> bool:
+        if self._read is None and self._rendered is not None and self._rendered[0] == fingerprint(self.data):
+            return self._changed  # compacted, and the data is what was written then
+        # both sides are plain dicts, lists and scalars (str subclasses for quoted and block
+        # scalars): `==` compares them as to_plain would, without copying either
+        return bool(self.data != self.read)
+
+    def new_map(self) -> Any:
+        return {}
+
+    def safe(self, value: Any) -> Any:
+        return yamlio.plain_safe(value)
+
+    def append(self, seq: Any, value: Any) -> None:
+        seq.append(value)
+
+    def add_key(self, m: Any, key: str, value: Any) -> None:
+        m[key] = value
+
+    def replace_key(self, m: Any, old: str, new: str, value: Any) -> None:
+        keys = list(m)
+        pos = keys.index(old)
+        del m[old]
+        rest = [(k, m.pop(k)) for k in keys[pos + 1 :]]
+        m[new] = value
+        m.update(rest)
+
+    def render(self, d: int) -> tuple[str, bool]:
+        fp = fingerprint(self.data)
+        if self._rendered is None or self._rendered[0] != fp:
+            text, _written = litesplice.render_item(self.layout, self.read, self.data)
+            self._rendered = (fp, text)
+        return self._rendered[1], True
+
+    def render_document(self) -> tuple[str, bool]:
+        text, _ = self.render(0)
+        if self._document is None or self._document[0] is not text:
+            self._document = (text, yamltext.unentry(text))  # files mode asks twice per run
+        return self._document[1], True
+
+
+class WrittenDocument(Document):
+    """A light document once written and done with: only the text written is kept (with the
+    item's own text), not the data, its positions or the copy as read. A list of 10,000 runs
+    held every run's data to the end; the text is what the output needs. Should anything
+    look at the object again, the text written is read (the same data: the writer read it
+    back when it wrote it); an edit after that is spliced into that text."""
+
+    def __init__(self, text: str, source: str, indent: tuple[int, int], as_document: str | None = None) -> None:
+        self.text = text
+        self.source = source
+        self._indent = indent
+        self._doc: LightDocument | None = None
+        self._before: Any = None
+        self._as_document = as_document  # the text as a document (files mode), once made
+
+    def _reading(self) -> LightDocument:
+        if self._doc is None:
+            m, o = self._indent
+            data, layout = lite.load_item(self.text, m, o + 2, o)
+            self._doc = LightDocument(data, layout, self.text)
+        return self._doc
+
+    @property
+    def data(self) -> Any:
+        return self._reading().data
+
+    @property
+    def before(self) -> Any:
+        """The data as read from the item's own text."""
+        if self._before is None:
+            m, o = self._indent
+            self._before = yamlio.to_plain(lite.load_item(self.source, m, o + 2, o)[0])
+        return self._before
+
+    @property
+    def changed(self) -> bool:
+        return True  # written because it changed; the text written is not the item's own
+
+    def as_plain(self) -> Any:
+        return self.data
+
+    # an edit goes to the reading of the text written, whose own methods make and write it
+    def new_map(self) -> Any:
+        return self._reading().new_map()
+
+    def safe(self, value: Any) -> Any:
+        return self._reading().safe(value)
+
+    def append(self, seq: Any, value: Any) -> None:
+        self._reading().append(seq, value)
+
+    def add_key(self, m: Any, key: str, value: Any) -> None:
+        self._reading().add_key(m, key, value)
+
+    def replace_key(self, m: Any, old: str, new: str, value: Any) -> None:
+        self._reading().replace_key(m, old, new, value)
+
+    def render(self, d: int) -> tuple[str, bool]:
+        return (self.text, True) if self._doc is None else self._doc.render(d)
+
+    def render_document(self) -> tuple[str, bool]:
+        if self._doc is not None:
+            return self._doc.render_document()
+        if self._as_document is None:
+            self._as_document = yamltext.unentry(self.text)  # files mode asks twice per run
+        return self._as_document, True
+
+
+def fingerprint(data: Any) -> tuple[int, int]:
+    """What tells whether plain data changed since it was written: the length and hash of
+    its repr (a repr sees what `==` sees, str subclasses as str, and key order too, which
+    only makes an equal object be written again)."""
+    r = repr(data)
+    return len(r), hash(r)
+
+
+class RoundTripDocument(Document):
+    """An object read by ruamel's round-trip loader, written back by its emitter (checked by
+    reading the text back). `indent` is (mapping, sequence, offset) as the item's text has
+    them; `block` writes every collection in block style (the full-parse path). `text` is the
+    item's own text when it has one: then only the changed entries are written anew
+    (rtsplice), and the whole object only when the splice is not sure."""
+
+    def __init__(
+        self, data: Any, indent: tuple[int, int, int] = (2, 2, 0), block: bool = False, text: str | None = None
+    ) -> None:
+        self.data = data
+        self.text = text
+        self.indent = indent
+        self.block = block
+        self.before = yamlio.to_plain(data)
+        self.pending: list[tuple[Any, str]] = []  # comments to put back before writing
+
+    def new_map(self) -> Any:
+        from ruamel.yaml.comments import CommentedMap
+
+        return CommentedMap()
+
+    def safe(self, value: Any) -> Any:
+        return yamlio.yamlsafe(value)
+
+    def append(self, seq: Any, value: Any) -> None:
+        rtedit.append(seq, value, self.pending)
+
+    def add_key(self, m: Any, key: str, value: Any) -> None:
+        rtedit.add_key(m, key, value, self.pending)
+
+    def replace_key(self, m: Any, old: str, new: str, value: Any) -> None:
+        rtedit.replace_key(m, old, new, value, self.pending)
+
+    def render(self, d: int) -> tuple[str, bool]:
+        rtedit.flush(self.pending)
+        if self.text is not None and not self.block:
+            from krm_fn.yaml import rtsplice  # only a run on the round-trip path pays for it
+
+            try:
+                return rtsplice.splice(self.text, self.data, self.before, self.indent), True
+            except Unsure:
+                pass
+            except Exception:  # noqa: BLE001 - a splice bug costs the layout, never the object
+                pass  # (tests/test_rtsplice.py calls rtsplice.splice itself, where it shows)
+        if self.block:
+            yamlio.set_block_style(self.data)
+        dumped, faithful = yamlio.dump_verified(self.data, *self.indent)
+        out = yamltext.indent_entry(dumped, d)
+        if self.text is not None and self.text.startswith("\n") and not out.startswith("\n"):
+            # blank lines before the object (after a file's `---`) are not the emitter's to drop
+            out = "\n" * (len(self.text) - len(self.text.lstrip("\n"))) + out
+        return out, faithful
