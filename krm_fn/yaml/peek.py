@@ -44,36 +44,16 @@ def field(text: str, document: bool, path: tuple[str, ...]) -> Any:
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    if '"' in text or "'" in text or "[" in text or "{" in text:
-        closed = re.compile(_CLOSED_LINE).fullmatch  # re's cache: compiled once per process
-        for line in lines:
-            if ('"' in line or "'" in line or "[" in line or "{" in line) and closed(line) is None:
-                raise Unsure("a scalar or collection may span lines")
-    first = _first_content(lines, 0, len(lines))
-    if first < 0:
-        raise Unsure("empty")
-    line = lines[first]
-    col = len(line) - len(line.lstrip(" "))
-    if document:
-        if col != 0 or line.startswith("-"):
-            raise Unsure("not a mapping document")
-    else:
-        if not line.startswith("- ", col):
-            raise Unsure("not an entry")
-        lines = list(lines)
-        lines[first] = " " * (col + 2) + line[col + 2 :]
-        col += 2
-        if lines[first][col : col + 1] in ("", " ", "#"):
-            raise Unsure("entry layout")
+    _check_closed(text, lines)
+    lines, first, col = _top_mapping(lines, document)
     a, b, k = first, len(lines), col
     for depth, key in enumerate(path):
         at, end = _key_line(lines, a, b, k, key)
         if at < 0:
             return None
-        last = depth == len(path) - 1
-        rest = lines[at][k + len(key) + 1 :]
-        if last:
+        if depth == len(path) - 1:
             return _read_entry(lines[at:end], k, key)
+        rest = lines[at][k + len(key) + 1 :]
         if rest and not rest.lstrip(" ").startswith("#"):
             raise Unsure("not a block mapping")
         nxt = _first_content(lines, at + 1, end)
@@ -84,6 +64,37 @@ def field(text: str, document: bool, path: tuple[str, ...]) -> Any:
             raise Unsure("not a block mapping")
         a, b, k = at + 1, end, child
     raise Unsure("peek")  # not reached
+
+
+def _check_closed(text: str, lines: list[str]) -> None:
+    """Unsure when a line opens a quote or a bracket it may not close on that line."""
+    if '"' in text or "'" in text or "[" in text or "{" in text:
+        closed = re.compile(_CLOSED_LINE).fullmatch  # re's cache: compiled once per process
+        for line in lines:
+            if ('"' in line or "'" in line or "[" in line or "{" in line) and closed(line) is None:
+                raise Unsure("a scalar or collection may span lines")
+
+
+def _top_mapping(lines: list[str], document: bool) -> tuple[list[str], int, int]:
+    """(lines, first content line, column of the top mapping's keys): an entry's `- ` is
+    written as spaces in a copy of the lines, so that its keys line up."""
+    first = _first_content(lines, 0, len(lines))
+    if first < 0:
+        raise Unsure("empty")
+    line = lines[first]
+    col = len(line) - len(line.lstrip(" "))
+    if document:
+        if col != 0 or line.startswith("-"):
+            raise Unsure("not a mapping document")
+        return lines, first, col
+    if not line.startswith("- ", col):
+        raise Unsure("not an entry")
+    lines = list(lines)
+    lines[first] = " " * (col + 2) + line[col + 2 :]
+    col += 2
+    if lines[first][col : col + 1] in ("", " ", "#"):
+        raise Unsure("entry layout")
+    return lines, first, col
 
 
 def _first_content(lines: list[str], a: int, b: int) -> int:
