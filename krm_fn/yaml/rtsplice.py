@@ -306,6 +306,26 @@ class _Writer:
     # --- diff
 
     def mapping(self, node: Any, before: dict[str, Any], after: Any) -> None:
+        pos, akeys, new_keys, kept, swapped = self._mapping_plan(node, before, after)
+        gone = [k for k in before if k not in akeys and k not in swapped.values()]
+        if any(not self._prefix_blank(pos[k][0].start_mark.line, pos[k][0].start_mark.column) for k in gone):
+            raise _Replace  # a removed key on the line of the sequence dash
+        for k in kept:  # inner edits first: at a shared line, they go before this level's
+            self.entry(pos[k], akeys[k], before[k], after[akeys[k]])
+        for sk in swapped:
+            kn, vn = pos[sk]
+            col = kn.start_mark.column
+            new = self.entry_lines(akeys[sk], after[akeys[sk]], col)
+            self.replace(kn.start_mark.line, col, self.entry_end(kn, vn), new, vn, kn, drop_comments=True)
+        for k in gone:
+            kn, vn = pos[k]
+            self.remove(kn.start_mark.line, kn.start_mark.column, self.entry_end(kn, vn))
+        self._insert_new_keys(pos, akeys, new_keys, before, swapped, after)
+
+    def _mapping_plan(self, node: Any, before: dict[str, Any], after: Any) -> tuple[dict[str, Any], dict[str, Any], list[str], list[str], dict[str, str]]:
+        """(node pair of each key, each new key's object, the new keys in order, the keys
+        kept, {new key: the removed key whose place it takes}); _Replace when the mapping
+        is not spliced key by key."""
         self._own(node)
         pairs = node.value
         old = list(before)
@@ -328,19 +348,11 @@ class _Writer:
             pos[new_key] = pos[old_key]
         if not kept and not swapped:
             raise _Replace  # nothing to anchor new keys to
-        gone = [k for k in old if k not in akeys and k not in swapped.values()]
-        if any(not self._prefix_blank(pos[k][0].start_mark.line, pos[k][0].start_mark.column) for k in gone):
-            raise _Replace  # a removed key on the line of the sequence dash
-        for k in kept:  # inner edits first: at a shared line, they go before this level's
-            self.entry(pos[k], akeys[k], before[k], after[akeys[k]])
-        for sk in swapped:
-            kn, vn = pos[sk]
-            col = kn.start_mark.column
-            new = self.entry_lines(akeys[sk], after[akeys[sk]], col)
-            self.replace(kn.start_mark.line, col, self.entry_end(kn, vn), new, vn, kn, drop_comments=True)
-        for k in gone:
-            kn, vn = pos[k]
-            self.remove(kn.start_mark.line, kn.start_mark.column, self.entry_end(kn, vn))
+        return pos, akeys, new_keys, kept, swapped
+
+    def _insert_new_keys(self, pos: dict[str, Any], akeys: dict[str, Any], new_keys: list[str], before: dict[str, Any], swapped: dict[str, str], after: Any) -> None:
+        """Write each run of new keys after the kept key before it, or before the first kept
+        key when none is."""
         group: list[str] = []
         anchor: str | None = None
         for nk in [*new_keys, None]:
@@ -348,16 +360,14 @@ class _Writer:
                 group.append(nk)
                 continue
             if group:
+                at = anchor if anchor is not None else nk
+                assert at is not None  # a group ends at a kept key or after one
+                kn, vn = pos[at]
+                col = kn.start_mark.column
+                new = [x for g in group for x in self.entry_lines(akeys[g], after[akeys[g]], col)]
                 if anchor is None:  # before the first kept key
-                    assert nk is not None
-                    kn, _ = pos[nk]
-                    col = kn.start_mark.column
-                    new = [x for g in group for x in self.entry_lines(akeys[g], after[akeys[g]], col)]
                     self.insert_before(kn.start_mark.line, col, new)
                 else:
-                    kn, vn = pos[anchor]
-                    col = kn.start_mark.column
-                    new = [x for g in group for x in self.entry_lines(akeys[g], after[akeys[g]], col)]
                     self.insert_after(self.entry_end(kn, vn), new)
                 group = []
             anchor = nk
