@@ -1,9 +1,11 @@
 """The conventions users and tools rely on: the catalog-style metadata.yaml, one repository
-URL, the hooks' minimum pre-commit version, a README in every example package, and the
-README's editor modeline pointing at the schema."""
+URL, the hooks' minimum pre-commit version, a pre-commit `rev` that exists, a README in every
+example package, and the policy page's editor modeline pointing at the schema."""
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
 from importlib.metadata import version
 from pathlib import Path
 
@@ -15,6 +17,9 @@ from conftest import ROOT
 CATALOG_FIELDS = {"image", "description", "tags", "sourceURL", "examplePackageURLs", "emails", "license", "hidden"}
 CATALOG_TAGS = {"mutator", "validator", "viewer", "generator"}
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+PRE_COMMIT_DOC = (ROOT / "docs" / "integrations" / "pre-commit.md").read_text(encoding="utf-8")
+POLICY_DOC = (ROOT / "docs" / "policy.md").read_text(encoding="utf-8")
+DOCS = {p.relative_to(ROOT).as_posix(): p.read_text(encoding="utf-8") for p in sorted((ROOT / "docs").rglob("*.md"))}
 METADATA = yaml.safe_load((ROOT / "metadata.yaml").read_text(encoding="utf-8"))
 KPT_EXAMPLES = sorted(p.parent for p in (ROOT / "examples").glob("*/Kptfile"))
 # every example package: a kpt package, a kustomization, a pre-commit setup or a ResourceList
@@ -49,9 +54,26 @@ def test_one_repository_url_everywhere() -> None:
     url = METADATA["sourceURL"]
     config = yaml.safe_load((ROOT / "examples" / "pre-commit" / ".pre-commit-config.yaml").read_text())
     assert [r["repo"] for r in config["repos"]] == [url]
-    snippet_repos = re.findall(r"^- repo: (\S+)", README, flags=re.MULTILINE)
+    snippet_repos = [r for text in (README, *DOCS.values()) for r in re.findall(r"^- repo: (\S+)", text, flags=re.MULTILINE)]
     assert snippet_repos == [url]
-    assert f"published at\n`{url}`" in README or f"published at `{url}`" in README
+    assert f"published at\n`{url}`" in PRE_COMMIT_DOC or f"published at `{url}`" in PRE_COMMIT_DOC
+    assert f"pipx install git+{url}`" in README
+
+
+def test_the_pre_commit_rev_exists() -> None:
+    """The snippet's `rev` (and the example config's) is a commit of this repository, not a
+    tag nobody published; skipped in a shallow clone, which may lack it."""
+    git = shutil.which("git")
+    if git is None or subprocess.run([git, "rev-parse", "--is-shallow-repository"], cwd=ROOT, capture_output=True,
+                                     text=True, check=False).stdout.strip() != "false":
+        pytest.skip("not a full git clone")
+    config = yaml.safe_load((ROOT / "examples" / "pre-commit" / ".pre-commit-config.yaml").read_text())
+    revs = re.findall(r"^  rev: (\S+)", PRE_COMMIT_DOC, flags=re.MULTILINE) + [r["rev"] for r in config["repos"]]
+    assert revs and len(set(revs)) == 1, revs
+    tags = subprocess.run([git, "tag"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    assert revs[0] in tags or re.fullmatch(r"[0-9a-f]{40}", revs[0]), revs[0]
+    found = subprocess.run([git, "cat-file", "-e", f"{revs[0]}^{{commit}}"], cwd=ROOT, capture_output=True, check=False)
+    assert found.returncode == 0, f"rev {revs[0]} is not a commit of this repository"
 
 
 def test_every_hook_names_its_minimum_pre_commit_version() -> None:
@@ -62,7 +84,7 @@ def test_every_hook_names_its_minimum_pre_commit_version() -> None:
     assert len(set(minimums.values())) == 1
     # the pre-commit the end-to-end tests run is new enough for the hooks
     assert _version(version("pre-commit")) >= _version(next(iter(minimums.values())))
-    assert f"pre-commit {next(iter(minimums.values()))} or\nnewer" in README
+    assert f"pre-commit {next(iter(minimums.values()))} or\nnewer" in PRE_COMMIT_DOC
 
 
 def test_examples_discovered() -> None:
@@ -84,10 +106,10 @@ def test_every_example_has_a_readme(example: Path) -> None:
         assert ".expected/" in text
 
 
-def test_the_readme_modeline_points_at_the_schema() -> None:
-    m = re.search(r"^# yaml-language-server: \$schema=(\S+)$", README, flags=re.MULTILINE)
-    assert m, "README shows no yaml-language-server modeline"
-    # resolved from the policy file's directory, as the README says: two levels below the root
+def test_the_policy_page_modeline_points_at_the_schema() -> None:
+    m = re.search(r"^# yaml-language-server: \$schema=(\S+)$", POLICY_DOC, flags=re.MULTILINE)
+    assert m, "docs/policy.md shows no yaml-language-server modeline"
+    # resolved from the policy file's directory, as docs/policy.md says: two levels below the root
     policy_dir = ROOT / "examples" / "coschedule-workspaces"
     assert (policy_dir / m.group(1)).resolve() == (ROOT / "schemas" / "coschedulepolicy.schema.json").resolve()
-    assert "`./schemas/coschedulepolicy.schema.json`" in README and (ROOT / "schemas" / "coschedulepolicy.schema.json").is_file()
+    assert "`./schemas/coschedulepolicy.schema.json`" in POLICY_DOC and (ROOT / "schemas" / "coschedulepolicy.schema.json").is_file()

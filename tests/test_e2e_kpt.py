@@ -2,7 +2,7 @@
 copies of the example packages, compared with `.expected/` beside each example.
 
 The example Kptfiles say `exec: krm-coschedule`: kpt finds it on PATH, so every kpt command
-here runs with the venv's bin directory first on PATH, as the README tells users to.
+here runs with the venv's bin directory first on PATH, as docs/integrations/kpt.md tells users to.
 Regenerate the expected files with KRM_UPDATE_EXPECTED=1 (see tests/e2e_util.py).
 """
 from __future__ import annotations

@@ -86,7 +86,7 @@ def test_plugin_error_fails_the_build(tmp_path: Path) -> None:
 
 
 def test_kubectl_skips_exec_functions_silently(tmp_path: Path) -> None:
-    """Documented in the README: kubectl has no --enable-exec, and with
+    """Documented in docs/integrations/kustomize-exec.md: kubectl has no --enable-exec, and with
     --enable-alpha-plugins it skips a `config.kubernetes.io/function` exec entry without a
     word. A `krm-coschedule` on PATH that would leave a mark proves it never ran."""
     bin_dir = tmp_path / "bin"

@@ -229,3 +229,32 @@ def test_real_git_commit_through_the_installed_hook(tmp_path: Path) -> None:
     )
     assert second.returncode == 0, second.stdout + second.stderr
     assert _git_out(user, "status", "--porcelain").stdout == ""
+
+
+def test_hooks_skip_helm_templates(tmp_path: Path) -> None:
+    """Both hooks exclude files under a `templates/` directory (Helm chart templates are not
+    YAML until Helm renders them): a run there is left as it is, even one the hook would
+    render, while the run beside the chart directory is rendered."""
+    require_tool("git")
+    user = tmp_path / "user"
+    (user / "deploy" / "templates").mkdir(parents=True)
+    (user / "deploy" / "pipeline.yaml").write_text(PIPELINE)
+    (user / "deploy" / "run.yaml").write_text(_run_doc("r"))
+    (user / "deploy" / "templates" / "run.yaml").write_text(_run_doc("t"))
+    helm = "{{- if .Values.enabled }}\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n{{- end }}\n"
+    (user / "deploy" / "templates" / "configmap.yaml").write_text(helm)
+    _git(user, "init", "-q")
+    _git(user, "add", "-A")
+    _git(user, "commit", "-qm", "init")
+    home = tmp_path / "pre-commit-home"
+    templates = snapshot(user / "deploy" / "templates")
+    p = _pre_commit(user, home, "try-repo", str(ROOT), "krm-coschedule-check", "--all-files")
+    out = p.stdout + p.stderr
+    assert p.returncode == 1, out
+    assert "would rewrite deploy/run.yaml" in out and "templates" not in out, out
+    p = _pre_commit(user, home, "try-repo", str(ROOT), "krm-coschedule", "--all-files")
+    out = p.stdout + p.stderr
+    assert p.returncode == 1 and "files were modified by this hook" in out, out
+    assert "kind: StatefulSet" in (user / "deploy" / "run.yaml").read_text()
+    assert "templates" not in out, out
+    assert snapshot(user / "deploy" / "templates") == templates

@@ -14,7 +14,7 @@ SCHEMA: dict[str, Any] = {
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "$id": "urn:krm-coschedule:schema:coschedulepolicy:v1alpha1",
   "title": "CoschedulePolicy (fn.kpt.dev/v1alpha1), the functionConfig of krm-coschedule",
-  "description": "Typed functionConfig of the krm-coschedule KRM function: how Tekton PipelineRuns and TaskRuns are coscheduled (affinity assistants) and which scheduling policy Tekton and Shipwright pods get. Every field is optional. A `default` is the value the function applies when the field is absent; defaults that Kubernetes applies are named in the descriptions only. See README.md, section functionConfig.",
+  "description": "Typed functionConfig of the krm-coschedule KRM function: how Tekton PipelineRuns and TaskRuns are coscheduled (affinity assistants) and which scheduling policy Tekton and Shipwright pods get. Every field is optional. A `default` is the value the function applies when the field is absent; defaults that Kubernetes applies are named in the descriptions only. See docs/policy.md.",
   "type": "object",
   "required": [
     "apiVersion",
