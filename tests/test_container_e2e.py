@@ -49,15 +49,17 @@ def _in_ci() -> bool:
 
 @functools.cache
 def _prepare() -> tuple[str, str]:
-    """(podman's path, "") with the image built from the Dockerfile as it is now (layers
-    cached), else ("", why not). Done once per session, reported by every test."""
+    """(podman's path, "") with the image built from the Dockerfile as it is now, else
+    ("", why not). Done once per session, reported by every test. Built with --no-cache:
+    a cached pip step would hide what fails on a fresh machine, as CI is (it hid a pip
+    constraints file the build could not read); the base image stays cached."""
     path = shutil.which("podman")
     if path is None:
         return "", (
             "podman is not installed, so the container image cannot be built and run; "
             f"as root, {SETUP.relative_to(ROOT)} installs it from Debian's packages (.ci/run does)"
         )
-    p = subprocess.run(["bash", str(BUILD)], capture_output=True, text=True, timeout=1800, check=False)
+    p = subprocess.run(["bash", str(BUILD), "--no-cache"], capture_output=True, text=True, timeout=1800, check=False)
     if p.returncode != 0:
         return "", f"{BUILD.relative_to(ROOT)} failed (exit {p.returncode}):\n{p.stderr[-4000:]}\n{p.stdout[-4000:]}"
     p = subprocess.run([path, *KPT_RUN, IMAGE, "--help"], capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120, check=False)
