@@ -18,7 +18,9 @@
 # redoes only the pip install. The cache does not see the mounts, so a cached pip step
 # can hide a build that fails on a fresh machine (it hid a constraints file pipconf.py
 # did not mount): --no-cache redoes every step of the Dockerfile, as a fresh machine
-# does (the base image is an image of its own and stays).
+# does (the base image is an image of its own and stays), and keeps no layer images
+# (--layers=false: a layer cache nothing would use again). The image the name pointed
+# to before is removed when nothing else holds it, so repeated builds do not pile up.
 #
 # KRM_COSCHEDULE_IMAGE names the image (it needs a slash: kpt rewrites a name without one
 # to gcr.io/kpt-fn/NAME).
@@ -27,7 +29,7 @@ set -euo pipefail
 cache=()
 for arg in "$@"; do
     case $arg in
-    --no-cache) cache=(--no-cache) ;;
+    --no-cache) cache=(--no-cache --layers=false) ;;
     *)
         echo "usage: $0 [--no-cache]" >&2
         exit 2
@@ -103,5 +105,10 @@ while IFS= read -r path; do
     mounts+=(-v "$path:$path:ro")
 done < <("$python" "$ROOT/tests/container/pipconf.py" "$tmp/pip.conf")
 
-log "building $IMAGE from $base"
+old=$(podman image inspect --format '{{.Id}}' "$IMAGE" 2>/dev/null || true)
+log "building $IMAGE from $base${cache:+ (no layer cache)}"
 podman build "${cache[@]}" --build-arg "BASE=$base" "${mounts[@]}" -t "$IMAGE" -f "$ROOT/Dockerfile" "$ROOT"
+# without -f, podman keeps an image that has another name or a container
+if [[ -n $old && $old != "$(podman image inspect --format '{{.Id}}' "$IMAGE")" ]]; then
+    podman rmi "$old" >/dev/null 2>&1 || true
+fi
