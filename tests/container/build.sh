@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the function's image from the Dockerfile with podman:
-#   tests/container/build.sh            -> localhost/krm-coschedule:dev
+#   tests/container/build.sh [--no-cache]   -> localhost/krm-coschedule:dev
 #
 # The base image (the Dockerfile's ARG BASE), first that applies:
 #   1. KRM_COSCHEDULE_BASE, when set;
@@ -15,11 +15,27 @@
 # pip inside the build uses this machine's pip configuration and CA bundle (see
 # pipconf.py), mounted read-only for the RUN step only: nothing of them is in the
 # Dockerfile or the image. Layers are cached by podman: a rebuild after a code change
-# redoes only the pip install.
+# redoes only the pip install. The cache does not see the mounts, so a cached pip step
+# can hide a build that fails on a fresh machine (it hid a constraints file pipconf.py
+# did not mount): --no-cache redoes every step of the Dockerfile, as a fresh machine
+# does (the base image is an image of its own and stays), and keeps no layer images
+# (--layers=false: a layer cache nothing would use again). The image the name pointed
+# to before is removed when nothing else holds it, so repeated builds do not pile up.
 #
 # KRM_COSCHEDULE_IMAGE names the image (it needs a slash: kpt rewrites a name without one
 # to gcr.io/kpt-fn/NAME).
 set -euo pipefail
+
+cache=()
+for arg in "$@"; do
+    case $arg in
+    --no-cache) cache=(--no-cache --layers=false) ;;
+    *)
+        echo "usage: $0 [--no-cache]" >&2
+        exit 2
+        ;;
+    esac
+done
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 IMAGE=${KRM_COSCHEDULE_IMAGE:-localhost/krm-coschedule:dev}
@@ -89,5 +105,10 @@ while IFS= read -r path; do
     mounts+=(-v "$path:$path:ro")
 done < <("$python" "$ROOT/tests/container/pipconf.py" "$tmp/pip.conf")
 
-log "building $IMAGE from $base"
-podman build --build-arg "BASE=$base" "${mounts[@]}" -t "$IMAGE" -f "$ROOT/Dockerfile" "$ROOT"
+old=$(podman image inspect --format '{{.Id}}' "$IMAGE" 2>/dev/null || true)
+log "building $IMAGE from $base${cache:+ (no layer cache)}"
+podman build "${cache[@]}" --build-arg "BASE=$base" "${mounts[@]}" -t "$IMAGE" -f "$ROOT/Dockerfile" "$ROOT"
+# without -f, podman keeps an image that has another name or a container
+if [[ -n $old && $old != "$(podman image inspect --format '{{.Id}}' "$IMAGE")" ]]; then
+    podman rmi "$old" >/dev/null 2>&1 || true
+fi
