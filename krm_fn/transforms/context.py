@@ -14,6 +14,7 @@ from krm_fn.core.results import ResourceRef
 from krm_fn.core.results import Result
 from krm_fn.io.items import Item
 from krm_fn.policy import config as config_mod
+from krm_fn.yaml import peek
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -115,8 +116,6 @@ class Context:
         if it.doc is None and it.text is not None and self.light:
             at = (it.pos, path)
             if at not in self._peeked:  # asked for twice per assistant (the claim check, its volumes)
-                from krm_fn.yaml import peek  # here: a first render generates, it reads no placeholder
-
                 try:
                     self._peeked[at] = peek.field(it.text, it.document, path)
                 except Unsure:
