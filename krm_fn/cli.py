@@ -1,11 +1,16 @@
 """Entry points. Only this module touches stdin, stdout, argv and files."""
 from __future__ import annotations
 
+import errno
+import gc
+import os
 import sys
 from collections.abc import Callable
 from collections.abc import Sequence
 
+from krm_fn.core.errors import InputError
 from krm_fn.core.errors import KrmError
+from krm_fn.core.errors import internal_error_message
 from krm_fn.core.results import Result
 from krm_fn.core.results import summary_line
 
@@ -97,8 +102,6 @@ def printable(text: str) -> str:
 
 def _is_dir(path: str) -> bool:
     """A package directory as the only argument means files mode, not a plugin config."""
-    import os
-
     return os.path.isdir(path)
 
 
@@ -178,8 +181,6 @@ def _write_all(buf: Any, data: bytes) -> None:
 
 
 def _closed(name: str) -> Exception:
-    from krm_fn.core.errors import KrmError
-
     return KrmError(f"{name} is closed: nothing to {'write the output to' if name == 'stdout' else 'read'}")
 
 
@@ -208,8 +209,6 @@ def _print(text: str) -> int:
 
 def _read_stdin() -> bytes:
     """All of stdin, bounded by MAX_INPUT_BYTES."""
-    from krm_fn.core.errors import InputError
-
     stream = sys.stdin
     if stream is None:
         raise _closed("stdin")
@@ -231,16 +230,11 @@ def _read_stdin() -> bytes:
 def _output_failed(e: OSError) -> Exception:
     """The error for stdout failing, after pointing stdout at /dev/null so that Python's own
     flush at exit does not fail again with a traceback."""
-    import errno
-    import os
-
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError, AttributeError):
         pass
-    from krm_fn.core.errors import KrmError
-
     if isinstance(e, BrokenPipeError) or e.errno == errno.EPIPE:
         return KrmError("the reader of stdout closed it before the output was complete (broken pipe)")
     return KrmError(f"cannot write the output to stdout: {e.strerror or e}")
@@ -258,9 +252,6 @@ def _guarded(mode: Callable[[], int], krm: bool = False) -> int:
         _ERR.write("krm-coschedule: interrupted; nothing was written\n")
         return 130
     except Exception as e:  # noqa: BLE001 - the top of every mode: no traceback reaches the user
-        from krm_fn.core.errors import KrmError
-        from krm_fn.core.errors import internal_error_message
-
         msg = str(e) if isinstance(e, KrmError) else internal_error_message(e)
         if krm and not _Answer.started:
             from krm_fn.modes.krm import error_list
@@ -285,15 +276,11 @@ class _Loading:
     __slots__ = ("was",)
 
     def __enter__(self) -> None:
-        import gc
-
         self.was = gc.isenabled()
         gc.disable()
 
     def __exit__(self, *exc: object) -> None:
         if self.was:
-            import gc
-
             gc.freeze()
             gc.enable()
 
@@ -343,8 +330,6 @@ def _is_terminal(name: str) -> bool:
 
 def _colour(name: str) -> bool:
     """Colour on a terminal, unless NO_COLOR is set (no-color.org)."""
-    import os
-
     return _is_terminal(name) and not os.environ.get("NO_COLOR")
 
 
@@ -370,7 +355,6 @@ def _load_config(path: str | None) -> Any:
         return None
     from pathlib import Path
 
-    from krm_fn.core.errors import InputError
     from krm_fn.modes import streams
 
     try:
@@ -482,7 +466,6 @@ def _install_plugin(argv: list[str]) -> int:
     import shlex
     from pathlib import Path
 
-    from krm_fn.core.errors import KrmError
     from krm_fn.modes import kustomize
 
     p = _parser(

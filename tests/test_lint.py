@@ -29,6 +29,6 @@ def test_mypy_is_clean() -> None:
 
 def test_ruff_is_clean() -> None:
     proc = subprocess.run(
-        [_tool("ruff"), "check", "--no-cache", "krm_fn", "tests", "bench"], cwd=ROOT, capture_output=True, text=True
+        [_tool("ruff"), "check", "--no-cache", "krm_fn", "tests", "bench", "tools"], cwd=ROOT, capture_output=True, text=True
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -16,6 +16,9 @@ from hypothesis import strategies as st
 from krm_fn.policy import config
 from krm_fn.policy import schemacheck
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
+import gen_schemadata  # noqa: E402  (tools/gen_schemadata.py writes krm_fn/policy/schemadata.py)
+
 SCHEMA = config._schema()
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
 PKG = Path(__file__).resolve().parent.parent / "krm_fn"
@@ -142,32 +145,11 @@ def test_an_invalid_config_still_gets_jsonschema_messages() -> None:
     assert any("Additional properties are not allowed" in r.message and r.field_path == "spec" for r in results)
 
 
-def schemadata_text() -> str:
-    """krm_fn/policy/schemadata.py as it must read: krm_fn/schemas/coschedulepolicy.schema.json (JSON
-    that is a Python expression once true, false and null are names), as it is."""
-    schema = (PKG / "schemas" / "coschedulepolicy.schema.json").read_text(encoding="utf-8")
-    data = json.loads(schema)
-    # only what json.dumps writes (no `\/`, no surrogate escapes) reads the same in Python
-    assert schema == json.dumps(data, indent=2, ensure_ascii=False) + "\n", "write the schema with json.dumps(indent=2, ensure_ascii=False)"
-    return (
-        '"""schemas/coschedulepolicy.schema.json as Python data, which config.py reads: parsing the\n'
-        "JSON would import json (~1 ms of every start). The file's text as it is, after the names\n"
-        "of JSON's literals; `python tests/test_schemacheck.py` writes it again after the schema\n"
-        'changes (a test checks that both agree)."""\n'
-        "from __future__ import annotations\n\n"
-        "TYPE_CHECKING = False\n"
-        "if TYPE_CHECKING:\n"
-        "    from typing import Any\n\n"
-        "true, false, null = True, False, None\n\n"
-        "SCHEMA: dict[str, Any] = " + schema + "\n"
-        "del true, false, null\n"
-    )
-
-
 def test_the_schema_data_is_the_schema_file() -> None:
-    assert (PKG / "policy" / "schemadata.py").read_text(encoding="utf-8") == schemadata_text(), (
-        "krm_fn/policy/schemadata.py is not schemas/coschedulepolicy.schema.json: `python tests/test_schemacheck.py` writes it again"
+    assert (PKG / "policy" / "schemadata.py").read_text(encoding="utf-8") == gen_schemadata.text(), (
+        f"krm_fn/policy/schemadata.py is not schemas/coschedulepolicy.schema.json: `{gen_schemadata.COMMAND}` writes it again"
     )
+    assert gen_schemadata.main(["--check"]) == 0
     schema = json.loads((PKG / "schemas" / "coschedulepolicy.schema.json").read_text(encoding="utf-8"))
     assert schema == SCHEMA and json.dumps(SCHEMA) == json.dumps(schema)  # the same data, in the same order
 
@@ -178,6 +160,3 @@ def test_a_valid_config_never_imports_json() -> None:
     spec = "{'coschedule': 'workspaces', 'assistant': {'podTemplate': {'nodeSelector': {'pool': 'ci'}}}}"
     assert not _imported_by_loading(spec, "policy is not None and not results", "json")
 
-
-if __name__ == "__main__":
-    (PKG / "policy" / "schemadata.py").write_text(schemadata_text(), encoding="utf-8")

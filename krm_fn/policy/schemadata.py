@@ -1,6 +1,7 @@
+# Generated from krm_fn/schemas/coschedulepolicy.schema.json by `python tools/gen_schemadata.py`: do not edit.
 """schemas/coschedulepolicy.schema.json as Python data, which config.py reads: parsing the
 JSON would import json (~1 ms of every start). The file's text as it is, after the names
-of JSON's literals; `python tests/test_schemacheck.py` writes it again after the schema
+of JSON's literals; `python tools/gen_schemadata.py` writes it again after the schema
 changes (a test checks that both agree)."""
 from __future__ import annotations
 

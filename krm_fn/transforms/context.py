@@ -3,6 +3,7 @@ objects and plans. It sits below the transforms; the orchestrator (`process`) ma
 run."""
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 
 from krm_fn.core.errors import Unsure
@@ -14,6 +15,7 @@ from krm_fn.core.results import ResourceRef
 from krm_fn.core.results import Result
 from krm_fn.io.items import Item
 from krm_fn.policy import config as config_mod
+from krm_fn.yaml import peek
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -83,8 +85,7 @@ class Context:
     def scoped(self, prefix: str) -> Context:
         """This context for an object embedded at `prefix` in an item: the same lists and
         lookups, with every result's field path placed under the prefix."""
-        scoped = object.__new__(Context)  # copy.copy's result (copy is not imported at start)
-        scoped.__dict__.update(self.__dict__)
+        scoped = copy.copy(self)
         scoped.prefix = self.prefix + prefix
         return scoped
 
@@ -115,8 +116,6 @@ class Context:
         if it.doc is None and it.text is not None and self.light:
             at = (it.pos, path)
             if at not in self._peeked:  # asked for twice per assistant (the claim check, its volumes)
-                from krm_fn.yaml import peek  # here: a first render generates, it reads no placeholder
-
                 try:
                     self._peeked[at] = peek.field(it.text, it.document, path)
                 except Unsure:

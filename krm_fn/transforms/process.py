@@ -39,6 +39,7 @@ from krm_fn.io.items import ResourceList
 from krm_fn.io.items import meta_of
 from krm_fn.policy import config as config_mod
 from krm_fn.transforms import scheduling
+from krm_fn.transforms import shipwright
 from krm_fn.transforms.context import Context
 from krm_fn.transforms.context import Generated
 from krm_fn.transforms.context import Handler
@@ -46,6 +47,7 @@ from krm_fn.transforms.context import Plan
 from krm_fn.transforms.context import file_of
 from krm_fn.transforms.tekton import assistant as assistant_mod
 from krm_fn.transforms.tekton import tekton
+from krm_fn.transforms.tekton import triggers
 from krm_fn.yaml import guards
 from krm_fn.yaml import yamlio
 from krm_fn.yaml import yamltext
@@ -56,33 +58,13 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-# Shipwright's and Triggers' transforms are imported when an object of theirs is met: a list
-# of Tekton runs only never loads them (start-up)
-def _handle_build(item: Item, ctx: Context) -> None:
-    from krm_fn.transforms import shipwright
-
-    shipwright.handle_build(item, ctx)
-
-
-def _handle_buildrun(item: Item, ctx: Context) -> None:
-    from krm_fn.transforms import shipwright
-
-    shipwright.handle_buildrun(item, ctx)
-
-
-def _handle_triggertemplate(item: Item, ctx: Context) -> None:
-    from krm_fn.transforms.tekton import triggers
-
-    triggers.handle_triggertemplate(item, ctx)
-
-
 # (group, kind) -> transform
 HANDLERS: dict[tuple[str, str], Handler] = {
     ("tekton.dev", "PipelineRun"): tekton.handle_pipelinerun,
     ("tekton.dev", "TaskRun"): tekton.handle_taskrun,
-    ("shipwright.io", "Build"): _handle_build,
-    ("shipwright.io", "BuildRun"): _handle_buildrun,
-    ("triggers.tekton.dev", "TriggerTemplate"): _handle_triggertemplate,
+    ("shipwright.io", "Build"): shipwright.handle_build,
+    ("shipwright.io", "BuildRun"): shipwright.handle_buildrun,
+    ("triggers.tekton.dev", "TriggerTemplate"): triggers.handle_triggertemplate,
 }
 VERSIONS = {"tekton.dev": {"v1", "v1beta1"}, "shipwright.io": {"v1beta1"}, "triggers.tekton.dev": {"v1alpha1", "v1beta1"}}
 KNOWN_KINDS = frozenset(HANDLERS)

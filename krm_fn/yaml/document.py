@@ -20,6 +20,7 @@ from krm_fn.core.errors import Unsure
 from krm_fn.yaml import lite
 from krm_fn.yaml import litesplice
 from krm_fn.yaml import rtedit
+from krm_fn.yaml import rtsplice
 from krm_fn.yaml import yamlio
 from krm_fn.yaml import yamltext
 
@@ -313,8 +314,6 @@ class RoundTripDocument(Document):
     def render(self, d: int) -> tuple[str, bool]:
         rtedit.flush(self.pending)
         if self.text is not None and not self.block:
-            from krm_fn.yaml import rtsplice  # only a run on the round-trip path pays for it
-
             try:
                 return rtsplice.splice(self.text, self.data, self.before, self.indent), True
             except Unsure:

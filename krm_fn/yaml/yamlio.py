@@ -9,6 +9,8 @@ try:  # json.dumps(s, ensure_ascii=False) of a str is this, and json costs ~1 ms
 except ImportError:  # pragma: no cover - an interpreter without json's C accelerator
     from json.encoder import py_encode_basestring as _json_string
 
+from krm_fn.yaml import yamltext
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
     from typing import Any
@@ -130,8 +132,6 @@ def dump_entry(obj: Any, d: int) -> str:
     """yamltext.indent_entry(dump_block(obj), d), emitted in place: a mapping's lines at
     indent d + 2, the first one's after the dash (`- `) at indent d."""
     if not isinstance(obj, dict) or any(k.__class__ is not str or scalar(k).startswith("...") for k in obj):
-        from krm_fn.yaml import yamltext
-
         return yamltext.indent_entry(dump_block(obj), d)  # a line indent_entry takes for an end marker
     out: list[str] = []
     _emit(obj, d + 2, True, out)
@@ -442,7 +442,7 @@ def _forget_documents(y: Any) -> None:
 
 def copy_data(v: Any) -> Any:
     """A copy of loaded or plain data (collections new, scalars shared: they are immutable);
-    copy.deepcopy's result for plain data, without importing copy (and weakref) at start."""
+    copy.deepcopy's result for plain data, at several times less per node (no memo)."""
     if isinstance(v, dict):
         return {k: copy_data(x) if isinstance(x, (dict, list)) else x for k, x in v.items()}
     if isinstance(v, list):
