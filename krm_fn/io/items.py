@@ -8,7 +8,6 @@ input text when nothing changed, else what its document writes.
 """
 from __future__ import annotations
 
-import copy
 import re
 
 from krm_fn.core.errors import InputError
@@ -214,6 +213,8 @@ def unshare(root: Any) -> None:
     (`affinity: *a` in a task and the run-level `&a`), and an edit meant for one of them
     (pinning one template, unpinning another) would reach both. Data unchanged; the object
     is then written with the alias expanded, and only when it changes."""
+    import copy
+
     seen: set[int] = set()
     stack = [root]
     while stack:

@@ -14,7 +14,6 @@ loader and every item is re-emitted in block style.
 """
 from __future__ import annotations
 
-import copy
 import re
 
 from krm_fn.core.errors import InputError
@@ -159,7 +158,8 @@ def _full_parse(text: str) -> ResourceList:
         )
     if re.search(_ALIAS, text):
         # an alias makes two places one node: an edit to one item must not reach another
-        # ruamel's nodes: a plain copy would lose their comments
+        import copy  # here: ruamel's nodes (a plain copy would lose their comments); few lists
+
         items_node = [copy.deepcopy(n) for n in items_node]
     items = []
     for pos, node in enumerate(items_node):

@@ -3,7 +3,6 @@ objects and plans. It sits below the transforms; the orchestrator (`process`) ma
 run."""
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 
 from krm_fn.core.errors import Unsure
@@ -85,7 +84,8 @@ class Context:
     def scoped(self, prefix: str) -> Context:
         """This context for an object embedded at `prefix` in an item: the same lists and
         lookups, with every result's field path placed under the prefix."""
-        scoped = copy.copy(self)
+        scoped = object.__new__(Context)  # copy.copy's result (copy is not imported at start)
+        scoped.__dict__.update(self.__dict__)
         scoped.prefix = self.prefix + prefix
         return scoped
 
