@@ -406,3 +406,125 @@ def test_taskrunspecs_templates_are_hardened_and_constrained_when_they_set_field
     assert [(r.severity, r.field_path) for r in ctx.results if r.severity != "info"] == [
         ("error", "spec.taskRunSpecs[0].podTemplate.tolerations[0]")
     ]
+
+
+# ---------------------------------------------------------------- required nodeAffinity
+
+
+def _node_affinity(*terms: str) -> str:
+    """A template whose required nodeAffinity holds `terms`, each a flow list of expressions."""
+    body = "".join(f"      - matchExpressions: {t}\n" for t in terms)
+    return "affinity:\n  nodeAffinity:\n    requiredDuringSchedulingIgnoredDuringExecution:\n      nodeSelectorTerms:\n" + body
+
+
+AFFINITY_PATH = "spec.taskRunTemplate.podTemplate.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
+
+# (policy nodeSelector, the run's terms): no node can match both
+CONTRADICTIONS = [
+    pytest.param({"kubernetes.io/os": "linux"}, ["[{key: kubernetes.io/os, operator: In, values: [windows]}]"], id="In"),
+    pytest.param({"pool": "ci"}, ["[{key: pool, operator: NotIn, values: [ci, gpu]}]"], id="NotIn"),
+    pytest.param({"pool": "ci"}, ["[{key: pool, operator: DoesNotExist}]"], id="DoesNotExist"),
+    pytest.param({"cores": "4"}, ["[{key: cores, operator: Gt, values: ['8']}]"], id="Gt"),
+    pytest.param({"cores": "many"}, ["[{key: cores, operator: Gt, values: ['1']}]"], id="Gt-not-a-number"),
+    pytest.param({"cores": "16"}, ["[{key: cores, operator: Lt, values: ['8']}]"], id="Lt"),
+    # terms are ORed: every one of them must fail
+    pytest.param(
+        {"kubernetes.io/os": "linux"},
+        ["[{key: kubernetes.io/os, operator: In, values: [windows]}]", "[{key: kubernetes.io/os, operator: DoesNotExist}]"],
+        id="every-term",
+    ),
+    # expressions are ANDed: one failing expression fails the term
+    pytest.param(
+        {"kubernetes.io/os": "linux"},
+        ["[{key: disk, operator: Exists}, {key: kubernetes.io/os, operator: NotIn, values: [linux]}]"],
+        id="one-expression",
+    ),
+]
+
+# the policy narrows the choice of nodes but leaves some: no conflict, the keys are added
+COMPATIBLE = [
+    pytest.param({"kubernetes.io/os": "linux"}, ["[{key: kubernetes.io/os, operator: In, values: [linux, windows]}]"], id="In"),
+    pytest.param({"pool": "ci"}, ["[{key: pool, operator: NotIn, values: [gpu]}]"], id="NotIn"),
+    pytest.param({"pool": "ci"}, ["[{key: pool, operator: Exists}]"], id="Exists"),
+    pytest.param({"pool": "ci"}, ["[{key: other, operator: DoesNotExist}]"], id="DoesNotExist-other-key"),
+    pytest.param({"cores": "16"}, ["[{key: cores, operator: Gt, values: ['8']}]"], id="Gt"),
+    pytest.param({"cores": "4"}, ["[{key: cores, operator: Lt, values: ['8']}]"], id="Lt"),
+    pytest.param(
+        {"kubernetes.io/os": "linux"},
+        ["[{key: kubernetes.io/os, operator: In, values: [windows]}]", "[{key: kubernetes.io/arch, operator: In, values: [arm64]}]"],
+        id="another-term-fits",
+    ),
+]
+
+
+@pytest.mark.parametrize(("policy", "terms"), CONTRADICTIONS)
+def test_policy_node_selector_against_required_node_affinity_is_a_conflict(policy: dict[str, str], terms: list[str]) -> None:
+    tpl = _node_affinity(*terms)
+    item, ctx, parent = run(tpl, node_selector=policy)
+    errs = [r for r in ctx.results if r.severity == "error"]
+    assert [r.field_path for r in errs] == [AFFINITY_PATH]
+    (key,) = policy
+    assert errs[0].proposed_value == policy
+    assert f'required nodeAffinity on "{key}"' in errs[0].message and "never be scheduled" in errs[0].message
+    assert "onConflict" in errs[0].message
+    assert "nodeSelector" not in plain_tpl(parent)  # error: nothing added
+
+
+@pytest.mark.parametrize(("policy", "terms"), CONTRADICTIONS)
+def test_node_affinity_conflict_keep(policy: dict[str, str], terms: list[str]) -> None:
+    tpl = _node_affinity(*terms)
+    item, ctx, parent = run(tpl, node_selector={**policy, "zone": "a"}, on_conflict="keep")
+    assert [(r.severity, r.field_path) for r in ctx.results if r.severity != "info"] == [("warning", AFFINITY_PATH)]
+    assert plain_tpl(parent)["nodeSelector"] == {"zone": "a"}
+    assert plain_tpl(parent)["affinity"] == yamlio.to_plain(yamlio.rt_load(tpl))["affinity"]
+
+
+@pytest.mark.parametrize(("policy", "terms"), CONTRADICTIONS)
+def test_node_affinity_conflict_override(policy: dict[str, str], terms: list[str]) -> None:
+    item, ctx, parent = run(_node_affinity(*terms), node_selector=policy, on_conflict="override")
+    assert [(r.severity, r.field_path) for r in ctx.results if r.severity != "info"] == [("warning", AFFINITY_PATH)]
+    out = plain_tpl(parent)
+    assert out["nodeSelector"] == policy
+    (key,) = policy
+    left = out.get("affinity", {}).get("nodeAffinity", {}).get("requiredDuringSchedulingIgnoredDuringExecution")
+    for term in (left or {}).get("nodeSelectorTerms", []):
+        assert key not in [e["key"] for e in term.get("matchExpressions", [])]
+    # the result is schedulable, and a second pass changes nothing
+    ctx2 = Context(ctx.policy, [item])
+    before = yamlio.to_plain(item.node)
+    scheduling.constrain_pod_template(item, ctx2, parent, "podTemplate", "spec.taskRunTemplate.podTemplate")
+    assert yamlio.to_plain(item.node) == before and ctx2.results == []
+
+
+def test_override_keeps_the_rest_of_a_term() -> None:
+    tpl = _node_affinity("[{key: disk, operator: Exists}, {key: kubernetes.io/os, operator: In, values: [windows]}]")
+    _, _, parent = run(tpl, node_selector={"kubernetes.io/os": "linux"}, on_conflict="override")
+    assert plain_tpl(parent)["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] == {
+        "nodeSelectorTerms": [{"matchExpressions": [{"key": "disk", "operator": "Exists"}]}]
+    }
+    # a term that constrained only that key admits every node once it is gone: the requirement goes
+    _, _, parent = run(_node_affinity("[{key: kubernetes.io/os, operator: In, values: [windows]}]"),
+                       node_selector={"kubernetes.io/os": "linux"}, on_conflict="override")
+    assert plain_tpl(parent) == {"nodeSelector": {"kubernetes.io/os": "linux"}}
+
+
+@pytest.mark.parametrize(("policy", "terms"), COMPATIBLE)
+def test_policy_node_selector_compatible_with_node_affinity(policy: dict[str, str], terms: list[str]) -> None:
+    tpl = _node_affinity(*terms)
+    _, ctx, parent = run(tpl, node_selector=policy)
+    assert severities(ctx) == []
+    assert plain_tpl(parent)["nodeSelector"] == policy
+
+
+def test_node_affinity_conflict_counts_the_manifests_own_node_selector() -> None:
+    # the template's nodeSelector already rules out the second term: the policy kills the first
+    tpl = "nodeSelector:\n  kubernetes.io/arch: amd64\n" + _node_affinity(
+        "[{key: kubernetes.io/os, operator: In, values: [windows]}]",
+        "[{key: kubernetes.io/arch, operator: In, values: [arm64]}]",
+    )
+    _, ctx, _ = run(tpl, node_selector={"kubernetes.io/os": "linux"})
+    assert severities(ctx) == [("error", AFFINITY_PATH)]
+    # a manifest that is unschedulable on its own is not the policy's conflict
+    tpl = "nodeSelector:\n  kubernetes.io/os: linux\n" + _node_affinity("[{key: kubernetes.io/os, operator: In, values: [windows]}]")
+    _, ctx, _ = run(tpl, node_selector={"kubernetes.io/os": "linux"})
+    assert severities(ctx) == []

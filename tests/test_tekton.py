@@ -580,7 +580,7 @@ def test_defaults_fill_only_unset_fields() -> None:
 def test_scheduling_policy_hook_gets_every_template(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[tuple[str, str, bool]] = []
 
-    def fake(item: Any, ctx: Any, parent: Any, key: str, field_path: str, only_set_fields: bool = False) -> None:
+    def fake(item: Any, ctx: Any, parent: Any, key: str, field_path: str, only_set_fields: bool = False, **_: Any) -> None:
         calls.append((key, field_path, only_set_fields))
 
     monkeypatch.setattr(scheduling, "constrain_pod_template", fake)
@@ -761,3 +761,43 @@ def test_a_task_affinity_that_clears_the_run_level_one_survives_rendering_again(
     lint = [t for t in items_of(out)[0]["spec"]["taskRunSpecs"] if t["pipelineTaskName"] == "lint"]
     assert len(lint) == 1
     assert "nodeAffinity" not in lint[0]["podTemplate"]["affinity"]  # the user's clearing is kept
+
+
+# ---------------------------------------------------------------- policy nodeSelector vs required nodeAffinity
+
+_WINDOWS = "{nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: kubernetes.io/os, operator: In, values: [windows]}]}]}}}"
+
+
+@pytest.mark.parametrize(
+    ("trs_template", "path"),
+    [
+        # the task's own affinity replaces the run-level one, and it gets the run-level nodeSelector
+        (f"{{affinity: {_WINDOWS}}}", "spec.taskRunSpecs[0].podTemplate.affinity.nodeAffinity"),
+        # the task's own nodeSelector gets the policy key, beside the run-level affinity
+        ("{nodeSelector: {disk: ssd}}", "spec.taskRunTemplate.podTemplate.affinity.nodeAffinity"),
+    ],
+)
+def test_node_affinity_conflict_across_taskrunspecs(trs_template: str, path: str) -> None:
+    run_level = "{}" if "affinity" in trs_template else f"{{affinity: {_WINDOWS}}}"
+    items = f"""\
+    - apiVersion: tekton.dev/v1
+      kind: PipelineRun
+      metadata: {{name: pr, namespace: ci}}
+      spec:
+        pipelineRef: {{name: p}}
+        taskRunTemplate: {{podTemplate: {run_level}}}
+        taskRunSpecs:
+        - pipelineTaskName: build
+          podTemplate: {trs_template}
+    """
+    _, outcome, code = render(items, _config("disabled", scheduling={"nodeSelector": {"kubernetes.io/os": "linux"}}))
+    errs = errors(outcome)
+    req = ".requiredDuringSchedulingIgnoredDuringExecution"
+    if trs_template.startswith("{nodeSelector"):
+        # the run-level pods and those of task build: two conflicts, each naming its nodeSelector
+        assert code == 1 and [r.field_path for r in errs] == [path + req] * 2
+        assert sorted("spec.taskRunSpecs[0].podTemplate)" in r.message for r in errs) == [False, True]
+    else:
+        assert code == 1 and [r.field_path for r in errs] == [path + req]
+        assert "nodeSelector of spec.taskRunTemplate.podTemplate" in errs[0].message
+    assert errs[0].resource is not None and errs[0].resource.name == "pr"

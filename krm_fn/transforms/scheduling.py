@@ -10,6 +10,7 @@ from collections.abc import MutableMapping
 from krm_fn.core.record import Record
 from krm_fn.io.items import Item
 from krm_fn.policy import hardening
+from krm_fn.policy import nodeaffinity
 from krm_fn.policy import validation
 from krm_fn.transforms.context import Context
 from krm_fn.yaml import yamlio
@@ -76,11 +77,13 @@ def _conflict(
     what: str,
     current: Any,
     proposed: Any,
+    why: str = "",
 ) -> str:
-    """Report one conflict per ctx.policy.on_conflict and return that action."""
+    """Report one conflict per ctx.policy.on_conflict and return that action. `why`, when
+    given, says after the values why they conflict."""
     action = ctx.policy.on_conflict
     cur, prop = yamlio.to_plain(current), yamlio.to_plain(proposed)
-    head = f"{what} is {show(cur)} in the manifest but the scheduling policy wants {show(prop)}"
+    head = f"{what} is {show(cur)} in the manifest but the scheduling policy wants {show(prop)}{why}"
     if action == "keep":
         ctx.warning(
             item,
@@ -130,6 +133,7 @@ def apply_policy(
     only_set_fields: bool = False,
     inherited: Inherited | None = None,
     platform_keys_blocked: bool = False,
+    node_affinity_from: list[tuple[str, Any]] | None = None,
 ) -> list[str]:
     """Merge ctx.policy into holder's nodeSelector / tolerations / schedulerName in place.
 
@@ -139,8 +143,12 @@ def apply_policy(
     works per field, and a non-nil empty map counts as set).
     `inherited`: the Build under a BuildRun, compared so the BuildRun never overrides it.
     `platform_keys_blocked`: spec.output.platforms is set, so kubernetes.io/os and
-    kubernetes.io/arch must not be added (NodeSelectorPlatformConflict)."""
+    kubernetes.io/arch must not be added (NodeSelectorPlatformConflict).
+    `node_affinity_from`: the (path, pod template) pairs whose required nodeAffinity the
+    pods get beside holder's nodeSelector (default: holder itself); a policy key that leaves
+    them no node is a conflict."""
     m = _Merge(ctx, item, holder, path, flavour, only_set_fields, inherited)
+    m.affinity_from = [(path, holder)] if node_affinity_from is None else node_affinity_from
     m.node_selector(platform_keys_blocked)
     m.tolerations()
     m.scheduler_name()
@@ -169,6 +177,7 @@ class _Merge:
         self.flavour = flavour
         self.only_set_fields = only_set_fields
         self.inherited = inherited
+        self.affinity_from: list[tuple[str, Any]] = []
         self.changes: list[str] = []
 
     def node_selector(self, platform_keys_blocked: bool) -> None:
@@ -180,11 +189,18 @@ class _Merge:
         if ns is not None and not isinstance(ns, MutableMapping):
             return
         adds: dict[str, str] = {}
+        # the node labels the pods' nodeSelector fixes so far, for the nodeAffinity check
+        fixed = {str(k): v for k, v in ns.items() if isinstance(v, str)} if ns is not None else {}
         for k, want in p.node_selector.items():
             kp = f"{self.path}.nodeSelector[{k}]"
             if ns is not None and k in ns:
-                if ns[k] != want and _conflict(ctx, self.item, kp, f'nodeSelector "{k}"', ns[k], want) == "override":
+                if (
+                    ns[k] != want
+                    and _conflict(ctx, self.item, kp, f'nodeSelector "{k}"', ns[k], want) == "override"
+                    and self._node_affinity_allows(fixed, k, want)
+                ):
                     ns[k] = self.doc.safe(want)
+                    fixed[k] = want
                     self.changes.append(f"nodeSelector {k}={want} (override)")
                 continue
             inh = self.inherited
@@ -193,7 +209,10 @@ class _Merge:
             if platform_keys_blocked and k in validation.PLATFORM_KEYS:
                 self._platform_conflict(kp, k, want)
                 continue
+            if not self._node_affinity_allows(fixed, k, want):
+                continue
             adds[k] = want
+            fixed[k] = want
         if not adds:
             return
         if ns is None:
@@ -202,6 +221,32 @@ class _Merge:
             for k, v in adds.items():
                 ns[k] = self.doc.safe(v)
         self.changes.extend(f"nodeSelector {k}={v}" for k, v in adds.items())
+
+    def _node_affinity_allows(self, fixed: dict[str, str], k: str, want: str) -> bool:
+        """Whether `k: want` may join the nodeSelector: a required nodeAffinity that some node
+        satisfies with the labels fixed so far and none with this one too is a conflict
+        (kubernetes.io/os: linux beside `kubernetes.io/os In [windows]`: the pods would never
+        be scheduled). override: the policy decides the key, so the affinity's expressions on
+        it go."""
+        after = {**fixed, k: want}
+        for path, tpl in self.affinity_from:
+            terms = nodeaffinity.required_terms(tpl)
+            if terms is None or not nodeaffinity.contradicts(terms, fixed, after):
+                continue
+            action = _conflict(
+                self.ctx,
+                self.item,
+                f"{path}.affinity.nodeAffinity.{nodeaffinity.REQUIRED}",
+                f'the required nodeAffinity on "{k}"',
+                nodeaffinity.on_key(terms, k),
+                {k: want},
+                why=f" (the nodeSelector of {self.path}); no node can match both, so these pods would never be scheduled",
+            )
+            if action != "override":
+                return False
+            nodeaffinity.drop_key(tpl, k)
+            self.changes.append(f"nodeAffinity expressions on {k} removed (override)")
+        return True
 
     def _platform_conflict(self, kp: str, k: str, want: str) -> None:
         msg = validation.platform_conflict_message(k) + f"; the scheduling policy would add {k}={want}"
@@ -382,6 +427,7 @@ def constrain_pod_template(
     key: str,
     field_path: str,
     only_set_fields: bool = False,
+    node_affinity_from: list[tuple[str, Any]] | None = None,
 ) -> None:
     """Apply ctx.policy's nodeSelector / tolerations / schedulerName to the pod template at
     parent[key] (a round-trip map; created when absent and the policy adds something).
@@ -393,6 +439,11 @@ def constrain_pod_template(
     ctx.policy.hardening (the policy's own values are checked once, by validate_policy).
     `field_path` is the dotted path of parent[key] for results. `parent` must be a map; the
     caller creates it (for example `spec.taskRunTemplate`) when needed.
+    `node_affinity_from`: the other (path, template) pairs whose required nodeAffinity meets
+    this template's nodeSelector in some pod (Tekton replaces pod template fields one by one:
+    the run-level affinity for a taskRunSpecs template that sets only nodeSelector, a
+    taskRunSpecs affinity for the run-level nodeSelector); this template's own is always
+    checked.
     """
     if not isinstance(parent, MutableMapping):
         return
@@ -424,7 +475,10 @@ def constrain_pod_template(
         return
     assert item.doc is not None
     target: MutableMapping[str, Any] = item.doc.new_map() if tpl is None else tpl
-    changes = apply_policy(ctx, item, target, field_path, TEKTON, only_set_fields=only_set_fields)
+    changes = apply_policy(
+        ctx, item, target, field_path, TEKTON, only_set_fields=only_set_fields,
+        node_affinity_from=[(field_path, target), *(node_affinity_from or [])],
+    )
     if tpl is None and len(target):
         for h in missing:
             fresh = item.doc.new_map()

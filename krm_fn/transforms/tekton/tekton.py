@@ -142,11 +142,21 @@ def _apply_defaults(run: Run) -> None:
 
 
 def _apply_scheduling(run: Run) -> None:
+    # Tekton replaces pod template fields one by one (MergePodTemplateWithDefault): a task
+    # whose template sets affinity but not nodeSelector gets the run-level nodeSelector beside
+    # its own nodeAffinity, and one that sets nodeSelector but not affinity the other way round
+    trs = run.trs_templates()
     parent = run.tpl_parent(create=True)
-    scheduling.constrain_pod_template(run.item, run.ctx, parent, "podTemplate", run.tpl_path)
-    for i, trs in run.task_run_specs():
+    scheduling.constrain_pod_template(
+        run.item, run.ctx, parent, "podTemplate", run.tpl_path,
+        node_affinity_from=[(p, t) for p, t in trs if t.get("affinity") is not None and t.get("nodeSelector") is None],
+    )
+    run_level = [(run.tpl_path, run.template())]
+    for i, entry in run.task_run_specs():
+        tpl = entry.get(run.trs_key)
         scheduling.constrain_pod_template(
-            run.item, run.ctx, trs, run.trs_key, f"spec.taskRunSpecs[{i}].{run.trs_key}", only_set_fields=True
+            run.item, run.ctx, entry, run.trs_key, f"spec.taskRunSpecs[{i}].{run.trs_key}", only_set_fields=True,
+            node_affinity_from=run_level if isinstance(tpl, dict) and tpl.get("affinity") is None else [],
         )
 
 
