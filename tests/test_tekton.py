@@ -801,3 +801,51 @@ def test_node_affinity_conflict_across_taskrunspecs(trs_template: str, path: str
         assert code == 1 and [r.field_path for r in errs] == [path + req]
         assert "nodeSelector of spec.taskRunTemplate.podTemplate" in errs[0].message
     assert errs[0].resource is not None and errs[0].resource.name == "pr"
+
+
+_WINDOWS_RUN = f"""\
+- apiVersion: tekton.dev/v1
+  kind: PipelineRun
+  metadata: {{name: pr, namespace: ci}}
+  spec:
+    pipelineSpec:
+      workspaces: [{{name: src}}]
+      tasks:
+      - {{name: build, taskRef: {{name: b}}, workspaces: [{{name: src}}]}}
+    taskRunTemplate: {{podTemplate: {{affinity: {_WINDOWS}}}}}
+    workspaces:
+    - {{name: src, volumeClaimTemplate: {{spec: {{accessModes: [ReadWriteOnce]}}}}}}
+"""
+
+
+@pytest.mark.parametrize("mode", ["pipelineruns", "workspaces"])
+@pytest.mark.parametrize("on_conflict", ["error", "keep", "override"])
+def test_assistant_node_selector_against_the_runs_node_affinity(mode: str, on_conflict: str) -> None:
+    """The pin: the placeholder takes assistant.podTemplate's nodeSelector (the run sets none)
+    and copies the run's affinity; a key that leaves no node is a conflict like the others."""
+    config = _config(mode, scheduling={"onConflict": on_conflict}, assistant={"podTemplate": {"nodeSelector": {"kubernetes.io/os": "linux", "pool": "ci"}}})
+    out, outcome, code = render(textwrap.indent(_WINDOWS_RUN, "    "), config)
+    path = "spec.taskRunTemplate.podTemplate.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
+    found = [(r.severity, r.field_path) for r in outcome.results if r.severity != "info"]
+    assert found == [("error" if on_conflict == "error" else "warning", path)]
+    assert "placeholder would never be scheduled" in outcome.results[0].message
+    if on_conflict == "error":
+        assert code == 1
+        return
+    (sts,) = by_kind(out, "StatefulSet")
+    pod = sts["spec"]["template"]["spec"]
+    (pr,) = by_kind(out, "PipelineRun")
+    if on_conflict == "keep":
+        # the placeholder goes where the run's nodeAffinity says, as its pods do
+        assert pod["nodeSelector"] == {"pool": "ci"}
+        assert pod["affinity"]["nodeAffinity"] == yaml.safe_load(_WINDOWS)["nodeAffinity"]
+    else:
+        assert pod["nodeSelector"] == {"kubernetes.io/os": "linux", "pool": "ci"}
+        assert "nodeAffinity" not in pod["affinity"]
+        assert "nodeAffinity" not in ((pr["spec"].get("taskRunTemplate") or {}).get("podTemplate") or {}).get("affinity", {})
+        for trs in pr["spec"].get("taskRunSpecs") or []:
+            assert "nodeAffinity" not in trs["podTemplate"].get("affinity", {})
+    # a second render changes nothing and says no more
+    again, outcome2, code2 = render(textwrap.indent(yaml.safe_dump(items_of(out), sort_keys=False), "    "), config)
+    assert code2 == 0 and items_of(again) == items_of(out)
+    assert [r for r in outcome2.results if r.severity != "info"] == ([] if on_conflict == "override" else [r for r in outcome.results if r.severity != "info"])

@@ -79,6 +79,23 @@ def contradicts(terms: list[Any], before: Mapping[str, str], after: Mapping[str,
     return any(term_allows(t, before) for t in terms) and not any(term_allows(t, after) for t in terms)
 
 
+def conflicting_keys(terms: list[Any], selector: Mapping[str, Any]) -> list[str]:
+    """The keys of `selector`, in order, that each leave the terms no node, given the keys
+    before them that did not (a nodeSelector that is all policy: nothing of it was written
+    by the manifest)."""
+    fixed: dict[str, str] = {}
+    out: list[str] = []
+    for k, v in selector.items():
+        if not isinstance(v, str):
+            continue
+        after = {**fixed, str(k): v}
+        if contradicts(terms, fixed, after):
+            out.append(str(k))
+        else:
+            fixed = after
+    return out
+
+
 def on_key(terms: list[Any], key: str) -> list[Any]:
     """The expressions on `key`, term by term (what a conflict message shows)."""
     return [[e for e in t.get("matchExpressions") or [] if isinstance(e, dict) and e.get("key") == key] for t in terms]

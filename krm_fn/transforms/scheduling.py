@@ -488,6 +488,39 @@ def constrain_pod_template(
     report_changes(ctx, item, field_path, changes)
 
 
+def assistant_node_selector(ctx: Context, item: Item, tpl: Any, tpl_path: str) -> None:
+    """The pin: a placeholder takes `assistant.podTemplate`'s nodeSelector when the run's pod
+    template `tpl` (at `tpl_path`) sets none, and copies the run's affinity; a key that leaves
+    the run's required nodeAffinity no node is a conflict, handled by onConflict (the
+    placeholder would never be scheduled, and every pod pinned to it would wait). keep and
+    error: the placeholder does not take the key (assistant.pod_spec leaves it out by the same
+    rule); override: the run's affinity loses its expressions on the key."""
+    if isinstance(tpl, Mapping) and tpl.get("nodeSelector") is not None:
+        return
+    sel = ctx.policy.assistant_pod_template.get("nodeSelector")
+    terms = nodeaffinity.required_terms(tpl)
+    if not isinstance(sel, Mapping) or terms is None:
+        return
+    for k in nodeaffinity.conflicting_keys(terms, sel):
+        action = _conflict(
+            ctx,
+            item,
+            f"{tpl_path}.affinity.nodeAffinity.{nodeaffinity.REQUIRED}",
+            f'the required nodeAffinity on "{k}"',
+            nodeaffinity.on_key(terms, k),
+            {k: sel[k]},
+            why=" (spec.assistant.podTemplate.nodeSelector, which the placeholder takes because this "
+            "template sets no nodeSelector); no node can match both, so the placeholder would never be "
+            "scheduled and every TaskRun pod pinned to it would wait",
+        )
+        if action == "override":
+            nodeaffinity.drop_key(tpl, k)
+            report_changes(ctx, item, tpl_path, [f"nodeAffinity expressions on {k} removed (override)"])
+            terms = nodeaffinity.required_terms(tpl)
+            if terms is None:
+                return
+
+
 def _tekton_types_ok(ctx: Context, item: Item, tpl: Mapping[str, Any], path: str) -> bool:
     """Shapes the merge relies on; a wrong type is an error (the Tekton webhook would reject
     the run when it decodes it)."""

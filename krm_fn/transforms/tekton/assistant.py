@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from krm_fn.core import names
 from krm_fn.core.keys import OWNER_ANNOTATION
 from krm_fn.core.record import Record
+from krm_fn.policy import nodeaffinity
 from krm_fn.policy.config import Policy
 from krm_fn.yaml.yamlio import copy_data
 
@@ -174,6 +175,14 @@ def pod_spec(spec: Spec, policy: Policy) -> dict[str, Any]:
             value = default.get(field)
         if value not in (None, "", [], {}):
             merged[field] = copy_data(value)
+    if run_tpl.get("nodeSelector") is None and isinstance(merged.get("nodeSelector"), dict):
+        # the policy's nodeSelector beside the run's own nodeAffinity: a key that leaves it no
+        # node is not taken (scheduling.assistant_node_selector reported it)
+        terms = nodeaffinity.required_terms(run_tpl)
+        for key in nodeaffinity.conflicting_keys(terms, merged["nodeSelector"]) if terms else ():
+            del merged["nodeSelector"][key]
+        if not merged["nodeSelector"]:
+            del merged["nodeSelector"]
     out: dict[str, Any] = {}
     # Tekton v1.9.0+ (PR #9253; v1.15.0 affinity_assistant.go:362-373): the
     # default-affinity-assistant-pod-template's SA, else the run's, which Tekton's defaulting

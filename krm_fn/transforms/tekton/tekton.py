@@ -280,6 +280,7 @@ def _taskrun(run: Run, bindings: list[_Binding], own: frozenset[str], mode: str)
 def _per_run(run: Run, bindings: list[_Binding], own: frozenset[str], aa: str, tasks: list[str]) -> None:
     group = _Group(aa, bindings, tasks)
     templates, claims = _assistant_volumes(run, group)
+    scheduling.assistant_node_selector(run.ctx, run.item, run.template(), run.tpl_path)
     # pin every TaskRun pod: the run-level template, and each taskRunSpecs template that
     # sets its own affinity (Tekton lets it replace the run-level field)
     pin(run.doc, run.template(create=True), aa, own, f"{run.tpl_path}.affinity")
@@ -306,6 +307,8 @@ def _per_workspace(run: Run, bindings: list[_Binding], own: frozenset[str]) -> N
     if found is None:
         return
     groups, pinned = found
+    # before the pinned tasks copy the run-level affinity (an override edits it)
+    scheduling.assistant_node_selector(run.ctx, run.item, run.template(), run.tpl_path)
     _pin_tasks(run, pinned, own)
     plan = []
     base = _assistant_base(run)  # the claims the assistants take over change nothing it holds
