@@ -88,6 +88,104 @@ def test_rendered_again_in_another_mode_still_holds(data: Any) -> None:
     assert not r.rwo and not r.shared and not r.unschedulable, (r.rwo, r.shared, r.unschedulable, r.trace())
 
 
+# --- packages: several runs of one Pipeline, and the Pipeline changed between renders ------
+
+
+def _one_pipeline(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every PipelineRun refers to the Pipeline `build` of its namespace (embedded specs become
+    references), as the runs of one package do."""
+    items = copy.deepcopy(items)
+    pipelines = {it["metadata"]["namespace"]: it for it in items if it["kind"] == "Pipeline"}
+    added = []
+    for it in items:
+        if it["kind"] != "PipelineRun" or "pipelineSpec" not in it["spec"]:
+            continue
+        embedded = it["spec"].pop("pipelineSpec")
+        it["spec"]["pipelineRef"] = {"name": "build"}
+        ns = it["metadata"]["namespace"]
+        if ns not in pipelines:
+            pipelines[ns] = {"apiVersion": "tekton.dev/v1", "kind": "Pipeline", "metadata": {"name": "build", "namespace": ns}, "spec": embedded}
+            added.append(pipelines[ns])
+    return added + items
+
+
+@st.composite
+def _pipeline_edits(draw: Any, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The package after an edit of its Pipeline alone (every copy of it, one per namespace):
+    a task that maps a workspace is added at the end of the DAG, or a task stops using any."""
+    items = copy.deepcopy(items)
+    pipelines = [it for it in items if it["kind"] == "Pipeline"]
+    spec = pipelines[0]["spec"]
+    edit = draw(st.sampled_from(["add", "drop"]), label="pipeline edit")
+    if edit == "add":
+        ws = draw(st.sampled_from([w["name"] for w in spec["workspaces"]]), label="workspace")
+        task = {"name": "late", "runAfter": [spec["tasks"][-1]["name"]], "taskRef": {"name": "step"}, "workspaces": [{"name": ws}]}
+        for p in pipelines:
+            p["spec"]["tasks"].append(copy.deepcopy(task))
+    else:
+        i = draw(st.integers(0, len(spec["tasks"]) - 1), label="task")
+        for p in pipelines:
+            t = p["spec"]["tasks"][i]
+            p["spec"]["tasks"][i] = {k: v for k, v in t.items() if k in ("name", "runAfter")} | {"taskRef": {"name": "step"}}
+    return items
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("strategy", STRATEGIES, ids=lambda s: s.name)
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(data=st.data())
+def test_a_package_whose_pipeline_changed_between_renders(strategy: Strategy, mode: str, data: Any) -> None:
+    """Several runs of one Pipeline, rendered; then only the Pipeline changes and the package is
+    rendered again (issue 24: Tekton's assistant always works from the current Pipeline). The
+    second render holds every property on the model, and a third changes nothing."""
+    scenario = data.draw(scenarios(mode, max_taskruns=0, generate_name=strategy.generate_name), label="scenario")
+    package = _one_pipeline(scenario.items)
+    once = render_items(package, strategy.policy_spec(mode))
+    assert not once.errors, once.errors
+    edited = data.draw(_pipeline_edits(once.items))
+    twice = render_items(edited, strategy.policy_spec(mode))
+    assert not twice.errors, twice.errors
+    thrice = render_items(twice.items, strategy.policy_spec(mode))
+    assert thrice.items == twice.items
+
+    def pick(steps: list[str]) -> int:
+        return data.draw(st.integers(0, len(steps) - 1), label=f"step of {len(steps)}")
+
+    r = simulate(twice.items, nodes=scenario.nodes, local=scenario.local, choice=scenario.choice, seed=scenario.seed,
+                 pick=pick, strategy=strategy, isolate=mode == "isolate-pipelinerun")
+    warned = any(r.get("severity") == "warning" and "keeps the run's pods together only while" in r.get("message", "")
+                 for r in twice.results)
+    assert not r.rwo and not r.shared, (r.rwo, r.shared, r.trace())
+    assert not r.unschedulable or warned, (r.unschedulable, r.trace())
+
+
+def test_a_pipeline_edit_left_unrendered_breaks_the_package() -> None:
+    """Negative control for the test above: in workspaces mode, a task added to the Pipeline
+    and not re-rendered is pinned nowhere, and some schedule puts it on another node while
+    its claim is in use (what a commit that stages only the Pipeline leaves behind)."""
+
+    def stale_breaks(data: Any) -> bool:
+        scenario, choice = data
+        once = render_items(_one_pipeline(scenario.items), PLACEHOLDER.policy_spec("workspaces"))
+        if once.errors:
+            return False
+        stale = copy.deepcopy(once.items)
+        for p in (it for it in stale if it["kind"] == "Pipeline"):
+            p["spec"]["tasks"].append({"name": "late", "taskRef": {"name": "step"}, "workspaces": [{"name": f"ws{choice}"}]})
+        if choice >= len(stale[0]["spec"]["workspaces"]):
+            return False
+        return any(simulate(stale, nodes=scenario.nodes, local=False, choice="any", seed=seed, pick=_parallel_first).rwo for seed in range(3))
+
+    found = find(st.tuples(scenarios("workspaces", max_taskruns=0), st.integers(0, 2)), stale_breaks, settings=FIND)
+    scenario, choice = found
+    once = render_items(_one_pipeline(scenario.items), PLACEHOLDER.policy_spec("workspaces"))
+    for p in (it for it in once.items if it["kind"] == "Pipeline"):
+        p["spec"]["tasks"].append({"name": "late", "taskRef": {"name": "step"}, "workspaces": [{"name": f"ws{choice}"}]})
+    again = render_items(once.items, PLACEHOLDER.policy_spec("workspaces"))
+    assert not again.errors
+    assert not any(simulate(again.items, nodes=scenario.nodes, local=False, choice="any", seed=seed, pick=_parallel_first).rwo for seed in range(3))
+
+
 # --- the oracle on SPEC §4b's run-keyed terms, written by hand -----------------------------
 # When the function renders run-keyed terms, RUN_KEYED joins STRATEGIES (coschedule_sim) and
 # test_coscheduling_holds_in_every_interleaving covers it; these tests check the simulation
