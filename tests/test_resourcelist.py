@@ -541,3 +541,13 @@ def test_the_ascii_fast_path_agrees_with_the_printable_check() -> None:
                 ok = False
             assert printable_ascii(data) == ok, data
     assert not printable_ascii("a: é\n".encode())
+
+
+@pytest.mark.parametrize("line", ["items:", "items  :", "items: ~", "items: null", "items  :  # none yet", "items: NULL"])
+def test_a_null_items_is_written_as_an_empty_list(line: str) -> None:
+    """Every spelling of a null `items` comes out as `items: []`: the output's items are a
+    list whatever the input wrote (found by test_properties' fuzzing: `items  :` was echoed)."""
+    out, _outcome, code = run_resource_list(f"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n{line}\n".encode())
+    assert code == 0, out
+    assert yaml.safe_load(out)["items"] == []
+    assert "\nitems: []\n" in out

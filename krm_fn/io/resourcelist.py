@@ -196,6 +196,15 @@ def render(rl: ResourceList, item_texts: list[str], generated: list[str], result
     return "".join(render_parts(rl, item_texts, [yamltext.indent_entry(g, d) for g in generated], results))
 
 
+_NULLS = frozenset(("", "~", "null", "Null", "NULL"))
+
+
+def _null_value(value: str) -> bool:
+    """Whether `value` (what follows `items` on its line, comment removed) gives the key a
+    null value: the colon and nothing, or one of YAML 1.1's spellings of null."""
+    return value.startswith(":") and value[1:].strip() in _NULLS
+
+
 def render_parts(rl: ResourceList, item_texts: list[str], generated: Iterable[str], results: list[dict[str, Any]]) -> list[str]:
     """render's pieces, unjoined; `generated`: the generated objects as entries of `items`
     (each made when it is reached)."""
@@ -230,11 +239,14 @@ def _render_fast(rl: ResourceList, item_texts: list[str], generated: Iterable[st
             out.append(rl.kind_text)
         elif key == "items":
             body = item_texts + list(generated)
-            bare = rl.items_line.split("#", 1)[0].strip() == "items:"
+            value = rl.items_line.split("#", 1)[0].strip()[len("items") :].lstrip()
+            bare = value == ":"
             if body:
                 out.append(rl.items_line if bare else "items:\n")
             else:
-                out.append("items: []\n" if bare else rl.items_line)
+                # a null `items` (`items:`, `items  :`, `items: ~`, `items: null`) is written
+                # as the empty list it means: the output's items are always a list
+                out.append("items: []\n" if _null_value(value) else rl.items_line)
             out.extend(body)
             out.append(rl.items_trailer)
         elif key == "functionConfig":
