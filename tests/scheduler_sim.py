@@ -96,6 +96,9 @@ What it does NOT model
   the documented preference sum, not the scheduler's normalised score;
 * zones beyond what node labels express; zonal volume topology, Immediate binding, storage
   capacity, dynamic provisioning failures, ReadWriteOncePod;
+* the scheduler's retry timing: queueing hints, backoff and the periodic flush of
+  unschedulable pods; every pending pod is retried after every step, so "placed" means
+  placed eventually (on a real scheduler a pod may wait minutes for the flush);
 * timing and races: binding is instantaneous, a pod runs as soon as it is bound, the
   scheduler's cache and the informers are never stale, terminating (deleting) pods vanish at
   once; the API server's defaulting and the rest of its validation;
