@@ -80,6 +80,19 @@ def _check(schema: Any, instance: Any) -> bool:
             raise Unsure(key)
     if not isinstance(instance, (dict, list, str, bool, int, float)) and instance is not None:
         raise Unsure(type(instance).__name__)
+    # every keyword is checked (no early return): an Unsure anywhere must surface
+    ok = _check_value(schema, instance)
+    if isinstance(instance, list) and "items" in schema:
+        for v in instance:
+            ok = _check(schema["items"], v) and ok
+    if isinstance(instance, dict):
+        ok = _check_object(schema, instance) and ok
+    return ok
+
+
+def _check_value(schema: dict[str, Any], instance: Any) -> bool:
+    """The keywords on the instance itself: type, const, enum, and the string and number
+    bounds."""
     ok = True
     t = schema.get("type")
     if t is not None:
@@ -98,20 +111,16 @@ def _check(schema: Any, instance: Any) -> bool:
     if isinstance(instance, (int, float)) and not isinstance(instance, bool):
         if "minimum" in schema and instance < schema["minimum"]:
             ok = False
-    if isinstance(instance, list) and "items" in schema:
-        for v in instance:
-            ok = _check(schema["items"], v) and ok
-    if isinstance(instance, dict):
-        for k in schema.get("required", ()):
-            if k not in instance:
-                ok = False
-        props = schema.get("properties", {})
-        extra = schema.get("additionalProperties", True)
-        for k, v in instance.items():
-            if not isinstance(k, str):
-                raise Unsure("key")
-            if k in props:
-                ok = _check(props[k], v) and ok
-            else:
-                ok = _check(extra, v) and ok
+    return ok
+
+
+def _check_object(schema: dict[str, Any], instance: dict[Any, Any]) -> bool:
+    """required, properties and additionalProperties of a mapping."""
+    ok = all(k in instance for k in schema.get("required", ()))
+    props = schema.get("properties", {})
+    extra = schema.get("additionalProperties", True)
+    for k, v in instance.items():
+        if not isinstance(k, str):
+            raise Unsure("key")
+        ok = _check(props.get(k, extra), v) and ok
     return ok
