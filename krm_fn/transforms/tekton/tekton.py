@@ -7,14 +7,12 @@ moved out of `volumeClaimTemplate` bindings, and the pinning podAffinity term.
 
 Idempotence: after the first render a moved binding is a `persistentVolumeClaim` that
 names `<template>-<assistant>-0`, and the claim spec lives only in the generated
-StatefulSet; `_bindings` recognises such claims and takes their templates back from it.
+StatefulSet; `bindings_of` recognises such claims and takes their templates back from it.
 """
 from __future__ import annotations
 
 from krm_fn.core import names
 from krm_fn.core.errors import FieldError
-from krm_fn.core.keys import OWNER_ANNOTATION
-from krm_fn.core.record import Record
 from krm_fn.io.items import Item
 from krm_fn.io.items import Meta
 from krm_fn.transforms import scheduling
@@ -24,10 +22,14 @@ from krm_fn.transforms.tekton import assistant as assistant_mod
 from krm_fn.transforms.tekton import runkeyed
 from krm_fn.transforms.tekton import tekton_checks
 from krm_fn.transforms.tekton import tekton_workspaces
+from krm_fn.transforms.tekton.bindings import Binding
+from krm_fn.transforms.tekton.bindings import Group
+from krm_fn.transforms.tekton.bindings import assistant_volumes
+from krm_fn.transforms.tekton.bindings import bindings_of
+from krm_fn.transforms.tekton.bindings import plain_bindings
+from krm_fn.transforms.tekton.bindings import unrender
 from krm_fn.transforms.tekton.tekton_run import Run
 from krm_fn.transforms.tekton.tekton_run import add_task_entries
-from krm_fn.transforms.tekton.tekton_run import get_list
-from krm_fn.transforms.tekton.tekton_run import get_map
 from krm_fn.transforms.tekton.tekton_run import pin
 from krm_fn.transforms.tekton.tekton_run import plain_affinity
 from krm_fn.transforms.tekton.tekton_run import task_template
@@ -42,50 +44,6 @@ if TYPE_CHECKING:
 
 PER_RUN_MODES = ("pipelineruns", "isolate-pipelinerun")
 TEKTON_MULTI_PVC = "more than one PersistentVolumeClaim is bound"
-
-
-class _Binding(Record):
-    """One PVC-backed entry of spec.workspaces."""
-
-    __slots__ = ("index", "name", "node", "kind", "claim", "template", "source")
-
-    def __init__(
-        self,
-        index: int,
-        name: str,
-        node: Any,
-        kind: str,
-        claim: str = "",
-        template: dict[str, Any] | None = None,
-        source: str = "",
-    ) -> None:
-        self.index = index
-        self.name = name
-        self.node = node  # the round-trip map of the binding
-        self.kind = kind  # "pvc" (a user claim), "vct" (volumeClaimTemplate), "ours" (a claim we made)
-        self.claim = claim  # pvc / ours: the claimName
-        self.template = template  # vct / ours: plain claim template
-        self.source = source  # ours: the assistant whose StatefulSet holds the template
-
-    @property
-    def key(self) -> str:
-        """Tekton's "distinct claim" key: the claimName, or the binding for a template."""
-        return f"claim:{self.claim}" if self.kind == "pvc" else f"template:{self.name}"
-
-    @property
-    def path(self) -> str:
-        return f"spec.workspaces[{self.index}]"
-
-
-class _Group(Record):
-    """Bindings that share one assistant."""
-
-    __slots__ = ("assistant", "bindings", "tasks")
-
-    def __init__(self, assistant: str, bindings: list[_Binding], tasks: list[str] | None = None) -> None:
-        self.assistant = assistant
-        self.bindings = bindings
-        self.tasks: list[str] = [] if tasks is None else tasks
 
 
 # --------------------------------------------------------------------------- entry points
@@ -176,11 +134,11 @@ def _coschedule(run: Run) -> None:
         _run_keyed(run, mode)
         return
     own = run.own_assistants()
-    bindings = _bindings(run, own)
+    bindings = bindings_of(run, own)
     if bindings is None:
         return  # an error was reported
     if mode == "disabled":
-        _unrender(run, bindings, own)
+        unrender(run, bindings, own)
     elif run.kind == "TaskRun":
         _taskrun(run, bindings, own, mode)
     elif mode in PER_RUN_MODES:
@@ -199,7 +157,7 @@ def _strategy(run: Run) -> str | None:
         return None
     if p.strategy == "placeholder":
         if run.kind == "TaskRun" and p.mode == "workspaces" and not run.template_run and not run.pac:
-            _multi_claim_error(run, _bindings(run, frozenset()) or [])
+            _multi_claim_error(run, bindings_of(run, frozenset()) or [])
         else:
             runkeyed.no_placeholder(run)
         return None
@@ -212,7 +170,7 @@ def _strategy(run: Run) -> str | None:
 def _needs_coscheduling(run: Run) -> bool:
     """A run without a name: would coscheduling write anything for it? (Per-run modes: every
     PipelineRun; workspaces mode: one with a PVC-backed workspace; a TaskRun: several claims.)"""
-    bindings = _bindings(run, frozenset(), quiet=True)
+    bindings = bindings_of(run, frozenset(), quiet=True)
     if run.kind == "TaskRun":
         return bindings is not None and len({b.key for b in bindings}) > 1
     return run.ctx.policy.mode in PER_RUN_MODES or bindings is None or bool(bindings)
@@ -222,7 +180,7 @@ def _run_keyed(run: Run, mode: str) -> None:
     """Render the run with run-keyed affinity (SPEC §4b); an earlier placeholder render is
     undone first (its claims go back into volumeClaimTemplates)."""
     own = run.own_assistants() if run.name else frozenset()
-    bindings = _bindings(run, own)
+    bindings = bindings_of(run, own)
     if bindings is None:
         return
     if run.kind == "TaskRun":
@@ -230,16 +188,16 @@ def _run_keyed(run: Run, mode: str) -> None:
             _multi_claim_error(run, bindings)
             return
         # one pod: its volumes are bound where it runs; nothing to write (SPEC §4b)
-        _unrender(run, bindings, own, "the run-keyed strategy leaves claims to Tekton")
+        unrender(run, bindings, own, "the run-keyed strategy leaves claims to Tekton")
         runkeyed.undo(run)
         return
-    _unrender(run, bindings, own, "the run-keyed strategy leaves claims to Tekton")
+    unrender(run, bindings, own, "the run-keyed strategy leaves claims to Tekton")
     if mode in PER_RUN_MODES:
         runkeyed.per_run(run, mode)
         tekton_checks.warn_claims_bound_apart(
             run, sorted({b.claim if b.kind == "pvc" else f"volumeClaimTemplate of {b.name}" for b in bindings})
         )
-        runkeyed.record(run, [(["*"], _plain_bindings(bindings))])
+        runkeyed.record(run, [(["*"], plain_bindings(bindings))])
         return
     if not bindings:
         runkeyed.undo(run)
@@ -250,18 +208,13 @@ def _run_keyed(run: Run, mode: str) -> None:
     groups, pinned = found
     by_assistant = {g.assistant: g for g in groups.values()}
     runkeyed.per_workspace(run, {task: by_assistant[aa].tasks for task, aa in pinned.items()})
-    runkeyed.record(run, [(g.tasks, _plain_bindings(g.bindings)) for g in groups.values()])
+    runkeyed.record(run, [(g.tasks, plain_bindings(g.bindings)) for g in groups.values()])
 
 
-def _plain_bindings(bindings: list[_Binding]) -> list[tuple[str, str]]:
-    """(workspace, claimName) per binding; claimName "" for a volumeClaimTemplate."""
-    return [(b.name, b.claim if b.kind == "pvc" else "") for b in bindings]
-
-
-def _taskrun(run: Run, bindings: list[_Binding], own: frozenset[str], mode: str) -> None:
+def _taskrun(run: Run, bindings: list[Binding], own: frozenset[str], mode: str) -> None:
     distinct = {b.key for b in bindings}
     if len(distinct) <= 1:
-        _unrender(run, bindings, own)
+        unrender(run, bindings, own)
         return
     if mode == "workspaces":
         _multi_claim_error(run, bindings)
@@ -277,9 +230,9 @@ def _taskrun(run: Run, bindings: list[_Binding], own: frozenset[str], mode: str)
     _per_run(run, bindings, own, names.taskrun_assistant_name(run.name), ["*"])
 
 
-def _per_run(run: Run, bindings: list[_Binding], own: frozenset[str], aa: str, tasks: list[str]) -> None:
-    group = _Group(aa, bindings, tasks)
-    templates, claims = _assistant_volumes(run, group)
+def _per_run(run: Run, bindings: list[Binding], own: frozenset[str], aa: str, tasks: list[str]) -> None:
+    group = Group(aa, bindings, tasks)
+    templates, claims = assistant_volumes(run, group)
     scheduling.assistant_node_selector(run.ctx, run.item, run.template(), run.tpl_path)
     # pin every TaskRun pod: the run-level template, and each taskRunSpecs template that
     # sets its own affinity (Tekton lets it replace the run-level field)
@@ -296,7 +249,7 @@ def _per_run(run: Run, bindings: list[_Binding], own: frozenset[str], aa: str, t
     _record_plan(run, [(group, templates, claims)])
 
 
-def _per_workspace(run: Run, bindings: list[_Binding], own: frozenset[str]) -> None:
+def _per_workspace(run: Run, bindings: list[Binding], own: frozenset[str]) -> None:
     # the run-level template pins nothing in this mode: only the tasks that use a claim
     unpin_run_level(run, own)
     if not bindings:
@@ -313,18 +266,18 @@ def _per_workspace(run: Run, bindings: list[_Binding], own: frozenset[str]) -> N
     plan = []
     base = _assistant_base(run)  # the claims the assistants take over change nothing it holds
     for g in groups.values():
-        templates, claims = _assistant_volumes(run, g)
+        templates, claims = assistant_volumes(run, g)
         _emit_assistant(run, g, templates, claims, isolate=False, base=base)
         plan.append((g, templates, claims))
     _record_plan(run, plan)
 
 
-def _task_groups(run: Run, bindings: list[_Binding]) -> tuple[dict[str, _Group], dict[str, str]] | None:
+def _task_groups(run: Run, bindings: list[Binding]) -> tuple[dict[str, Group], dict[str, str]] | None:
     """workspaces mode: the bindings grouped by claim (each group named by the assistant
     Tekton would give it) and the pipeline tasks that use each; None after an error."""
-    groups: dict[str, _Group] = {}
+    groups: dict[str, Group] = {}
     for b in bindings:
-        g = groups.setdefault(b.key, _Group("", []))
+        g = groups.setdefault(b.key, Group("", []))
         g.bindings.append(b)
     for g in groups.values():
         # workspaces sharing a claim share one assistant named after the last of them,
@@ -385,204 +338,6 @@ def _pin_tasks(run: Run, pinned: dict[str, str], own: frozenset[str]) -> None:
     )
 
 
-def _unrender(run: Run, bindings: list[_Binding], own: frozenset[str], why: str = "") -> None:
-    """The run is not coscheduled (disabled, or a TaskRun with one claim): undo an earlier
-    render, so a mode change leaves no binding to a claim nobody creates."""
-    unpin_run_level(run, own)
-    for i, _t in reversed(run.task_run_specs()):
-        unpin_task(run, i, own)
-    fixed_keys = {"tekton.dev/pipelineRun", "tekton.dev/taskRun", names.LABEL_INSTANCE, names.LABEL_COMPONENT}
-    for b in bindings:
-        if b.kind != "ours" or b.template is None:
-            continue
-        vct = copy_data(b.template)
-        md = vct.get("metadata") or {}
-        labels = {k: v for k, v in (md.get("labels") or {}).items() if k not in fixed_keys}
-        if labels:
-            md["labels"] = labels
-        else:
-            md.pop("labels", None)
-        _restore_template_name(md, b.name, run.name)
-        if "metadata" in vct and not md:
-            del vct["metadata"]
-        run.doc.replace_key(b.node, "persistentVolumeClaim", "volumeClaimTemplate", run.doc.safe(vct))
-        run.ctx.info(
-            run.item,
-            b.path,
-            f"workspace {b.name} binds claim {b.claim} of assistant {b.source}, which "
-            + (why or f"coschedule {run.ctx.policy.mode} does not render here")
-            + "; restored its volumeClaimTemplate",
-        )
-
-
-def _restore_template_name(md: dict[str, Any], binding: str, run_name: str) -> None:
-    """The claim template's name back as the user wrote it: `pvc-<h10>` was made from no
-    name, `<name>-<h10>` from <name> (a name shortened to 63 characters stays as it is)."""
-    tname = md.get("name")
-    if not isinstance(tname, str):
-        return
-    if tname == names.claim_template_name("", binding, run_name):
-        del md["name"]
-        return
-    suffix = "-" + names.h10(binding + run_name)
-    if tname.endswith(suffix) and tname != suffix and names.claim_template_name(tname[: -len(suffix)], binding, run_name) == tname:
-        md["name"] = tname[: -len(suffix)]
-
-
-# --------------------------------------------------------------------------- workspaces
-
-
-def _bindings(run: Run, own: frozenset[str], quiet: bool = False) -> list[_Binding] | None:
-    """The PVC-backed workspace bindings, with our own earlier claims recognised (`quiet`:
-    only to count them; claims of other runs are not reported)."""
-    ws = get_list(run.spec, "workspaces", "spec.workspaces") or []
-    out: list[_Binding] = []
-    ok = True
-    for i, b in enumerate(ws):
-        if not isinstance(b, dict):
-            continue
-        name = b.get("name")
-        path = f"spec.workspaces[{i}]"
-        if "volumeClaimTemplate" in b and b.get("volumeClaimTemplate") is not None:
-            vct = b["volumeClaimTemplate"]
-            if not isinstance(vct, dict):
-                raise FieldError(f"{path}.volumeClaimTemplate", "volumeClaimTemplate is not a mapping")
-            out.append(_Binding(i, str(name), b, "vct", template=yamlio.to_plain(vct)))
-            continue
-        pvc = get_map(b, "persistentVolumeClaim", f"{path}.persistentVolumeClaim")
-        if pvc is None:
-            continue
-        claim = pvc.get("claimName")
-        if not isinstance(claim, str) or not claim:
-            raise FieldError(f"{path}.persistentVolumeClaim.claimName", "claimName is missing or not a string")
-        found = None if quiet else _our_claim(run, claim, own)
-        if found is _MISSING:
-            ok = False
-        elif found is None:
-            out.append(_Binding(i, str(name), b, "pvc", claim=claim))
-        else:
-            assert isinstance(found, tuple)
-            source, template = found
-            out.append(_Binding(i, str(name), b, "ours", claim=claim, template=template, source=source))
-    return out if ok else None
-
-
-_MISSING = object()
-
-
-def _our_claim(run: Run, claim: str, own: frozenset[str]) -> object:
-    """(assistant, template) when `claim` is `<template>-<assistant>-0` of one of this run's
-    generated StatefulSets; None for a user claim; _MISSING after reporting an error."""
-    for aa in sorted(own):
-        suffix = f"-{aa}-0"
-        if not claim.endswith(suffix) or len(claim) == len(suffix):
-            continue
-        template_name = claim[: -len(suffix)]
-        for t in _existing_templates(run, aa):
-            if (t.get("metadata") or {}).get("name") == template_name:
-                return aa, t
-        run.ctx.error(
-            run.item,
-            "spec.workspaces",
-            f"binds claim {claim}, which the claim template {template_name} of assistant {aa} "
-            f"creates, but the generated StatefulSet {aa} with that template is not in the input; "
-            "put the StatefulSet back, or bind a volumeClaimTemplate again",
-        )
-        return _MISSING
-    foreign = names.claim_assistant(claim)
-    if foreign is not None:
-        _foreign_claim(run, claim, foreign)
-        return _MISSING
-    return None
-
-
-def _foreign_claim(run: Run, claim: str, aa: str) -> None:
-    """A claim of the generated pattern that no assistant of this run creates: the run was
-    copied from a rendered run (or renamed), and would share that run's volume."""
-    sts = run.ctx.find("apps", "StatefulSet", run.namespace, aa)
-    owner = sts.meta.annotations.get(OWNER_ANNOTATION) if sts is not None else None
-    template = claim[: -len(f"-{aa}-0")]
-    source = (
-        f"the claim template {template} of StatefulSet {aa}, generated for {owner}"
-        if owner
-        else f"assistant {aa} (claim template {template}), which is not generated for this run"
-    )
-    run.ctx.error(
-        run.item,
-        "spec.workspaces",
-        f"binds claim {claim}, made by {source}: this run looks copied or renamed from a rendered "
-        "run, and would share that run's volume. Bind a volumeClaimTemplate again"
-        + (f" (its spec is in {aa}'s spec.volumeClaimTemplates)" if owner else "")
-        + ", or render the original run's manifest instead of a copy",
-    )
-
-
-def _existing_templates(run: Run, aa: str) -> list[dict[str, Any]]:
-    """The claim templates of this run's assistant `aa` as the input has it (rendered
-    before), or []."""
-    key = ("claim templates", run.namespace, aa, run.owner)
-    found = run.ctx.memo.get(key)
-    if found is None:  # asked twice per assistant: the claim check, its volumes
-        vcts = run.ctx.generated_field("StatefulSet", run.namespace, aa, run.owner, ("spec", "volumeClaimTemplates"))
-        found = run.ctx.memo[key] = tuple(t for t in yamlio.to_plain(vcts) if isinstance(t, dict)) if isinstance(vcts, list) else ()
-    return list(found)  # the templates are shared: copy one to change it
-
-
-def _assistant_volumes(run: Run, group: _Group) -> tuple[list[dict[str, Any]], list[str]]:
-    """Claim templates (kept from the existing StatefulSet, then new ones) and user claims;
-    rewrites each template binding to the claim the StatefulSet creates."""
-    aa = group.assistant
-    label_key = "tekton.dev/pipelineRun" if run.kind == "PipelineRun" else "tekton.dev/taskRun"
-    fixed = names.fixed_labels(label_key, run.name, aa)
-    templates = _existing_templates(run, aa)
-    have = {t["metadata"].get("name") for t in templates if isinstance(t.get("metadata"), dict)}
-    claims: list[str] = []
-    for b in group.bindings:
-        if b.kind == "pvc":
-            if b.claim not in claims:
-                claims.append(b.claim)
-            continue
-        assert b.template is not None
-        if b.kind == "vct":
-            template = _template_from_vct(b.template, b.name, run.name, fixed)
-        else:
-            # b.template is shared (_existing_templates): new mappings where this one differs
-            md = {**b.template["metadata"]}
-            md["labels"] = {**(md.get("labels") or {}), **fixed}
-            template = {**b.template, "metadata": md}
-        tname = template["metadata"]["name"]
-        if tname not in have:
-            templates.append(template)
-            have.add(tname)
-        claim = names.claim_name(tname, aa)
-        if b.kind == "vct":
-            run.doc.replace_key(b.node, "volumeClaimTemplate", "persistentVolumeClaim", run.doc.safe({"claimName": claim}))
-            run.ctx.info(
-                run.item,
-                f"{b.path}.volumeClaimTemplate",
-                f"workspace {b.name}: volumeClaimTemplate moved into StatefulSet {aa} as claim "
-                f"template {tname}; the workspace now binds claim {claim}",
-            )
-        elif b.claim != claim:
-            pvc = b.node["persistentVolumeClaim"]
-            pvc["claimName"] = claim
-        b.claim = claim
-    return templates, claims
-
-
-def _template_from_vct(vct: dict[str, Any], binding: str, run_name: str, fixed: dict[str, str]) -> dict[str, Any]:
-    """The user's claim (spec, and the metadata labels and annotations, as Tekton copies
-    them) under the sanitised template name, with the three fixed labels on top."""
-    raw = vct.get("metadata")
-    md: dict[str, Any] = raw if isinstance(raw, dict) else {}
-    vname = md["name"] if isinstance(md.get("name"), str) else ""
-    out_md: dict[str, Any] = {"name": names.claim_template_name(vname, binding, run_name)}
-    out_md["labels"] = {**(md.get("labels") or {}), **fixed}
-    if md.get("annotations"):
-        out_md["annotations"] = dict(md["annotations"])
-    return {"metadata": out_md, "spec": copy_data(vct.get("spec") or {})}  # plain already
-
-
 def _pipeline_spec(run: Run) -> tuple[dict[str, Any], str] | None:
     """(plain pipeline spec, field path prefix for results), or None after an error."""
     embedded = run.spec.get("pipelineSpec")
@@ -617,7 +372,7 @@ def _pipeline_spec(run: Run) -> tuple[dict[str, Any], str] | None:
     return None
 
 
-def _multi_claim_error(run: Run, bindings: list[_Binding]) -> None:
+def _multi_claim_error(run: Run, bindings: list[Binding]) -> None:
     claims = sorted({b.claim if b.kind == "pvc" else f"volumeClaimTemplate of {b.name}" for b in bindings})
     run.ctx.error(
         run.item,
@@ -628,7 +383,7 @@ def _multi_claim_error(run: Run, bindings: list[_Binding]) -> None:
     )
 
 
-def _task_multi_claim(run: Run, task: str, path: str, used: list[tuple[str, _Group]]) -> None:
+def _task_multi_claim(run: Run, task: str, path: str, used: list[tuple[str, Group]]) -> None:
     detail = ", ".join(f"{ws} ({_describe(g)})" for ws, g in used)
     run.ctx.error(
         run.item,
@@ -640,7 +395,7 @@ def _task_multi_claim(run: Run, task: str, path: str, used: list[tuple[str, _Gro
     )
 
 
-def _describe(g: _Group) -> str:
+def _describe(g: Group) -> str:
     b = g.bindings[0]
     return f"claim {b.claim}" if b.kind == "pvc" else "volumeClaimTemplate"
 
@@ -649,7 +404,7 @@ def _describe(g: _Group) -> str:
 
 
 def _emit_assistant(
-    run: Run, g: _Group, templates: list[dict[str, Any]], claims: list[str], isolate: bool, base: dict[str, Any] | None = None
+    run: Run, g: Group, templates: list[dict[str, Any]], claims: list[str], isolate: bool, base: dict[str, Any] | None = None
 ) -> None:
     """Generate group g's assistant. `base`: _assistant_base(run), when the caller made it
     for several assistants of the run."""
@@ -693,7 +448,7 @@ def _plain_metadata(node: Any) -> dict[str, Any] | None:
     return yamlio.to_plain(md) if isinstance(md, dict) else None
 
 
-def _record_plan(run: Run, groups: list[tuple[_Group, list[dict[str, Any]], list[str]]]) -> None:
+def _record_plan(run: Run, groups: list[tuple[Group, list[dict[str, Any]], list[str]]]) -> None:
     assistants = []
     for g, templates, claims in groups:
         bound: dict[str, list[str]] = {}
@@ -717,5 +472,3 @@ def _record_plan(run: Run, groups: list[tuple[_Group, list[dict[str, Any]], list
             }
         )
     run.ctx.plans.append(Plan(run.ctx.ref(run.item), run.ctx.policy.mode, assistants))
-
-
