@@ -368,15 +368,14 @@ def _load_config(path: str | None) -> Any:
     file, so results about the policy name it. Raises InputError."""
     if path is None:
         return None
-    from pathlib import Path
-
     from krm_fn.core.errors import InputError
+    from krm_fn.io import reader
     from krm_fn.modes import streams
 
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeError) as e:
-        raise InputError(f"cannot read --config {path}: {e}") from None
+        text = reader.read_text(path)
+    except reader.FileRefused as e:
+        raise InputError(f"cannot read --config {path}: {e.detail}") from None
     try:
         fc = streams.read_config(text, path)
     except InputError as e:
