@@ -151,3 +151,15 @@ def test_nothing_in_krm_fn_opens_a_file_but_the_reader() -> None:
                 if name in _OPENERS and not through_reader and (rel, fn.name) not in _WRITERS:
                     found.append(f"{rel}:{call.lineno} {fn.name}: {name}(...)")
     assert not found, "read files through krm_fn.io.reader (regular files, the size limit):\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize("how", ["--config", "plugin"])
+@pytest.mark.parametrize("depth", [10_000, 60_000])
+def test_a_policy_nested_deep_is_refused_before_the_loader_recurses(tmp_path: Path, how: str, depth: int) -> None:
+    """The round-trip loader recursed to its limit (10,000 levels: 14 s, then "not valid YAML:
+    maximum recursion depth exceeded"); the event walk refuses it first and names the field."""
+    (tmp_path / "cm.yaml").write_text(CM)
+    (tmp_path / "deep.yaml").write_text(POLICY + "  x: " + "[" * depth + "]" * depth + "\n")
+    p = _run(tmp_path, "deep.yaml", stdin=CM) if how == "plugin" else _run(tmp_path, "--config", "deep.yaml", "--check", "cm.yaml")
+    assert p.returncode == 1
+    assert "deep.yaml nests deeper than 200 levels (at spec.x[0][0]" in p.stderr, p.stderr
