@@ -489,7 +489,8 @@ def write_files(files: list[FileState]) -> list[tuple[FileState, str]]:
             reason = _refusal(f)
             if reason is None:
                 try:
-                    staged.append((f, _stage(f.path, f.new_text or "", sync=False)))
+                    with _SignalsHeld():  # a temp file is made and noted at once, or not at all
+                        staged.append((f, _stage(f.path, f.new_text or "", sync=False)))
                     continue
                 except OSError as e:
                     reason = f"cannot write: {e.strerror or e}"
@@ -503,21 +504,50 @@ def write_files(files: list[FileState]) -> list[tuple[FileState, str]]:
             reason = _refusal(f)
             if reason is None:
                 try:
-                    _put(tmp, f)
-                    done.append(f)
+                    with _SignalsHeld():  # a file replaced is noted at once, to be put back
+                        _put(tmp, f)
+                        done.append(f)
                     continue
                 except OSError as e:
                     reason = f"cannot write: {e.strerror or e}"
             f.failed = True
             failures.append((f, reason))
     except BaseException:
-        for f in done:
-            _restore(f)
+        with _SignalsHeld():
+            for f in done:
+                _restore(f)
         raise
     finally:
-        for _f, tmp in staged:
-            _unlink(tmp)
+        with _SignalsHeld():
+            for _f, tmp in staged:
+                _unlink(tmp)
     return failures
+
+
+class _SignalsHeld:
+    """`with _SignalsHeld():` SIGINT, SIGTERM and SIGHUP wait (blocked, pending) until the
+    block ends: the steps in it complete together, so an interrupt (cli turns SIGTERM and
+    SIGHUP into one) never lands between making a temp file and noting it for removal, or
+    between replacing a file and noting it to be put back. Each block is one file's step."""
+
+    __slots__ = ("held",)
+
+    def __enter__(self) -> None:
+        import signal
+
+        self.held = False
+        if hasattr(signal, "pthread_sigmask"):
+            signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
+            self.held = True
+
+    def __exit__(self, *exc: object) -> None:
+        if self.held:
+            import signal
+
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)  # a pending signal is delivered here
+
+
+_STOPS = (2, 15, 1)  # SIGINT, SIGTERM, SIGHUP
 
 
 def _refusal(f: FileState) -> str | None:
