@@ -208,7 +208,10 @@ def _run_package(pkg: packages.Package, override: Any, light: bool, defer: bool 
     files, read_errors = read_files(pkg.given, defer)
     context, unreadable = read_files(pkg.context, defer)  # what cannot be read is not context
     errors: list[Result] = list(read_errors)
-    errors += [Result("warning", f"{r.message}; skipped as context", file_path=r.file_path) for r in unreadable]
+    # a file the reader refused (a link loop, a FIFO...) is said; one that is no YAML (a Helm
+    # template) is simply not context
+    refused = {f.name for f in context if f.failed and f.stat is None}
+    errors += [Result("warning", f"{r.message}; skipped as context", file_path=r.file_path) for r in unreadable if r.file_path in refused]
     if defer and (read_errors or any(f.failed for f in context)):
         return _run_package(pkg, override, light, defer=False)
     if override is not None:
