@@ -129,6 +129,8 @@ def split(text: str, name: str | None = None) -> Stream:
     if text.startswith("\ufeff"):
         bom, text = "\ufeff", text[1:]
     raw = bom + text
+    if "\ufeff" in text:
+        _refuse_inner_bom(text, name)
     cr = "\r" in text and "\n" not in text
     if cr:
         text = text.replace("\r", "\n")  # a YAML reader breaks lines at a CR as at an LF
@@ -191,6 +193,24 @@ def split(text: str, name: str | None = None) -> Stream:
 
 
 _BREAK_RE = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+
+
+def _refuse_inner_bom(text: str, name: str | None) -> None:
+    """A byte order mark that starts a line past the stream's first (after a `---`, where a
+    second file was appended to a first): libyaml skips it in some places and fails on it in
+    others ("did not find expected <document start>"), other readers take it as text of the
+    key. Such a file was rewritten and stayed unreadable to kpt and kubectl: refuse it, at
+    its place. A BOM inside a scalar is text to every reader and stays."""
+    for m in re.finditer("(?:^|(?<=[\n\r\x85\u2028\u2029]))[ \t]*\ufeff", text):
+        at = m.end() - 1
+        line = len(_BREAK_RE.findall(text, 0, at)) + 1
+        column = at - max(text.rfind(c, 0, at) for c in "\n\r\x85\u2028\u2029")
+        place = f"{name}:{line}:{column}" if name else f"line {line}, column {column}"
+        raise InputError(
+            f"{place}: a byte order mark (U+FEFF) starts this line; YAML readers disagree on it "
+            "(libyaml skips it or fails, others read it as text): remove it (an editor's "
+            "\"save without BOM\", or a file appended to another with its BOM)"
+        )
 
 
 def _odd_breaks(text: str) -> bool:
