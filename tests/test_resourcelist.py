@@ -541,3 +541,31 @@ def test_the_ascii_fast_path_agrees_with_the_printable_check() -> None:
                 ok = False
             assert printable_ascii(data) == ok, data
     assert not printable_ascii("a: é\n".encode())
+
+
+@pytest.mark.parametrize("depth", [10_000, 60_000])
+@pytest.mark.parametrize("where", ["results", "item"])
+def test_flow_nesting_too_deep_never_reaches_libyaml(monkeypatch: pytest.MonkeyPatch, depth: int, where: str) -> None:
+    """Incoming results are read with the guards of items (issue 25): flow nesting past the
+    bound is refused by the event walk before ruamel.yaml.clib's libyaml sees it (its time
+    grows with the square of the depth: 60,000 levels in results took 20 s, and older ones
+    crash with SIGSEGV)."""
+    import _ruamel_yaml
+
+    handed: list[int] = []
+    real = _ruamel_yaml.CParser
+
+    def no_cparser(text: str, *a: Any, **k: Any) -> Any:
+        handed.append(text.count("["))
+        return real("", *a, **k)  # libyaml_reads takes every error as "does not read"
+
+    deep = "[" * depth + "]" * depth
+    head = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n"
+    if where == "results":
+        text = head + "items: []\nresults:\n- message: " + deep + "\n  severity: info\n"
+    else:
+        text = head + "items:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: c\n  data:\n    x: " + deep + "\n"
+    monkeypatch.setattr(_ruamel_yaml, "CParser", no_cparser)
+    out, _outcome, _code = run_resource_list(text.encode())
+    assert "nests deeper than 200 levels" in out
+    assert [n for n in handed if n > 200] == [], "libyaml was handed flow nesting past the bound"
