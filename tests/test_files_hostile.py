@@ -514,3 +514,27 @@ def test_a_byte_order_mark_inside_a_value_or_at_the_start_is_kept(tmp_path: Path
     assert code == 1 and "failed" in err and "0 failed" in err, err
     out = (tmp_path / "run.yaml").read_text()
     assert out.startswith("\ufeffapiVersion") and "    note: x\ufeffy\n" in out
+
+
+def test_odd_line_breaks_in_untouched_entries_of_an_edited_object_keep_their_bytes(tmp_path: Path) -> None:
+    """`"v\\u2028x"` was written `"v\\Lx"` (issue 25): the document is read and edited with
+    stand-ins for the breaks inside its scalars, and each is put back when it is written."""
+    entries = '    l: "v\u2028x"\n    n: "c\u2029d"\n    q: \'p\x85q\'\n'
+    (tmp_path / "pipeline.yaml").write_text(PIPELINE)
+    (tmp_path / "run.yaml").write_text(run_doc("r").replace("  name: r\n", "  name: r\n  annotations:\n" + entries))
+    code, _, err = cli(tmp_path, "pipeline.yaml", "run.yaml")
+    assert code == 1 and "0 failed" in err, err
+    out = (tmp_path / "run.yaml").read_text()
+    assert entries in out and kinds(tmp_path / "run.yaml") == ["PipelineRun", "StatefulSet"]
+    code, _, err = cli(tmp_path, "pipeline.yaml", "run.yaml")
+    assert code == 0 and (tmp_path / "run.yaml").read_text() == out, err
+
+
+def test_a_copied_value_holding_an_odd_line_break_is_refused(tmp_path: Path) -> None:
+    text = run_doc("r").replace("storage: 1Gi", 'storage: "1Gi\u2028"')
+    (tmp_path / "pipeline.yaml").write_text(PIPELINE)
+    (tmp_path / "run.yaml").write_text(text)
+    code, _, err = cli(tmp_path, "pipeline.yaml", "run.yaml")
+    assert code == 1
+    assert "run.yaml: a value the function copies holds a line break other than LF" in err, err
+    assert (tmp_path / "run.yaml").read_text() == text

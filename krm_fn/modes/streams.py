@@ -41,7 +41,7 @@ class Doc(Record):
     """One document: `sep` is everything before it (separator lines, directives,
     comment-only documents), `body` its own text. Both are raw (line endings as read)."""
 
-    __slots__ = ("sep", "body", "number", "item", "location", "line")
+    __slots__ = ("sep", "body", "number", "item", "location", "line", "stand_ins")
 
     def __init__(
         self,
@@ -58,6 +58,7 @@ class Doc(Record):
         self.item = item  # None: not a Kubernetes object, passed through
         self.location: dict[str, str] = {} if location is None else location  # its own path/index annotations
         self.line = line  # of the body's first line in the file
+        self.stand_ins = False  # its item's text holds _STAND_INS for odd line breaks (_with_stand_ins)
 
 
 class Stream(Record):
@@ -246,6 +247,7 @@ def make_items(stream: Stream, defer: bool = False, checked: bool = False) -> No
     for doc in stream.docs:
         where = f"{stream.name or 'stdin'}: document {doc.number + 1}"
         item = _document_item(doc.body, where, doc.line, checked)
+        doc.stand_ins = item.text is not None and _has_stand_ins(item.text)
         m = item.meta
         if not (m.is_mapping and m.kind and m.api_version):
             continue  # not a Kubernetes object: never sent, never changed
@@ -367,12 +369,15 @@ def _document_item(body: str, where: str, line: int, checked: bool = False) -> I
     whole stream passed the syntax check."""
     text = body.replace("\r\n", "\n") if "\r" in body else body
     if any(c in text for c in "\r\x85\u2028\u2029"):
-        # line breaks the scanner does not split on: parse the document, write it as block YAML
+        # line breaks the scanner does not split on: parse the document
         try:
             node = guards.load_guarded(text, "the object")
         except InputError as e:
             raise InputError(f"{where} is not valid YAML: {_after_colon(str(e))}{_break_hint(text)}") from None
-        return Item(0, None, items_mod.meta_of(node), doc=RoundTripDocument(node, block=True))
+        standing = _with_stand_ins(text, node)
+        if standing is None:  # the breaks shape the document: write it as block YAML
+            return Item(0, None, items_mod.meta_of(node), doc=RoundTripDocument(node, block=True))
+        text, checked = standing, True  # read whole just now
     item = scanner.make_document_item(0, text)
     item.line = line
     if not checked:
@@ -394,6 +399,71 @@ def _after_colon(msg: str) -> str:
     """The parser's reason, without guards' "<what> is not valid YAML: " prefix."""
     head, sep, rest = msg.partition(" is not valid YAML: ")
     return rest if sep and head in ("input", "the object") else msg
+
+
+# Stand-ins for the line breaks the scanner and the splicing writers do not split on (a lone
+# CR, NEL, the line and paragraph separators): characters of plane 15's private use area,
+# which no reader takes for a break. A document whose odd breaks are all inside scalars (the
+# document reads the same with stand-ins, whitespace aside) is read and edited with them, and
+# each is put back when its text is written: untouched entries keep their bytes (issue 25:
+# the round-trip emitter wrote `k\x85x` as `k x` and `"v\u2028x"` as `"v\Lx"`).
+_ODD = "\r\x85\u2028\u2029"
+_STAND_INS = "\U000f000d\U000f0085\U000f2028\U000f2029"
+_TO_STAND_INS = str.maketrans(_ODD, _STAND_INS)
+_FROM_STAND_INS = str.maketrans(_STAND_INS, _ODD)
+
+
+def _has_stand_ins(text: str) -> bool:
+    return not text.isascii() and any(c in text for c in _STAND_INS)
+
+
+def _with_stand_ins(text: str, node: Any) -> str | None:
+    """`text` with stand-ins for its odd line breaks when it reads as `node` does but for
+    whitespace inside scalars; None when a break shapes the document (ends an entry or a
+    comment), the text holds a stand-in of its own, or libyaml cannot read it (`k: a<NEL>b`
+    is an entry and a stray line to YAML 1.1: the emitter's `k: a b` is what both read)."""
+    if _has_stand_ins(text) or not items_mod.libyaml_reads(text):
+        return None
+    standing = text.translate(_TO_STAND_INS)
+    try:
+        other = guards.load_guarded(standing, "the object")
+    except InputError:
+        return None
+    return standing if _squeezed(yamlio.to_plain(node)) == _squeezed(yamlio.to_plain(other)) else None
+
+
+_WHITE = re.compile("[\\s\U000f000d\U000f0085\U000f2028\U000f2029]+")
+
+
+def _squeezed(data: Any) -> Any:
+    """`data` with every run of whitespace (stand-ins included) in its strings one space."""
+    if isinstance(data, dict):
+        return {_squeezed(k): _squeezed(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_squeezed(v) for v in data]
+    if isinstance(data, str):
+        return _WHITE.sub(" ", data).strip()
+    return data
+
+
+def _put_back(doc: Doc, new: str, s: Stream) -> str:
+    """A changed document's new text with its odd line breaks back in place of the stand-ins.
+    A stand-in the edit copied (a value holding one, written elsewhere in the object) would
+    be a break in a value the function wrote: refused, the file left unchanged."""
+    assert doc.item is not None and doc.item.text is not None
+    if any(new.count(c) > doc.item.text.count(c) for c in _STAND_INS):
+        raise InputError(_copied_break(s, doc.line))
+    return new.translate(_FROM_STAND_INS)
+
+
+def _copied_break(s: Stream, line: int | None) -> str:
+    """`line`: of the document the value was copied within, when known."""
+    where = f"{s.name or 'stdin'}:{line}:1" if line is not None else (s.name or "stdin")
+    return (
+        f"{where}: a value the function copies holds a line break other than "
+        "LF (a CR, NEL, U+2028 or U+2029) inside its text; it is left unchanged: write the value "
+        "on one line, or with the escape (\\r, \\N, \\L, \\P) in a double-quoted string"
+    )
 
 
 def resource_list_of(streams: list[Stream], function_config: Any) -> ResourceList:
@@ -465,7 +535,7 @@ def _stream_text(s: Stream, by_pos: dict[int, str], regenerated: dict[int, dict[
             parts.append(doc.body)
             written.append(doc.body)
             continue
-        new_text = _newlines(str(new), s.newline)
+        new_text = _newlines(_put_back(doc, str(new), s) if doc.stand_ins else str(new), s.newline)
         parts.append(_own_line_marker(doc.sep, s.newline))
         parts.append(new_text)
         written.append(new_text)
@@ -482,6 +552,8 @@ def _stream_text(s: Stream, by_pos: dict[int, str], regenerated: dict[int, dict[
         content = bool(text.strip("\ufeff \r\n"))
         out = [text]
         for doc_text in appended:
+            if _has_stand_ins(doc_text):
+                raise InputError(_copied_break(s, None))
             if content and not open_marker:
                 out.append("---" + s.newline)
             new_text = _newlines(doc_text, s.newline)
