@@ -538,3 +538,21 @@ def test_a_copied_value_holding_an_odd_line_break_is_refused(tmp_path: Path) -> 
     assert code == 1
     assert "run.yaml: a value the function copies holds a line break other than LF" in err, err
     assert (tmp_path / "run.yaml").read_text() == text
+
+
+@pytest.mark.parametrize("handle, use", [("!e!", "!e!foo"), ("!", "!foo")], ids=["named-handle", "primary-handle"])
+def test_a_tag_directive_before_a_later_document_is_read(tmp_path: Path, handle: str, use: str) -> None:
+    """`%TAG` binds the document after it; each document was read alone and its tag handle
+    was undefined (issue 25). Its tags are read verbatim and written back as they were."""
+    later = run_doc("b").replace("  name: b\n", f"  name: b\n  annotations:\n    x: {use} bar\n")
+    text = run_doc("a") + f"...\n%TAG {handle} tag:example.com,2000:\n---\n" + later
+    (tmp_path / "pipeline.yaml").write_text(PIPELINE)
+    (tmp_path / "run.yaml").write_text(text)
+    code, _, err = cli(tmp_path, "pipeline.yaml", "run.yaml")
+    assert code == 1 and "0 failed" in err, err
+    out = (tmp_path / "run.yaml").read_text()
+    assert f"%TAG {handle} tag:example.com,2000:\n---\n" in out and f"    x: {use} bar\n" in out
+    events = list(yaml.parse(out, Loader=yaml.CSafeLoader))
+    assert sum(1 for e in events if isinstance(e, yaml.ScalarEvent) and e.tag == "tag:example.com,2000:foo") == 1
+    code, _, err = cli(tmp_path, "pipeline.yaml", "run.yaml")
+    assert code == 0 and (tmp_path / "run.yaml").read_text() == out, err

@@ -41,7 +41,7 @@ class Doc(Record):
     """One document: `sep` is everything before it (separator lines, directives,
     comment-only documents), `body` its own text. Both are raw (line endings as read)."""
 
-    __slots__ = ("sep", "body", "number", "item", "location", "line", "stand_ins")
+    __slots__ = ("sep", "body", "number", "item", "location", "line", "stand_ins", "tags")
 
     def __init__(
         self,
@@ -59,6 +59,7 @@ class Doc(Record):
         self.location: dict[str, str] = {} if location is None else location  # its own path/index annotations
         self.line = line  # of the body's first line in the file
         self.stand_ins = False  # its item's text holds _STAND_INS for odd line breaks (_with_stand_ins)
+        self.tags: dict[str, str] = {}  # verbatim tag in its item's text -> as written (_verbatim_tags)
 
 
 class Stream(Record):
@@ -246,7 +247,10 @@ def make_items(stream: Stream, defer: bool = False, checked: bool = False) -> No
     checked = checked or defer or _reads_whole(stream)
     for doc in stream.docs:
         where = f"{stream.name or 'stdin'}: document {doc.number + 1}"
-        item = _document_item(doc.body, where, doc.line, checked)
+        body = doc.body
+        if "%" in doc.sep:
+            body, doc.tags = _verbatim_tags(doc.sep, body)
+        item = _document_item(body, where, doc.line, checked and not doc.tags)
         doc.stand_ins = item.text is not None and _has_stand_ins(item.text)
         m = item.meta
         if not (m.is_mapping and m.kind and m.api_version):
@@ -466,6 +470,43 @@ def _copied_break(s: Stream, line: int | None) -> str:
     )
 
 
+_TAG_DIRECTIVE_RE = re.compile(r"^%TAG[ \t]+(\S+)[ \t]+(\S+)", re.M)
+
+
+def _verbatim_tags(sep: str, body: str) -> tuple[str, dict[str, str]]:
+    """A document under `%TAG` directives (in `sep`, which binds this document only): its
+    body with each tag of a handle they define written verbatim (`!e!foo` ->
+    `!<tag:example.com,2000:foo>`), so that the document reads alone, as every reader of an
+    item reads it; and {verbatim: as written} to put them back when the document is written.
+    The tags are found by libyaml's scanner (a `!` in a scalar is none); the body unchanged
+    when it cannot scan it (its error is then the document's own)."""
+    handles = dict(_TAG_DIRECTIVE_RE.findall(sep.replace("\r", "\n")))
+    if not handles:
+        return body, {}
+    import yaml
+
+    head = "".join(f"%TAG {h} {p}\n" for h, p in handles.items()) + "---\n"
+    try:
+        tokens = [t for t in yaml.scan(head + body, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) if isinstance(t, yaml.TagToken)]
+    except yaml.YAMLError:
+        return body, {}
+    out: list[str] = []
+    back: dict[str, str] = {}
+    at = 0
+    for tok in tokens:
+        handle, suffix = tok.value
+        if handle not in handles:
+            continue
+        a, b = tok.start_mark.index - len(head), tok.end_mark.index - len(head)
+        verbatim = f"!<{handles[handle]}{suffix}>"
+        if back.get(verbatim, body[a:b]) != body[a:b]:
+            return body, {}  # one tag written two ways: it could not be put back as written
+        back[verbatim] = body[a:b]
+        out += [body[at:a], verbatim]
+        at = b
+    return "".join(out) + body[at:], back
+
+
 def resource_list_of(streams: list[Stream], function_config: Any) -> ResourceList:
     """One ResourceList over the items of all streams."""
     items: list[Item] = []
@@ -535,7 +576,10 @@ def _stream_text(s: Stream, by_pos: dict[int, str], regenerated: dict[int, dict[
             parts.append(doc.body)
             written.append(doc.body)
             continue
-        new_text = _newlines(_put_back(doc, str(new), s) if doc.stand_ins else str(new), s.newline)
+        new = _put_back(doc, str(new), s) if doc.stand_ins else str(new)
+        for verbatim, written_as in doc.tags.items():
+            new = new.replace(verbatim, written_as)
+        new_text = _newlines(new, s.newline)
         parts.append(_own_line_marker(doc.sep, s.newline))
         parts.append(new_text)
         written.append(new_text)
