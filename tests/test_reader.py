@@ -163,3 +163,13 @@ def test_a_policy_nested_deep_is_refused_before_the_loader_recurses(tmp_path: Pa
     p = _run(tmp_path, "deep.yaml", stdin=CM) if how == "plugin" else _run(tmp_path, "--config", "deep.yaml", "--check", "cm.yaml")
     assert p.returncode == 1
     assert "deep.yaml nests deeper than 200 levels (at spec.x[0][0]" in p.stderr, p.stderr
+
+
+def test_a_current_directory_that_is_gone_is_an_error(tmp_path: Path) -> None:
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    script = f"cd {gone} && rmdir {gone} && exec {sys.executable} -m krm_fn --check cm.yaml"
+    p = subprocess.run(["sh", "-c", script], capture_output=True, text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert p.returncode == 1
+    assert "Traceback" not in p.stderr and "internal error" not in p.stderr, p.stderr
+    assert "the current directory no longer exists" in p.stderr

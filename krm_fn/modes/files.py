@@ -165,6 +165,14 @@ def run(
 def _run(
     names: list[str], function_config: Any, light: bool, progress: Callable[[int, int, str], None] | None
 ) -> FilesOutcome:
+    if not all(os.path.isabs(n) for n in names):
+        try:
+            os.getcwd()  # every relative path is resolved against it (packages.realpath)
+        except FileNotFoundError:
+            raise InputError(
+                "the current directory no longer exists (it was removed after krm-coschedule was "
+                "started there): run it again from an existing directory"
+            ) from None
     names = _unique(packages.expand(names))
     outcome = FilesOutcome([], [], [])
     groups = packages.group(names)
