@@ -41,7 +41,8 @@ _BAD = ["fifo.yaml", "/dev/zero", "/dev/urandom", "adir", "dangling.yaml", "loop
 
 # a directory as the only argument is a package to render in files mode, not a plugin config
 @pytest.mark.parametrize(
-    "how, bad", [(how, bad) for how in ("--config", "explain --config", "plugin") for bad in _BAD if (how, bad) != ("plugin", "adir")]
+    "how, bad",
+    [(how, bad) for how in ("--config", "explain --config", "plugin", "FILE") for bad in _BAD if bad != "adir" or how not in ("plugin", "FILE")],
 )
 def test_every_config_path_is_refused_unless_a_regular_file(tmp_path: Path, fifo: str, bad: str, how: str) -> None:
     (tmp_path / "adir").mkdir()
@@ -50,6 +51,9 @@ def test_every_config_path_is_refused_unless_a_regular_file(tmp_path: Path, fifo
     if how == "plugin":
         p = _run(tmp_path, bad, stdin=CM)
         assert p.stdout == CM  # the stream comes back unchanged
+    elif how == "FILE":  # a directory as FILE is a package to render: not refused
+        p = _run(tmp_path, "--check", bad, "cm.yaml")
+        assert "1 failed, 1 unchanged" in p.stderr, p.stderr
     else:
         p = _run(tmp_path, *how.split(), bad, "--check" if how == "--config" else "cm.yaml", *(["cm.yaml"] if how == "--config" else []))
     assert p.returncode == 1
