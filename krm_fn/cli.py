@@ -242,15 +242,19 @@ def _output_failed(e: OSError) -> Exception:
 
 def _guarded(mode: Callable[[], int], krm: bool = False) -> int:
     """The one failure path of every mode (pre-commit's error_handler): a KrmError is one
-    line and exit 1; an interrupt exit 130; stdout failing one line and exit 1; anything
+    line and exit 1; an interrupt (SIGINT, and SIGTERM and SIGHUP the same way) one line and
+    exit 128 + the signal's number (130, 143, 129); stdout failing one line and exit 1; anything
     else is a bug: one line that says so and where to report it, exit 1. KRM mode still
     answers with a complete ResourceList carrying the error, so kpt shows it as a result."""
     _Answer.started = False
+    previous = _on_termination()
     try:
         return mode()
-    except KeyboardInterrupt:
-        _ERR.write("krm-coschedule: interrupted; nothing was written\n")
-        return 130
+    except KeyboardInterrupt as e:
+        signum = getattr(e, "signum", 2)  # SIGINT, or the signal _Terminated carries
+        how = "interrupted" if signum == 2 else f"terminated ({_SIGNAL_NAMES[signum]})"
+        _ERR.write(f"krm-coschedule: {how}; nothing was written\n")
+        return 128 + signum  # the shell's convention: 130, 143, 129
     except Exception as e:  # noqa: BLE001 - the top of every mode: no traceback reaches the user
         msg = str(e) if isinstance(e, KrmError) else internal_error_message(e)
         if krm and not _Answer.started:
@@ -263,6 +267,51 @@ def _guarded(mode: Callable[[], int], krm: bool = False) -> int:
                 pass
         _ERR.write(f"krm-coschedule: {msg}\n")
         return 1
+    finally:
+        _restore_handlers(previous)
+
+
+_SIGNAL_NAMES = {15: "SIGTERM", 1: "SIGHUP"}
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised where the program is, as SIGINT raises KeyboardInterrupt: every
+    path that cleans up after an interrupt (files mode removes its temp files and puts back
+    what it wrote) does the same for them. CI runners and pre-commit send SIGTERM on cancel
+    or timeout; without this the default action left staged temp files in the repository."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _terminate(signum: int, _frame: object) -> None:
+    import signal
+
+    for s in _SIGNAL_NAMES:  # once: a second signal must not cut the clean-up short
+        signal.signal(s, signal.SIG_IGN)
+    raise _Terminated(signum)
+
+
+def _on_termination() -> dict[int, Any]:
+    """SIGTERM and SIGHUP handled as SIGINT is; the handlers they had (to put back)."""
+    import signal
+
+    previous: dict[int, Any] = {}
+    try:
+        for s in _SIGNAL_NAMES:
+            if signal.getsignal(s) != signal.SIG_IGN:  # nohup's ignored SIGHUP stays ignored
+                previous[s] = signal.signal(s, _terminate)
+    except ValueError:  # not the main thread (main() called from a thread): defaults stay
+        pass
+    return previous
+
+
+def _restore_handlers(previous: dict[int, Any]) -> None:
+    import signal
+
+    for s, handler in previous.items():
+        signal.signal(s, handler)
 
 
 class _Loading:
@@ -353,14 +402,13 @@ def _load_config(path: str | None) -> Any:
     file, so results about the policy name it. Raises InputError."""
     if path is None:
         return None
-    from pathlib import Path
-
+    from krm_fn.io import reader
     from krm_fn.modes import streams
 
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeError) as e:
-        raise InputError(f"cannot read --config {path}: {e}") from None
+        text = reader.read_text(path)
+    except reader.FileRefused as e:
+        raise InputError(f"cannot read --config {path}: {e.detail}") from None
     try:
         fc = streams.read_config(text, path)
     except InputError as e:

@@ -158,19 +158,21 @@ def test_unreadable_file_is_reported_and_the_others_are_processed(
 ) -> None:
     a, b = _write(tmp_path)
     before_a = a.read_bytes()
-    real_open = Path.open
+    from krm_fn.io import reader
 
-    def open_(self: Path, *args: Any, **kwargs: Any) -> Any:
-        if self.name == "a.yaml":
-            raise PermissionError(13, "Permission denied", str(self))
-        return real_open(self, *args, **kwargs)
+    real_open = os.open
 
-    monkeypatch.setattr(Path, "open", open_)
+    def open_(path: Any, *args: Any, **kwargs: Any) -> Any:  # the reader's open (running as root ignores modes)
+        if os.path.basename(os.fspath(path)) == "a.yaml":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(reader.os, "open", open_)
     monkeypatch.chdir(tmp_path)
     assert main(["--config", "policy.yaml", "a.yaml", "b.yaml"]) == 1
     err = capsys.readouterr().err
-    assert "a.yaml" in err and "Permission denied" in err
-    monkeypatch.setattr(Path, "open", real_open)
+    assert "a.yaml: cannot be read: Permission denied" in err
+    monkeypatch.setattr(reader.os, "open", real_open)
     assert a.read_bytes() == before_a
     assert "StatefulSet" in b.read_text()
 
@@ -266,3 +268,49 @@ def test_file_changed_by_another_process_is_not_overwritten(tmp_path: Path) -> N
     assert "run0.yaml: changed on disk while krm-coschedule ran; not rewritten (run it again)" in proc.stderr
     assert run.read_text().endswith("# edited meanwhile\n")
     assert "affinity-assistant" not in run.read_text()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT], ids=["SIGTERM", "SIGHUP", "SIGINT"])
+def test_a_termination_signal_during_writes_removes_temp_files_and_leaves_each_file_old_or_new(
+    tmp_path: Path, sig: signal.Signals
+) -> None:
+    """SIGTERM is what CI runners and pre-commit send on cancel or timeout: it is handled as
+    SIGINT is (before, its default action left 14-60 staged temp files in the repository).
+    Each attempt signals as soon as the first temp file appears, a little later each time."""
+    n = 20
+    src = tmp_path / "orig"
+    src.mkdir()
+    (src / "policy.yaml").write_text(POLICY)
+    for i in range(n):
+        (src / f"m{i:02d}.yaml").write_text(_manifest(i, 3000))
+    names = [f"m{i:02d}.yaml" for i in range(n)]
+    old = {name: (src / name).read_bytes() for name in names}
+    full = tmp_path / "full"
+    shutil.copytree(src, full)
+    done = subprocess.run([_cli_path(), "--config", "policy.yaml", *names], cwd=full, capture_output=True, text=True)
+    assert done.returncode == 1, done.stderr
+    new = {name: (full / name).read_bytes() for name in names}
+
+    signalled = 0
+    for attempt in range(6):
+        work = tmp_path / f"sig{attempt}"
+        shutil.copytree(src, work)
+        proc = subprocess.Popen(
+            [_cli_path(), "--config", "policy.yaml", *names], cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+        )
+        while proc.poll() is None and not any(p.name.endswith(".krm-tmp") for p in work.iterdir()):
+            pass
+        time.sleep(0.003 * attempt)
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=120)
+        assert "Traceback" not in err
+        if proc.returncode != 1:  # 1: the run had finished
+            signalled += 1
+            assert proc.returncode == 128 + sig, (proc.returncode, err)
+            assert err.splitlines()[-1].startswith("krm-coschedule: ") and "nothing was written" in err, err
+        assert [p.name for p in work.iterdir() if p.name.endswith(".krm-tmp")] == []
+        for name in names:
+            assert (work / name).read_bytes() in (old[name], new[name]), f"{name} is neither old nor new"
+        if proc.returncode != 1:
+            assert all((work / name).read_bytes() == old[name] for name in names), "an interrupted run puts back what it wrote"
+    assert signalled, "no attempt reached the write phase before the run ended"

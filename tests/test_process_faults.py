@@ -142,13 +142,12 @@ def test_files_that_are_not_regular_files_are_refused(tmp_path: Path) -> None:
     assert "2 failed, 1 unchanged" in err
 
 
-def _stat_saying(size: int) -> object:
-    """os.stat as it was before the file grew: its real result with st_size = size."""
-    real = os.stat
+def _fstat_saying(size: int) -> object:
+    """os.fstat as it was before the file grew: its real result with st_size = size."""
+    real = os.fstat
 
-    def fake(path: object, **kw: object) -> os.stat_result:
-        st = real(path, **kw)  # type: ignore[arg-type]
-        fields = list(st)
+    def fake(fd: int) -> os.stat_result:
+        fields = list(real(fd))
         fields[6] = size  # st_size
         return os.stat_result(fields)
 
@@ -156,24 +155,23 @@ def _stat_saying(size: int) -> object:
 
 
 def test_a_file_that_grows_after_its_stat_is_read_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The read asks for the size stat gave and one byte more: a file that grew in between is
+    """The read asks for the size fstat gave and one byte more: a file that grew in between is
     still read to its end (up to the limit), not cut at its old size."""
-    from krm_fn.modes import files
+    from krm_fn.io import reader
 
     text = b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  k: v\n"
     f = tmp_path / "cm.yaml"
     f.write_bytes(text)
-    monkeypatch.setattr(files.os, "stat", _stat_saying(10))
-    assert files._read(files.FileState(f, str(f))) == text
+    monkeypatch.setattr(reader.os, "fstat", _fstat_saying(10))
+    assert reader.read_bytes(f)[0] == text
 
 
 def test_a_file_that_grows_past_the_limit_while_read_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from krm_fn.core.errors import InputError
-    from krm_fn.modes import files
+    from krm_fn.io import reader
 
     f = tmp_path / "cm.yaml"
     f.write_bytes(b"a: 1\n" * 40)  # 200 bytes
-    monkeypatch.setattr(files, "MAX_FILE_BYTES", 100)
-    monkeypatch.setattr(files.os, "stat", _stat_saying(50))
-    with pytest.raises(InputError, match="grew past"):
-        files._read(files.FileState(f, str(f)))
+    monkeypatch.setattr(reader, "MAX_FILE_BYTES", 100)
+    monkeypatch.setattr(reader.os, "fstat", _fstat_saying(50))
+    with pytest.raises(reader.FileRefused, match="grew past"):
+        reader.read_bytes(f)

@@ -551,3 +551,72 @@ def test_a_null_items_is_written_as_an_empty_list(line: str) -> None:
     assert code == 0, out
     assert yaml.safe_load(out)["items"] == []
     assert "\nitems: []\n" in out
+
+
+@pytest.mark.parametrize("depth", [10_000, 60_000])
+@pytest.mark.parametrize("where", ["results", "item"])
+def test_flow_nesting_too_deep_never_reaches_libyaml(monkeypatch: pytest.MonkeyPatch, depth: int, where: str) -> None:
+    """Incoming results are read with the guards of items (issue 25): flow nesting past the
+    bound is refused by the event walk before ruamel.yaml.clib's libyaml sees it (its time
+    grows with the square of the depth: 60,000 levels in results took 20 s, and older ones
+    crash with SIGSEGV)."""
+    import _ruamel_yaml
+
+    handed: list[int] = []
+    real = _ruamel_yaml.CParser
+
+    def no_cparser(text: str, *a: Any, **k: Any) -> Any:
+        handed.append(text.count("["))
+        return real("", *a, **k)  # libyaml_reads takes every error as "does not read"
+
+    deep = "[" * depth + "]" * depth
+    head = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n"
+    if where == "results":
+        text = head + "items: []\nresults:\n- message: " + deep + "\n  severity: info\n"
+    else:
+        text = head + "items:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: c\n  data:\n    x: " + deep + "\n"
+    monkeypatch.setattr(_ruamel_yaml, "CParser", no_cparser)
+    out, _outcome, _code = run_resource_list(text.encode())
+    assert "nests deeper than 200 levels" in out
+    assert [n for n in handed if n > 200] == [], "libyaml was handed flow nesting past the bound"
+
+
+_RUN = """\
+- apiVersion: tekton.dev/v1
+  kind: PipelineRun
+  metadata:
+    name: {name}
+  spec:
+    pipelineSpec:
+      workspaces:
+      - name: src
+      tasks:
+      - name: build
+        workspaces:
+        - name: src
+          workspace: src
+        taskRef:
+          name: t
+    workspaces:
+    - name: src
+      volumeClaimTemplate:
+        spec:
+          accessModes: [ReadWriteOnce]
+"""
+
+
+@pytest.mark.parametrize("elsewhere", ["", "bad-run"], ids=["alone", "with-another-error"])
+def test_a_users_statefulset_under_an_assistants_name_changes_no_item(elsewhere: str) -> None:
+    """The collision is found when the generated objects are placed, after every transform
+    ran: all or nothing held only for errors found before (issue 25: the run was rewritten to
+    bind a claim of an assistant that was never written)."""
+    head = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
+    probe, _, _ = run_resource_list((head + _RUN.format(name="a")).encode())
+    sts = next(i for i in yaml.safe_load(probe)["items"] if i["kind"] == "StatefulSet")["metadata"]["name"]
+    user = f"- apiVersion: apps/v1\n  kind: StatefulSet\n  metadata:\n    name: {sts}\n  spec:\n    replicas: 3\n"
+    bad = "- apiVersion: tekton.dev/v1\n  kind: PipelineRun\n  metadata:\n    name: b\n  spec:\n    workspaces: 7\n" if elsewhere else ""
+    text = head + _RUN.format(name="a") + user + bad
+    out, _outcome, code = run_resource_list(text.encode())
+    assert code == 1
+    assert out.startswith(text), "an item changed although the run failed"
+    assert "nothing was changed (all or nothing)" in out

@@ -346,7 +346,12 @@ def check_syntax(chunk: str) -> None:
 
 
 def libyaml_reads(text: str) -> bool:
-    """Whether libyaml parses `text` (events only, no objects built)."""
+    """Whether libyaml parses `text` (events only, no objects built). False, without asking
+    libyaml, for flow nesting past guards.MAX_DEPTH: the libyaml of ruamel.yaml.clib takes
+    time with the square of the depth (60,000 levels in incoming results: 20 s) and older
+    ones crash; the caller's guarded loader then refuses it with the field path."""
+    if not guards.flow_nesting_within_limit(text):
+        return False
     try:
         from _ruamel_yaml import CParser  # ruamel.yaml.clib, a dependency
     except ImportError:

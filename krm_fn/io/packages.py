@@ -10,7 +10,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from krm_fn.core.errors import InputError
 from krm_fn.core.record import Record
+from krm_fn.io import reader
+from krm_fn.yaml import guards
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -34,7 +37,7 @@ class Package(Record):
     @property
     def kptfile(self) -> Path | None:
         k = self.root / "Kptfile"
-        return k if k.is_file() else None
+        return k if reader.is_present(k) else None  # one that is no regular file is refused when read
 
 
 def expand(names: list[str]) -> list[str]:
@@ -113,7 +116,11 @@ def _yaml_files(root: Path, recursive: bool, stop_at_packages: bool) -> list[Pat
     for e in entries:
         if e.name.startswith("."):
             continue
-        if e.is_file() and e.name.endswith(YAML_SUFFIXES):
+        try:
+            is_file = e.is_file()
+        except OSError:  # a symbolic link loop: listed, refused when read (as context: a warning)
+            is_file = True
+        if is_file and e.name.endswith(YAML_SUFFIXES):
             out.append(Path(e.path))
         elif recursive and e.is_dir(follow_symlinks=False):
             sub = Path(e.path)
@@ -130,12 +137,11 @@ def kptfile_config(pkg: Package) -> tuple[Any, str | None]:
     k = pkg.kptfile
     if k is None:
         return None, None
-    import yaml
-
     try:
-        doc = yaml.safe_load(k.read_text(encoding="utf-8"))
-    except (OSError, UnicodeError, yaml.YAMLError) as e:
-        raise ValueError(f"{k}: cannot be read: {' '.join(str(e).split())[:200]}") from None
+        # the guarded loader: a Kptfile is anyone's input (an alias bomb, nesting 10,000 deep)
+        doc = guards.safe_load_guarded(reader.read_text(k), str(k))
+    except InputError as e:
+        raise ValueError(str(e)) from None
     pipeline = doc.get("pipeline") if isinstance(doc, dict) else None
     steps: list[Any] = []
     if isinstance(pipeline, dict):

@@ -24,6 +24,7 @@ from krm_fn.core.results import Result
 from krm_fn.core.results import sorted_results
 from krm_fn.core.results import summary_line
 from krm_fn.io import packages
+from krm_fn.io import reader
 from krm_fn.io import resourcelist
 from krm_fn.modes import streams
 from krm_fn.policy import config as config_mod
@@ -112,13 +113,9 @@ def read_files(names: list[str], defer: bool = False) -> tuple[list[FileState], 
         files.append(f)
         try:
             data = _read(f)
-        except OSError as e:
+        except reader.FileRefused as e:
             f.failed = True
-            results.append(_file_error(name, f"{name}: cannot be read: {e.strerror or e}"))
-            continue
-        except InputError as e:
-            f.failed = True
-            results.append(_file_error(name, f"{name}: {e}"))
+            results.append(_file_error(name, str(e)))
             continue
         try:
             text = _decode(data)
@@ -133,32 +130,11 @@ def read_files(names: list[str], defer: bool = False) -> tuple[list[FileState], 
     return files, results
 
 
-MAX_FILE_BYTES = 256 * 1024 * 1024  # a larger FILE is refused, not read
-
-
 def _read(f: FileState) -> bytes:
-    """The file's bytes: a regular file only (a FIFO would block, a device never end), and
-    at most MAX_FILE_BYTES. Raises OSError or InputError."""
-    f.stat = os.stat(f.path)
-    mode = f.stat.st_mode
-    if stat.S_ISDIR(mode):
-        raise InputError("is a directory; pass the YAML files in it")
-    if not stat.S_ISREG(mode):
-        what = "a FIFO" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file"
-        raise InputError(f"is {what}, not a regular file; pass YAML files")
-    if f.stat.st_size > MAX_FILE_BYTES:
-        raise InputError(
-            f"is {f.stat.st_size // (1024 * 1024)} MiB; the function reads files of at most "
-            f"{MAX_FILE_BYTES // (1024 * 1024)} MiB: split it"
-        )
-    with f.path.open("rb") as fh:
-        # the size stat gave and one byte more, to see a file that grew: reading the limit at
-        # once would allocate (and map) 256 MB per file, ~0.1 ms each
-        data = fh.read(f.stat.st_size + 1)
-        if len(data) > f.stat.st_size:
-            data += fh.read(MAX_FILE_BYTES + 1 - len(data))
-    if len(data) > MAX_FILE_BYTES:
-        raise InputError(f"grew past {MAX_FILE_BYTES // (1024 * 1024)} MiB while it was read: split it")
+    """The file's bytes, by the one reader of every file the function opens (krm_fn.io.reader:
+    a regular file only, at most MAX_FILE_BYTES); its stat as read goes to f.stat. Raises
+    reader.FileRefused."""
+    data, f.stat = reader.read_bytes(f.path, f.name)
     return data
 
 
@@ -189,6 +165,14 @@ def run(
 def _run(
     names: list[str], function_config: Any, light: bool, progress: Callable[[int, int, str], None] | None
 ) -> FilesOutcome:
+    if not all(os.path.isabs(n) for n in names):
+        try:
+            os.getcwd()  # every relative path is resolved against it (packages.realpath)
+        except FileNotFoundError:
+            raise InputError(
+                "the current directory no longer exists (it was removed after krm-coschedule was "
+                "started there): run it again from an existing directory"
+            ) from None
     names = _unique(packages.expand(names))
     outcome = FilesOutcome([], [], [])
     groups = packages.group(names)
@@ -230,9 +214,13 @@ def _run_package(pkg: packages.Package, override: Any, light: bool, defer: bool 
     it is read: the outcome, messages included, is then exactly that of the eager reading,
     which the deferred one only skips work of."""
     files, read_errors = read_files(pkg.given, defer)
-    context, _unreadable = read_files(pkg.context, defer)  # what cannot be read is simply not context
+    context, unreadable = read_files(pkg.context, defer)  # what cannot be read is not context
     errors: list[Result] = list(read_errors)
-    if defer and (errors or any(f.failed for f in context)):
+    # a file the reader refused (a link loop, a FIFO...) is said; one that is no YAML (a Helm
+    # template) is simply not context
+    refused = {f.name for f in context if f.failed and f.stat is None}
+    errors += [Result("warning", f"{r.message}; skipped as context", file_path=r.file_path) for r in unreadable if r.file_path in refused]
+    if defer and (read_errors or any(f.failed for f in context)):
         return _run_package(pkg, override, light, defer=False)
     if override is not None:
         policy: Any = override
@@ -344,10 +332,11 @@ def _package_policy(pkg: packages.Package, files: list[FileState]) -> tuple[Any,
     if node is not None:
         return node, None
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = reader.read_text(path)
+    except reader.FileRefused as e:
+        return None, f"the package's policy {e}"
+    try:
         fc = streams.read_config(text, path)
-    except (OSError, UnicodeError) as e:
-        return None, f"cannot read the package's policy {path}: {e}"
     except InputError as e:
         return None, f"the package's policy {e}"
     annotate_config(fc, path)
@@ -511,7 +500,8 @@ def write_files(files: list[FileState]) -> list[tuple[FileState, str]]:
             reason = _refusal(f)
             if reason is None:
                 try:
-                    staged.append((f, _stage(f.path, f.new_text or "", sync=False)))
+                    with _SignalsHeld():  # a temp file is made and noted at once, or not at all
+                        staged.append((f, _stage(f.path, f.new_text or "", sync=False)))
                     continue
                 except OSError as e:
                     reason = f"cannot write: {e.strerror or e}"
@@ -525,21 +515,50 @@ def write_files(files: list[FileState]) -> list[tuple[FileState, str]]:
             reason = _refusal(f)
             if reason is None:
                 try:
-                    _put(tmp, f)
-                    done.append(f)
+                    with _SignalsHeld():  # a file replaced is noted at once, to be put back
+                        _put(tmp, f)
+                        done.append(f)
                     continue
                 except OSError as e:
                     reason = f"cannot write: {e.strerror or e}"
             f.failed = True
             failures.append((f, reason))
     except BaseException:
-        for f in done:
-            _restore(f)
+        with _SignalsHeld():
+            for f in done:
+                _restore(f)
         raise
     finally:
-        for _f, tmp in staged:
-            _unlink(tmp)
+        with _SignalsHeld():
+            for _f, tmp in staged:
+                _unlink(tmp)
     return failures
+
+
+class _SignalsHeld:
+    """`with _SignalsHeld():` SIGINT, SIGTERM and SIGHUP wait (blocked, pending) until the
+    block ends: the steps in it complete together, so an interrupt (cli turns SIGTERM and
+    SIGHUP into one) never lands between making a temp file and noting it for removal, or
+    between replacing a file and noting it to be put back. Each block is one file's step."""
+
+    __slots__ = ("held",)
+
+    def __enter__(self) -> None:
+        import signal
+
+        self.held = False
+        if hasattr(signal, "pthread_sigmask"):
+            signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
+            self.held = True
+
+    def __exit__(self, *exc: object) -> None:
+        if self.held:
+            import signal
+
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)  # a pending signal is delivered here
+
+
+_STOPS = (2, 15, 1)  # SIGINT, SIGTERM, SIGHUP
 
 
 def _refusal(f: FileState) -> str | None:

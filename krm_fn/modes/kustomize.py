@@ -18,6 +18,7 @@ from krm_fn.core.errors import InputError
 from krm_fn.core.results import Result
 from krm_fn.core.results import has_error
 from krm_fn.core.results import sorted_results
+from krm_fn.io import reader
 from krm_fn.modes import streams
 from krm_fn.policy import config as config_mod
 from krm_fn.transforms import process as process_mod
@@ -34,9 +35,9 @@ def run_plugin(config_path: str, data: bytes, light: bool = False) -> tuple[str,
     except UnicodeDecodeError as e:
         return "", [Result("error", f"stdin is not UTF-8 text (offset {e.start})")], 1
     try:
-        cfg_text = Path(config_path).read_text(encoding="utf-8")
-    except (OSError, UnicodeError) as e:
-        return text, [Result("error", f"cannot read the plugin config {config_path}: {e}")], 1
+        cfg_text = reader.read_text(config_path)
+    except reader.FileRefused as e:
+        return text, [Result("error", f"cannot read the plugin config {config_path}: {e.detail}")], 1
     try:
         fc = streams.read_config(cfg_text, config_path)
         stream = streams.split(text, None)

@@ -41,7 +41,7 @@ class Doc(Record):
     """One document: `sep` is everything before it (separator lines, directives,
     comment-only documents), `body` its own text. Both are raw (line endings as read)."""
 
-    __slots__ = ("sep", "body", "number", "item", "location", "line")
+    __slots__ = ("sep", "body", "number", "item", "location", "line", "stand_ins", "tags")
 
     def __init__(
         self,
@@ -58,6 +58,8 @@ class Doc(Record):
         self.item = item  # None: not a Kubernetes object, passed through
         self.location: dict[str, str] = {} if location is None else location  # its own path/index annotations
         self.line = line  # of the body's first line in the file
+        self.stand_ins = False  # its item's text holds _STAND_INS for odd line breaks (_with_stand_ins)
+        self.tags: dict[str, str] = {}  # verbatim tag in its item's text -> as written (_verbatim_tags)
 
 
 class Stream(Record):
@@ -129,6 +131,8 @@ def split(text: str, name: str | None = None) -> Stream:
     if text.startswith("\ufeff"):
         bom, text = "\ufeff", text[1:]
     raw = bom + text
+    if "\ufeff" in text:
+        _refuse_inner_bom(text, name)
     cr = "\r" in text and "\n" not in text
     if cr:
         text = text.replace("\r", "\n")  # a YAML reader breaks lines at a CR as at an LF
@@ -193,6 +197,24 @@ def split(text: str, name: str | None = None) -> Stream:
 _BREAK_RE = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
 
 
+def _refuse_inner_bom(text: str, name: str | None) -> None:
+    """A byte order mark that starts a line past the stream's first (after a `---`, where a
+    second file was appended to a first): libyaml skips it in some places and fails on it in
+    others ("did not find expected <document start>"), other readers take it as text of the
+    key. Such a file was rewritten and stayed unreadable to kpt and kubectl: refuse it, at
+    its place. A BOM inside a scalar is text to every reader and stays."""
+    for m in re.finditer("(?:^|(?<=[\n\r\x85\u2028\u2029]))[ \t]*\ufeff", text):
+        at = m.end() - 1
+        line = len(_BREAK_RE.findall(text, 0, at)) + 1
+        column = at - max(text.rfind(c, 0, at) for c in "\n\r\x85\u2028\u2029")
+        place = f"{name}:{line}:{column}" if name else f"line {line}, column {column}"
+        raise InputError(
+            f"{place}: a byte order mark (U+FEFF) starts this line; YAML readers disagree on it "
+            "(libyaml skips it or fails, others read it as text): remove it (an editor's "
+            "\"save without BOM\", or a file appended to another with its BOM)"
+        )
+
+
 def _odd_breaks(text: str) -> bool:
     """Whether `text` holds a line break other than LF and CRLF."""
     if not text.isascii() and any(c in text for c in "\x85\u2028\u2029"):
@@ -225,7 +247,11 @@ def make_items(stream: Stream, defer: bool = False, checked: bool = False) -> No
     checked = checked or defer or _reads_whole(stream)
     for doc in stream.docs:
         where = f"{stream.name or 'stdin'}: document {doc.number + 1}"
-        item = _document_item(doc.body, where, doc.line, checked)
+        body = doc.body
+        if "%" in doc.sep:
+            body, doc.tags = _verbatim_tags(doc.sep, body)
+        item = _document_item(body, where, doc.line, checked and not doc.tags)
+        doc.stand_ins = item.text is not None and _has_stand_ins(item.text)
         m = item.meta
         if not (m.is_mapping and m.kind and m.api_version):
             continue  # not a Kubernetes object: never sent, never changed
@@ -347,12 +373,15 @@ def _document_item(body: str, where: str, line: int, checked: bool = False) -> I
     whole stream passed the syntax check."""
     text = body.replace("\r\n", "\n") if "\r" in body else body
     if any(c in text for c in "\r\x85\u2028\u2029"):
-        # line breaks the scanner does not split on: parse the document, write it as block YAML
+        # line breaks the scanner does not split on: parse the document
         try:
             node = guards.load_guarded(text, "the object")
         except InputError as e:
             raise InputError(f"{where} is not valid YAML: {_after_colon(str(e))}{_break_hint(text)}") from None
-        return Item(0, None, items_mod.meta_of(node), doc=RoundTripDocument(node, block=True))
+        standing = _with_stand_ins(text, node)
+        if standing is None:  # the breaks shape the document: write it as block YAML
+            return Item(0, None, items_mod.meta_of(node), doc=RoundTripDocument(node, block=True))
+        text, checked = standing, True  # read whole just now
     item = scanner.make_document_item(0, text)
     item.line = line
     if not checked:
@@ -374,6 +403,108 @@ def _after_colon(msg: str) -> str:
     """The parser's reason, without guards' "<what> is not valid YAML: " prefix."""
     head, sep, rest = msg.partition(" is not valid YAML: ")
     return rest if sep and head in ("input", "the object") else msg
+
+
+# Stand-ins for the line breaks the scanner and the splicing writers do not split on (a lone
+# CR, NEL, the line and paragraph separators): characters of plane 15's private use area,
+# which no reader takes for a break. A document whose odd breaks are all inside scalars (the
+# document reads the same with stand-ins, whitespace aside) is read and edited with them, and
+# each is put back when its text is written: untouched entries keep their bytes (issue 25:
+# the round-trip emitter wrote `k\x85x` as `k x` and `"v\u2028x"` as `"v\Lx"`).
+_ODD = "\r\x85\u2028\u2029"
+_STAND_INS = "\U000f000d\U000f0085\U000f2028\U000f2029"
+_TO_STAND_INS = str.maketrans(_ODD, _STAND_INS)
+_FROM_STAND_INS = str.maketrans(_STAND_INS, _ODD)
+
+
+def _has_stand_ins(text: str) -> bool:
+    return not text.isascii() and any(c in text for c in _STAND_INS)
+
+
+def _with_stand_ins(text: str, node: Any) -> str | None:
+    """`text` with stand-ins for its odd line breaks when it reads as `node` does but for
+    whitespace inside scalars; None when a break shapes the document (ends an entry or a
+    comment), the text holds a stand-in of its own, or libyaml cannot read it (`k: a<NEL>b`
+    is an entry and a stray line to YAML 1.1: the emitter's `k: a b` is what both read)."""
+    if _has_stand_ins(text) or not items_mod.libyaml_reads(text):
+        return None
+    standing = text.translate(_TO_STAND_INS)
+    try:
+        other = guards.load_guarded(standing, "the object")
+    except InputError:
+        return None
+    return standing if _squeezed(yamlio.to_plain(node)) == _squeezed(yamlio.to_plain(other)) else None
+
+
+_WHITE = re.compile("[\\s\U000f000d\U000f0085\U000f2028\U000f2029]+")
+
+
+def _squeezed(data: Any) -> Any:
+    """`data` with every run of whitespace (stand-ins included) in its strings one space."""
+    if isinstance(data, dict):
+        return {_squeezed(k): _squeezed(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_squeezed(v) for v in data]
+    if isinstance(data, str):
+        return _WHITE.sub(" ", data).strip()
+    return data
+
+
+def _put_back(doc: Doc, new: str, s: Stream) -> str:
+    """A changed document's new text with its odd line breaks back in place of the stand-ins.
+    A stand-in the edit copied (a value holding one, written elsewhere in the object) would
+    be a break in a value the function wrote: refused, the file left unchanged."""
+    assert doc.item is not None and doc.item.text is not None
+    if any(new.count(c) > doc.item.text.count(c) for c in _STAND_INS):
+        raise InputError(_copied_break(s, doc.line))
+    return new.translate(_FROM_STAND_INS)
+
+
+def _copied_break(s: Stream, line: int | None) -> str:
+    """`line`: of the document the value was copied within, when known."""
+    where = f"{s.name or 'stdin'}:{line}:1" if line is not None else (s.name or "stdin")
+    return (
+        f"{where}: a value the function copies holds a line break other than "
+        "LF (a CR, NEL, U+2028 or U+2029) inside its text; it is left unchanged: write the value "
+        "on one line, or with the escape (\\r, \\N, \\L, \\P) in a double-quoted string"
+    )
+
+
+_TAG_DIRECTIVE_RE = re.compile(r"^%TAG[ \t]+(\S+)[ \t]+(\S+)", re.M)
+
+
+def _verbatim_tags(sep: str, body: str) -> tuple[str, dict[str, str]]:
+    """A document under `%TAG` directives (in `sep`, which binds this document only): its
+    body with each tag of a handle they define written verbatim (`!e!foo` ->
+    `!<tag:example.com,2000:foo>`), so that the document reads alone, as every reader of an
+    item reads it; and {verbatim: as written} to put them back when the document is written.
+    The tags are found by libyaml's scanner (a `!` in a scalar is none); the body unchanged
+    when it cannot scan it (its error is then the document's own)."""
+    handles = dict(_TAG_DIRECTIVE_RE.findall(sep.replace("\r", "\n")))
+    if not handles:
+        return body, {}
+    import yaml
+
+    head = "".join(f"%TAG {h} {p}\n" for h, p in handles.items()) + "---\n"
+    try:
+        tokens = [t for t in yaml.scan(head + body, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) if isinstance(t, yaml.TagToken)]
+    except yaml.YAMLError:
+        return body, {}
+    out: list[str] = []
+    back: dict[str, str] = {}
+    at = 0
+    for tok in tokens:
+        handle, suffix = tok.value
+        if handle not in handles:
+            continue
+        a, b = tok.start_mark.index - len(head), tok.end_mark.index - len(head)
+        verbatim = f"!<{handles[handle]}{suffix}>"
+        if back.get(verbatim, body[a:b]) != body[a:b]:
+            return body, {}  # one tag written two ways: it could not be put back as written
+        back[verbatim] = body[a:b]
+        out += [body[at:a], verbatim]
+        at = b
+    return "".join(out) + body[at:], back
 
 
 def resource_list_of(streams: list[Stream], function_config: Any) -> ResourceList:
@@ -445,7 +576,10 @@ def _stream_text(s: Stream, by_pos: dict[int, str], regenerated: dict[int, dict[
             parts.append(doc.body)
             written.append(doc.body)
             continue
-        new_text = _newlines(str(new), s.newline)
+        new = _put_back(doc, str(new), s) if doc.stand_ins else str(new)
+        for verbatim, written_as in doc.tags.items():
+            new = new.replace(verbatim, written_as)
+        new_text = _newlines(new, s.newline)
         parts.append(_own_line_marker(doc.sep, s.newline))
         parts.append(new_text)
         written.append(new_text)
@@ -462,6 +596,8 @@ def _stream_text(s: Stream, by_pos: dict[int, str], regenerated: dict[int, dict[
         content = bool(text.strip("\ufeff \r\n"))
         out = [text]
         for doc_text in appended:
+            if _has_stand_ins(doc_text):
+                raise InputError(_copied_break(s, None))
             if content and not open_marker:
                 out.append("---" + s.newline)
             new_text = _newlines(doc_text, s.newline)
@@ -605,11 +741,6 @@ def read_config(text: str, name: str) -> Any:
     light = _light_document(body)
     if light is not None:
         return light
-    try:
-        node = yamlio.rt_load(body)
-        guards.check_limits(node)
-    except InputError as e:
-        raise InputError(f"{name}: {e}") from None
-    except Exception as e:  # noqa: BLE001 - parser errors of every kind
-        raise InputError(f"{name} is not valid YAML: {short(e, 300)}") from None
-    return node
+    # bounded like an item: nesting measured before the round-trip loader recurses (10,000
+    # levels took 14 s to end in "maximum recursion depth exceeded"), aliases after
+    return guards.load_guarded(body, name)

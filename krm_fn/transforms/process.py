@@ -506,6 +506,10 @@ def _unchanged(rl: ResourceList, results: list[Result], plans: list[Plan]) -> Ou
 def _emit(rl: ResourceList, ctx: Context) -> Outcome:
     d = rl.items_indent if rl.fast else 0
     regenerated, generated = _generated_objects(rl, ctx, d)
+    if has_error(ctx.results):
+        # a generated object that may not be written (a user's StatefulSet under its name):
+        # found only now, and all or nothing still holds (the run's edits were kept)
+        return _unchanged(rl, ctx.results, ctx.plans)
     replaced = {pos: yamltext.indent_entry(yamlio.dump_block(obj), d) for pos, obj in regenerated.items()}
     texts: list[str] = []
     positions: list[int] = []

@@ -60,6 +60,25 @@ def load_guarded(text: str, what: str, limits: bool = True) -> Any:
     return root
 
 
+def safe_load_guarded(text: str, what: str) -> Any:
+    """Plain data from one YAML document (PyYAML's safe loader, libyaml when present: YAML
+    1.1, as kpt reads a Kptfile), with the bounds of load_guarded: nesting measured on the
+    event stream before the loader (which recurses) builds anything, alias expansion on the
+    tree after. Every failure is an InputError whose message starts with `what`."""
+    import yaml
+
+    if may_nest_deeper_than_limit(text) or _may_alias_its_anchor(text):
+        _scan_events(text, what)
+    try:
+        root = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except RecursionError:
+        raise InputError(f"{what} nests deeper than {MAX_DEPTH} levels; flatten it") from None
+    except yaml.YAMLError as e:
+        raise InputError(f"{what} is not valid YAML: {short(e, 300)}") from None
+    check_limits(root, what)
+    return root
+
+
 def _rt_load(text: str) -> Any:
     """The round-trip loader, which refuses a tab where YAML allows it as separation
     (`kind:<TAB>PipelineRun`, read by libyaml and kpt): then the same text with those tabs

@@ -1,0 +1,132 @@
+"""The one way the function opens a file it reads: every FILE and context file of files
+mode, `--config` (also `explain --config`), the kustomize plugin's config argument, a
+package's Kptfile and the file its `configPath` names. One set of rules for all of them:
+
+- a regular file only. The file is opened with O_NONBLOCK and examined with fstat before a
+  byte is read, so a FIFO is refused at once (it would block until a writer came), a device
+  such as /dev/zero or /dev/urandom is refused before it is read (it never ends), and a
+  directory, a dangling symbolic link or a symbolic link loop each say what they are;
+- at most MAX_FILE_BYTES (a larger file is refused, not read).
+
+What is read is YAML for a parser: the callers give it to the guarded loaders of krm_fn.yaml
+(depth and alias bounds before any C parser reads it). `test_reader` keeps every other way of
+opening a file out of krm_fn.
+"""
+from __future__ import annotations
+
+import errno
+import os
+import stat
+
+from krm_fn.core.errors import InputError
+
+MAX_FILE_BYTES = 256 * 1024 * 1024  # a larger file is refused, not read
+
+
+class FileRefused(InputError):
+    """A file that is not read: str(e) is `<name>: <reason>`; `reason` alone is what is wrong
+    with it and what to do."""
+
+    def __init__(self, name: str, reason: str) -> None:
+        super().__init__(f"{name}: {reason}")
+        self.name = name
+        self.reason = reason
+
+    @property
+    def detail(self) -> str:
+        """The reason, for a message that already says the file cannot be read."""
+        return self.reason.removeprefix("cannot be read: ")
+
+
+def read_bytes(path: str | os.PathLike[str], name: str | None = None) -> tuple[bytes, os.stat_result]:
+    """The bytes of the regular file `path` and its stat as read. `name` is how messages name
+    it (default: the path). Raises FileRefused for anything else, or a file that cannot be read."""
+    shown = os.fspath(path) if name is None else name
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as e:
+        raise FileRefused(shown, _open_failure(path, e)) from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise FileRefused(shown, _not_regular(st.st_mode))
+        if st.st_size > MAX_FILE_BYTES:
+            raise FileRefused(shown, f"is {st.st_size // (1024 * 1024)} MiB; the function reads files of at most {_limit()}: split it")
+        # the size fstat gave and one byte more, to see a file that grew: reading the limit at
+        # once would allocate (and map) 256 MB per file, ~0.1 ms each
+        data = _read_up_to(fd, st.st_size + 1)
+        if len(data) > st.st_size:
+            data += _read_up_to(fd, MAX_FILE_BYTES + 1 - len(data))
+    except OSError as e:
+        raise FileRefused(shown, f"cannot be read: {e.strerror or e}") from None
+    finally:
+        os.close(fd)
+    if len(data) > MAX_FILE_BYTES:
+        raise FileRefused(shown, f"grew past {_limit()} while it was read: split it")
+    return data, st
+
+
+def read_text(path: str | os.PathLike[str], name: str | None = None) -> str:
+    """read_bytes decoded as UTF-8 (a configuration file: a policy, a Kptfile). Raises
+    FileRefused."""
+    shown = os.fspath(path) if name is None else name
+    data, _st = read_bytes(path, shown)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise FileRefused(shown, f"is not UTF-8 text (byte 0x{data[e.start]:02x} at offset {e.start})") from None
+
+
+def is_present(path: str | os.PathLike[str]) -> bool:
+    """Whether something, of any kind, is at `path` (a dangling link included): a Kptfile
+    that is there but is no regular file is refused by read_bytes, not taken for none."""
+    return os.path.lexists(path) and not os.path.isdir(path)
+
+
+def _limit() -> str:
+    return f"{MAX_FILE_BYTES // (1024 * 1024)} MiB"
+
+
+def _read_up_to(fd: int, n: int) -> bytes:
+    """Up to `n` bytes of `fd`, fewer only at its end."""
+    parts: list[bytes] = []
+    while n > 0:
+        chunk = os.read(fd, min(n, 1 << 30))
+        if not chunk:
+            break
+        parts.append(chunk)
+        n -= len(chunk)
+    return b"".join(parts)
+
+
+def _not_regular(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "is a directory, not a YAML file; pass the YAML files in it"
+    if stat.S_ISFIFO(mode):
+        what = "a FIFO"
+    elif stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        what = "a device"
+    elif stat.S_ISSOCK(mode):
+        what = "a socket"
+    else:
+        what = "not a regular file"
+    return f"is {what}, not a regular file; the function reads regular YAML files only: pass one"
+
+
+def _open_failure(path: str | os.PathLike[str], e: OSError) -> str:
+    """What is wrong with a path that cannot be opened, in words."""
+    if e.errno == errno.ELOOP:
+        return "is a symbolic link loop (or a path through one); point the link at a file"
+    if e.errno == errno.ENOENT and os.path.islink(path):
+        try:
+            target = os.readlink(path)
+        except OSError:
+            target = "?"
+        return f"is a dangling symbolic link (to {target}, which does not exist); fix or remove the link"
+    if e.errno == errno.ENXIO:
+        try:
+            return _not_regular(os.stat(path).st_mode)
+        except OSError:
+            pass
+    return f"cannot be read: {e.strerror or e}"
