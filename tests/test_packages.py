@@ -138,3 +138,63 @@ def test_realpath_with_a_memo_of_directories_is_os_realpath(tmp_path: Path) -> N
     dirs: dict[str, str] = {}
     for c in cases * 2:
         assert packages.realpath(c, dirs) == os.path.realpath(c), c
+
+
+def test_krmignore_excludes_files_from_rewriting_and_from_context(tmp_path: Path) -> None:
+    """kpt reads a package without the files its `.krmignore` matches (gitignore-style,
+    relative to the package root): such a file is neither rewritten, even when named, nor
+    read as context (its Pipeline is not the package's)."""
+    pkg = package(tmp_path / "pkg", kptfile="    configMap:\n      coschedule: pipelineruns")
+    (pkg / "samples").mkdir()
+    (pkg / "samples" / "run.yaml").write_text(run_doc("s"))
+    (pkg / "scratch.yaml").write_text(run_doc("x"))
+    (pkg / ".krmignore").write_text("# local only\n/samples/\nscratch.yaml\n")
+    code, _, err = cli(pkg, "--files", "run.yaml", "samples/run.yaml", "scratch.yaml")
+    assert code == 1, err
+    assert kinds(pkg / "run.yaml") == ["PipelineRun", "StatefulSet"]
+    assert (pkg / "samples" / "run.yaml").read_text() == run_doc("s")
+    assert (pkg / "scratch.yaml").read_text() == run_doc("x")
+    assert "scratch.yaml" not in err and "samples" not in err, err
+    # an ignored policy file is not the package's policy: not read as context
+    plain = package(tmp_path / "plain", mode="disabled")
+    assert cli(plain, "--files", "run.yaml")[0] == 0
+    (plain / ".krmignore").write_text("coschedule-policy.yaml\n")
+    code, _, err = cli(plain, "--files", "run.yaml")
+    assert code == 1, err
+    assert kinds(plain / "run.yaml") == ["PipelineRun", "StatefulSet"]
+
+
+def test_krmignore_patterns_read_as_gitignore() -> None:
+    from krm_fn.io.packages import Ignore
+
+    ig = Ignore("*.tmp.yaml\n/top.yaml\nbuild/\ndocs/**/x.yaml\n!keep.tmp.yaml\n\\#hash.yaml\n")
+    assert ig.excludes("a.tmp.yaml") and ig.excludes("d/e/a.tmp.yaml")
+    assert not ig.excludes("keep.tmp.yaml")
+    assert ig.excludes("top.yaml") and not ig.excludes("sub/top.yaml")
+    assert ig.excludes("build/run.yaml") and ig.excludes("a/build/run.yaml") and not ig.excludes("build.yaml")
+    assert ig.excludes("docs/x.yaml") and ig.excludes("docs/a/b/x.yaml") and not ig.excludes("x.yaml")
+    assert ig.excludes("#hash.yaml")
+    assert not ig.excludes("run.yaml")
+
+
+def test_a_config_path_outside_the_package_is_refused_as_kpt_refuses_it(tmp_path: Path) -> None:
+    """kpt refuses a `configPath` that leaves the package (it would let a package read any
+    YAML file of its consumer's machine); so does the function, with the Kptfile's line, the
+    field and the fix, and it writes nothing."""
+    (tmp_path / "outside.yaml").write_text(policy("isolate-pipelinerun"))
+    for path in ("../outside.yaml", str(tmp_path / "outside.yaml"), "link.yaml"):
+        pkg = package(tmp_path / "pkg", kptfile=f"    configPath: {path}")
+        if path == "link.yaml":
+            (pkg / "link.yaml").symlink_to(tmp_path / "outside.yaml")
+        code, _, err = cli(pkg, "--files", "run.yaml")
+        assert code == 1, err
+        kptfile = pkg / "Kptfile"
+        assert f"{kptfile}:10:5: Kptfile pkg: pipeline.mutators[0].configPath `{path}` is outside the package" in err, err
+        assert "kpt refuses it" in err and "Move the config into the package" in err
+        assert err.count("outside the package") == 1
+        assert (pkg / "run.yaml").read_text() == run_doc("r")
+        code, _, err = cli(pkg, "explain", "run.yaml")
+        assert code == 1 and "outside the package" in err
+        import shutil
+
+        shutil.rmtree(pkg)

@@ -241,10 +241,15 @@ def _run_package(pkg: packages.Package, override: Any, light: bool, defer: bool 
         if problem is not None:
             if defer:
                 return _run_package(pkg, override, light, defer=False)
+            kptfile = pkg.kptfile
+            located = kptfile is not None and problem.startswith(f"{kptfile}:")
+            if located:  # `Kptfile:line:col: ...`, said once for the package
+                errors.append(_file_error(str(kptfile), problem))
             for f in files:
                 if not f.failed:
                     f.failed = True
-                    errors.append(_file_error(f.name, f"{f.name}: {problem}"))
+                    if not located:
+                        errors.append(_file_error(f.name, f"{f.name}: {problem}"))
             return FilesOutcome(files, errors, [])
     by_name = {f.name: f for f in files}
     live = [f for f in files if f.stream is not None]
