@@ -81,12 +81,20 @@ def group(names: list[str]) -> list[Package]:
             pkg.given = [n for n in pkg.given if n not in pkg.ignored]
         given = {realpath(n, dirs) for n in pkg.given}
         recursive = pkg.kptfile is not None
+        here = os.getcwd()
         pkg.context = [
-            str(f)
+            _shown(str(f), here)
             for f in _yaml_files(pkg.root, recursive=recursive, stop_at_packages=True, ignore=ignore)
             if realpath(f, dirs) not in given
         ]
     return [pkg for pkg in by_root.values() if pkg.given or not pkg.ignored]
+
+
+def _shown(path: str, here: str) -> str:
+    """A context file's name as results and messages give it: relative to the working
+    directory when it is under it (as pre-commit names files), else as found."""
+    rel = os.path.relpath(path, here)
+    return path if rel.startswith("..") else rel
 
 
 def _relative(path: str, root: Path) -> str:
