@@ -18,7 +18,6 @@ from pathlib import Path
 
 from krm_fn.core.errors import InputError
 from krm_fn.core.keys import LOCAL_CONFIG
-from krm_fn.core.keys import OWNER_ANNOTATION
 from krm_fn.core.keys import PATH_KEY
 from krm_fn.core.record import Record
 from krm_fn.core.results import Result
@@ -26,6 +25,7 @@ from krm_fn.core.results import sorted_results
 from krm_fn.core.results import summary_line
 from krm_fn.io import packages
 from krm_fn.io import resourcelist
+from krm_fn.modes import dependents
 from krm_fn.modes import streams
 from krm_fn.policy import config as config_mod
 from krm_fn.transforms import process as process_mod
@@ -228,7 +228,7 @@ def _unique(names: list[str]) -> list[str]:
 
 def _run_package(pkg: packages.Package, override: Any, light: bool, defer: bool = True) -> FilesOutcome:
     """Render one package: the files named, and the package's files that depend on them
-    (`_promoted`); a file that was not named is reported only when it changes or fails.
+    (krm_fn.modes.dependents); a file that was not named is reported only when it changes or fails.
 
     `defer`: the files are read without the syntax check of their documents, which is
     made after the first pass only of what nothing read (streams.check_deferred). Should a
@@ -240,7 +240,7 @@ def _run_package(pkg: packages.Package, override: Any, light: bool, defer: bool 
     inodes = {(f.stat.st_dev, f.stat.st_ino) for f in files if f.stat is not None}
     # a hard link to a named file is that file, not another file of the package
     context = [f for f in context if f.stat is None or (f.stat.st_dev, f.stat.st_ino) not in inodes]
-    promoted = _promoted(files, context, _config_file(pkg) if override is None else None)
+    promoted = dependents.promoted(files, context, dependents.config_file(pkg) if override is None else None)
     if promoted:
         files = files + promoted
         context = [f for f in context if all(f is not p for p in promoted)]
@@ -322,75 +322,6 @@ def _run_package(pkg: packages.Package, override: Any, light: bool, defer: bool 
         if r.severity != "error" and r.file_path not in failed_names and r.file_path not in context_names
     ]
     return FilesOutcome(files, sorted_results(errors + kept), outcome.plans)
-
-
-_TEKTON_RUNS = frozenset({("tekton.dev", "PipelineRun"), ("tekton.dev", "TaskRun")})
-
-
-_DEPENDED_ON = frozenset({("tekton.dev", "Pipeline"), ("shipwright.io", "Build"), ("kpt.dev", "Kptfile"), ("apps", "StatefulSet")})
-
-
-def _config_file(pkg: packages.Package) -> str | None:
-    """The real path of the file the package's Kptfile names as this function's config."""
-    try:
-        node, source = packages.kptfile_config(pkg)
-    except ValueError:
-        return None  # said when the policy is read
-    return os.path.realpath(source) if source is not None and node is None else None
-
-
-def _promoted(files: list[FileState], context: list[FileState], config: str | None = None) -> list[FileState]:
-    """The package's other files that must be rendered with the named ones, so that the
-    package ends as a full render would leave it, whatever files were named (pre-commit
-    names only the staged ones):
-
-    - every file with an object the function handles, when a named file holds what runs
-      are rendered from: a Pipeline, a Build, a StatefulSet that is not generated (it may
-      take an assistant's name), the policy, the Kptfile or its config (`config`, a real
-      path). A run pinned to the old Pipeline's tasks would be committed stale;
-    - a file with a Tekton run of the same namespace whose name ends with a named run's name
-      or is the end of it: the same name, or names that Tekton's hash of the workspace and
-      run names (no separator) can make collide (`run1` + `source`, `cerun1` + `sour`), are
-      judged with both runs rendered, as when both files are named.
-
-    Otherwise the other files stay context only: a commit of one run file costs what it
-    did (names are compared from the scanner's identities, nothing is parsed)."""
-    if not context:
-        return []
-    named_runs: dict[str, set[str]] = {}
-    everything = False
-    for f in files:
-        if config is not None and not f.failed and packages.realpath(f.path) == config:
-            everything = True
-        for item in _items(f):
-            m = item.meta
-            if (m.group, m.kind) in _TEKTON_RUNS and m.name:
-                named_runs.setdefault(m.namespace, set()).add(m.name)
-            elif m.kind == config_mod.POLICY_KIND or (
-                (m.group, m.kind) in _DEPENDED_ON and OWNER_ANNOTATION not in m.annotations
-            ):
-                everything = True
-    if everything:
-        return [f for f in context if any((it.meta.group, it.meta.kind) in process_mod.KNOWN_KINDS for it in _items(f))]
-    if not named_runs:
-        return []
-    ends = {ns: {n[i:] for n in names for i in range(len(n))} for ns, names in named_runs.items()}
-    out = []
-    for f in context:
-        for item in _items(f):
-            m = item.meta
-            if (m.group, m.kind) not in _TEKTON_RUNS or not m.name or m.namespace not in ends:
-                continue
-            if m.name in ends[m.namespace] or any(m.name[i:] in named_runs[m.namespace] for i in range(len(m.name))):
-                out.append(f)
-                break
-    return out
-
-
-def _items(f: FileState) -> list[Any]:
-    if f.stream is None:
-        return []
-    return [doc.item for doc in f.stream.docs if doc.item is not None]
 
 
 def _drop_broken_context(results: list[Result], extra: list[FileState]) -> list[FileState]:
