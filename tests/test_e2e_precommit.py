@@ -180,12 +180,13 @@ def test_real_git_commit_through_the_installed_hook(tmp_path: Path) -> None:
     """As users run it: `pre-commit install`, stage only a new PipelineRun whose Pipeline is
     in another file of its package, `git commit` fails with "files were modified", `git add`,
     `git commit` passes. One hook entry serves two packages, each with its own policy (a
-    Kptfile configPath in dev/, a CoschedulePolicy file in prod/)."""
+    Kptfile configPath in dev/, a CoschedulePolicy file in prod/). Then the Pipeline alone
+    is edited and staged: the same, for the run that uses it."""
     require_tool("git")
     exe = require_tool("pre-commit")
     hook, rev = _hook_repo(tmp_path)
     user = tmp_path / "user"
-    for env in ("dev", "prod"):
+    for env in ("dev", "prod", "ci"):  # ci: no policy, the defaults (coschedule: workspaces)
         (user / env).mkdir(parents=True)
         (user / env / "pipeline.yaml").write_text(PIPELINE)
     (user / "dev" / "Kptfile").write_text(
@@ -210,7 +211,8 @@ def test_real_git_commit_through_the_installed_hook(tmp_path: Path) -> None:
     subprocess.run([exe, "install"], cwd=user, check=True, capture_output=True, env=env)
     (user / "dev" / "run.yaml").write_text(_run_doc("r"))
     (user / "prod" / "run.yaml").write_text(_run_doc("r"))
-    _git(user, "add", "dev/run.yaml", "prod/run.yaml")
+    (user / "ci" / "run.yaml").write_text(_run_doc("r"))
+    _git(user, "add", "dev/run.yaml", "prod/run.yaml", "ci/run.yaml")
     first = subprocess.run(
         ["git", "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "add runs"],
         cwd=user, capture_output=True, text=True, env=env,
@@ -222,12 +224,38 @@ def test_real_git_commit_through_the_installed_hook(tmp_path: Path) -> None:
     dev_run = (user / "dev" / "run.yaml").read_text()
     assert "kind: StatefulSet" in dev_run and "affinity-assistant-" in dev_run
     assert (user / "prod" / "run.yaml").read_text() == _run_doc("r")  # prod: coschedule disabled
-    _git(user, "add", "dev/run.yaml")
+    ci_run = (user / "ci" / "run.yaml").read_text()
+    assert "kind: StatefulSet" in ci_run
+    _git(user, "add", "dev/run.yaml", "ci/run.yaml")
     second = subprocess.run(
         ["git", "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "add runs"],
         cwd=user, capture_output=True, text=True, env=env,
     )
     assert second.returncode == 0, second.stdout + second.stderr
+    assert _git_out(user, "status", "--porcelain").stdout == ""
+
+    # the Pipeline edited and staged alone: its runs re-render, the commit fails, and passes
+    # once they are staged (a run pinned to the old tasks was committed stale, issue 24)
+    (user / "ci" / "pipeline.yaml").write_text(
+        PIPELINE + "  - name: test\n    workspaces:\n    - name: src\n      workspace: src\n    taskRef:\n      name: t\n"
+    )
+    _git(user, "add", "ci/pipeline.yaml")
+    third = subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "a task more"],
+        cwd=user, capture_output=True, text=True, env=env,
+    )
+    out = third.stdout + third.stderr
+    assert third.returncode == 1, out
+    assert "files were modified by this hook" in out and "rewrote ci/run.yaml" in out, out
+    assert "Traceback" not in out
+    assert (user / "ci" / "run.yaml").read_text() != ci_run
+    assert _git_out(user, "status", "--porcelain").stdout == "M  ci/pipeline.yaml\n M ci/run.yaml\n"
+    _git(user, "add", "ci/run.yaml")
+    fourth = subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "a task more"],
+        cwd=user, capture_output=True, text=True, env=env,
+    )
+    assert fourth.returncode == 0, fourth.stdout + fourth.stderr
     assert _git_out(user, "status", "--porcelain").stdout == ""
 
 

@@ -222,9 +222,11 @@ UNCHANGED = [RUN_NOOP, PIPELINE, NOT_KRM, "", "# only\n", "---\n---\n", RUN_NOOP
 
 @pytest.mark.parametrize("text", UNCHANGED)
 def test_unchanged_inputs(repo: Path, text: str) -> None:
-    (repo / "x.yaml").write_text(text, newline="")
-    assert _cli("x.yaml") == 0
-    assert (repo / "x.yaml").read_bytes() == text.encode()
+    # a package of its own: a Pipeline named in the repo's package re-renders its runs
+    (repo / "alone").mkdir()
+    (repo / "alone" / "x.yaml").write_text(text, newline="")
+    assert _cli("alone/x.yaml") == 0
+    assert (repo / "alone" / "x.yaml").read_bytes() == text.encode()
 
 
 def test_run_reports_plans_from_process(fake: None, repo: Path) -> None:

@@ -3,6 +3,7 @@ nearest Kptfile, else its directory); the package's other YAML files are context
 comes from its Kptfile or a CoschedulePolicy file in it; collisions are per package."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from files_util import PIPELINE  # type: ignore[import-not-found]
@@ -138,3 +139,250 @@ def test_realpath_with_a_memo_of_directories_is_os_realpath(tmp_path: Path) -> N
     dirs: dict[str, str] = {}
     for c in cases * 2:
         assert packages.realpath(c, dirs) == os.path.realpath(c), c
+
+
+def test_krmignore_excludes_files_from_rewriting_and_from_context(tmp_path: Path) -> None:
+    """kpt reads a package without the files its `.krmignore` matches (gitignore-style,
+    relative to the package root): such a file is neither rewritten, even when named, nor
+    read as context (its Pipeline is not the package's)."""
+    pkg = package(tmp_path / "pkg", kptfile="    configMap:\n      coschedule: pipelineruns")
+    (pkg / "samples").mkdir()
+    (pkg / "samples" / "run.yaml").write_text(run_doc("s"))
+    (pkg / "scratch.yaml").write_text(run_doc("x"))
+    (pkg / ".krmignore").write_text("# local only\n/samples/\nscratch.yaml\n")
+    code, _, err = cli(pkg, "--files", "run.yaml", "samples/run.yaml", "scratch.yaml")
+    assert code == 1, err
+    assert kinds(pkg / "run.yaml") == ["PipelineRun", "StatefulSet"]
+    assert (pkg / "samples" / "run.yaml").read_text() == run_doc("s")
+    assert (pkg / "scratch.yaml").read_text() == run_doc("x")
+    assert "scratch.yaml" not in err and "samples" not in err, err
+    # an ignored policy file is not the package's policy: not read as context
+    plain = package(tmp_path / "plain", mode="disabled")
+    assert cli(plain, "--files", "run.yaml")[0] == 0
+    (plain / ".krmignore").write_text("coschedule-policy.yaml\n")
+    code, _, err = cli(plain, "--files", "run.yaml")
+    assert code == 1, err
+    assert kinds(plain / "run.yaml") == ["PipelineRun", "StatefulSet"]
+
+
+def test_krmignore_patterns_read_as_gitignore() -> None:
+    from krm_fn.io.packages import Ignore
+
+    ig = Ignore("*.tmp.yaml\n/top.yaml\nbuild/\ndocs/**/x.yaml\n!keep.tmp.yaml\n\\#hash.yaml\n")
+    assert ig.excludes("a.tmp.yaml") and ig.excludes("d/e/a.tmp.yaml")
+    assert not ig.excludes("keep.tmp.yaml")
+    assert ig.excludes("top.yaml") and not ig.excludes("sub/top.yaml")
+    assert ig.excludes("build/run.yaml") and ig.excludes("a/build/run.yaml") and not ig.excludes("build.yaml")
+    assert ig.excludes("docs/x.yaml") and ig.excludes("docs/a/b/x.yaml") and not ig.excludes("x.yaml")
+    assert ig.excludes("#hash.yaml")
+    assert not ig.excludes("run.yaml")
+
+
+def test_a_config_path_outside_the_package_is_refused_as_kpt_refuses_it(tmp_path: Path) -> None:
+    """kpt refuses a `configPath` that leaves the package (it would let a package read any
+    YAML file of its consumer's machine); so does the function, with the Kptfile's line, the
+    field and the fix, and it writes nothing."""
+    (tmp_path / "outside.yaml").write_text(policy("isolate-pipelinerun"))
+    for path in ("../outside.yaml", str(tmp_path / "outside.yaml"), "link.yaml"):
+        pkg = package(tmp_path / "pkg", kptfile=f"    configPath: {path}")
+        if path == "link.yaml":
+            (pkg / "link.yaml").symlink_to(tmp_path / "outside.yaml")
+        code, _, err = cli(pkg, "--files", "run.yaml")
+        assert code == 1, err
+        kptfile = pkg / "Kptfile"
+        assert f"{kptfile}:10:5: Kptfile pkg: pipeline.mutators[0].configPath `{path}` is outside the package" in err, err
+        assert "kpt refuses it" in err and "Move the config into the package" in err
+        assert err.count("outside the package") == 1
+        assert (pkg / "run.yaml").read_text() == run_doc("r")
+        code, _, err = cli(pkg, "explain", "run.yaml")
+        assert code == 1 and "outside the package" in err
+        import shutil
+
+        shutil.rmtree(pkg)
+
+
+# --------------------------------------------------------------------------- the package ends rendered
+
+LINT_USES_SRC = PIPELINE.replace("  - name: lint\n    taskRef:", "  - name: lint\n    workspaces:\n    - name: src\n      workspace: src\n    taskRef:")
+
+
+def rendered_package(d: Path, mode: str | None = None) -> Path:
+    """A package rendered whole, with a second run file and a file with nothing to render."""
+    pkg = package(d, mode=mode)
+    (pkg / "run2.yaml").write_text(run_doc("r2"))
+    (pkg / "notes.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: notes\n")
+    code, _, err = cli(pkg, "--files", *sorted(p.name for p in pkg.glob("*.yaml")))
+    assert code == 1, err
+    assert cli(pkg, "--files", "--check", *sorted(p.name for p in pkg.glob("*.yaml")))[0] == 0
+    return pkg
+
+
+def full_render(d: Path) -> dict[str, str]:
+    """What a render of every file of the package writes (the reference)."""
+    cli(d, "--files", *sorted(p.name for p in d.glob("*.yaml")))
+    return {p.name: p.read_text() for p in sorted(d.glob("*.yaml"))}
+
+
+def test_a_pipeline_named_alone_re_renders_the_runs_that_use_it(tmp_path: Path) -> None:
+    """pre-commit names only the staged file: a Pipeline edit re-renders every run of the
+    package that uses it (a run pinned to the old tasks would be committed stale), as a full
+    render would, and writes only the files that change."""
+    pkg = rendered_package(tmp_path / "pkg")
+    ref = rendered_package(tmp_path / "ref")
+    for d in (pkg, ref):
+        (d / "pipeline.yaml").write_text(LINT_USES_SRC)
+    want = full_render(ref)
+    before = {p.name: p.stat().st_mtime_ns for p in pkg.glob("*.yaml")}
+    code, _, err = cli(pkg, "--files", "--check", "pipeline.yaml")
+    assert code == 1, err
+    assert "would rewrite run.yaml" in err and "would rewrite run2.yaml" in err, err
+    assert "notes.yaml" not in err
+    assert {p.name: p.stat().st_mtime_ns for p in pkg.glob("*.yaml")} == before  # --check writes nothing
+    code, _, err = cli(pkg, "--files", "pipeline.yaml")
+    assert code == 1, err
+    assert "2 file(s) rewritten, 0 failed, 1 unchanged" in err, err  # the Pipeline; the others unnamed, unchanged
+    assert {p.name: p.read_text() for p in sorted(pkg.glob("*.yaml"))} == want
+    assert "lint" in (pkg / "run.yaml").read_text()
+    after = {p.name: p.stat().st_mtime_ns for p in pkg.glob("*.yaml")}
+    assert after["notes.yaml"] == before["notes.yaml"] and after["pipeline.yaml"] == before["pipeline.yaml"]
+    assert cli(pkg, "--files", "pipeline.yaml")[0] == 0
+
+
+def test_a_policy_or_kptfile_named_alone_re_renders_every_run(tmp_path: Path) -> None:
+    pkg = rendered_package(tmp_path / "pkg", mode="workspaces")
+    (pkg / "coschedule-policy.yaml").write_text(policy("pipelineruns"))
+    code, _, err = cli(pkg, "--files", "coschedule-policy.yaml")
+    assert code == 1, err
+    assert "rewrote run.yaml" in err and "rewrote run2.yaml" in err
+    assert cli(pkg, "--files", "--check", "run.yaml", "run2.yaml", "pipeline.yaml")[0] == 0
+
+    kpt = package(tmp_path / "kpt", kptfile="    configMap:\n      coschedule: workspaces")
+    assert cli(kpt, "--files", "run.yaml", "pipeline.yaml")[0] == 1
+    (kpt / "Kptfile").write_text(KPTFILE.format(config="    configMap:\n      coschedule: disabled"))
+    code, _, err = cli(kpt, "--files", "Kptfile")
+    assert code == 1, err
+    assert kinds(kpt / "run.yaml") == ["PipelineRun"]  # disabled: the assistant is removed
+    assert cli(kpt, "--files", "--check", "run.yaml")[0] == 0
+
+    cfg = package(tmp_path / "cfg", kptfile="    configPath: cfg/policy.yaml")
+    (cfg / "cfg").mkdir()
+    (cfg / "cfg" / "policy.yaml").write_text(policy("workspaces"))
+    assert cli(cfg, "--files", "run.yaml", "pipeline.yaml")[0] == 1
+    (cfg / "cfg" / "policy.yaml").write_text(policy("disabled"))
+    code, _, err = cli(cfg, "--files", "cfg/policy.yaml")
+    assert code == 1, err
+    assert kinds(cfg / "run.yaml") == ["PipelineRun"]
+
+
+def test_a_run_named_alone_leaves_the_other_runs_as_context(tmp_path: Path) -> None:
+    """One run file named: the package's other runs are read, not rendered, and not listed."""
+    pkg = rendered_package(tmp_path / "pkg")
+    (pkg / "run2.yaml").write_text(run_doc("r2"))  # stale, and not named
+    code, _, err = cli(pkg, "--files", "--check", "run.yaml")
+    assert code == 0, err
+    assert "run2.yaml" not in err
+
+
+# --------------------------------------------------------------------------- identity in a package
+
+
+def test_a_claim_template_is_never_lost_to_a_run_of_the_same_name(tmp_path: Path) -> None:
+    """x.yaml's run `r` is rendered (its placeholder holds the 1Gi claim); y.yaml has a run
+    `r` too with a 5Gi claim template. Named alone, y.yaml was rewritten to bind x's 1Gi
+    claim, no StatefulSet written, no word. Now the verdict is that of naming both files:
+    an error on both, nothing written."""
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "pipeline.yaml").write_text(PIPELINE)
+    (pkg / "x.yaml").write_text(run_doc("r"))
+    assert cli(pkg, "--files", "x.yaml", "pipeline.yaml")[0] == 1
+    y = run_doc("r").replace("1Gi", "5Gi")
+    (pkg / "y.yaml").write_text(y)
+    x = (pkg / "x.yaml").read_text()
+    verdicts = []
+    for named in (["y.yaml"], ["x.yaml", "y.yaml"], ["y.yaml", "x.yaml"], ["x.yaml"]):
+        code, _, err = cli(pkg, "--files", *named)
+        assert code == 1, err
+        assert (pkg / "y.yaml").read_text() == y and (pkg / "x.yaml").read_text() == x
+        # the same errors, whichever files are named (the list positions differ)
+        lines = sorted(re.sub(r"items\[\d+\]", "items[N]", line) for line in err.splitlines() if "[error]" in line)
+        assert len(lines) == 2 and all("PipelineRun twice" in line for line in lines), err
+        verdicts.append(lines)
+    assert all(v == verdicts[0] for v in verdicts)
+
+
+def test_two_standalone_task_runs_of_one_name_are_a_warning(tmp_path: Path) -> None:
+    """Nothing is generated for a TaskRun without claims: two `smoke` TaskRuns in two files
+    are a warning on each (Kubernetes keeps one object per name), rendered, whichever file
+    is named."""
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    smoke = "apiVersion: tekton.dev/v1\nkind: TaskRun\nmetadata:\n  name: smoke\nspec:\n  taskRef:\n    name: t\n"
+    (pkg / "a.yaml").write_text(smoke)
+    (pkg / "b.yaml").write_text(smoke)
+    for named in (["a.yaml"], ["b.yaml"], ["a.yaml", "b.yaml"]):
+        code, _, err = cli(pkg, "--files", *named)
+        assert code == 0, err
+        assert err.count("[warning]") == 2 and "TaskRun twice" in err, err
+        assert "[error]" not in err
+
+
+COLLIDING = """\
+apiVersion: tekton.dev/v1
+kind: PipelineRun
+metadata:
+  name: {name}
+spec:
+  pipelineSpec:
+    workspaces:
+    - name: w
+    tasks:
+    - name: t
+      workspaces:
+      - name: w
+        workspace: w
+      taskSpec:
+        steps:
+        - image: busybox
+          script: "true"
+  workspaces:
+  - name: {ws}
+    volumeClaimTemplate:
+      spec:
+        resources:
+          requests:
+            storage: 1Gi
+"""
+
+
+def test_names_that_hash_alike_are_an_error_naming_both_runs(tmp_path: Path) -> None:
+    """Tekton's assistant name hashes the workspace name and the run name with no separator:
+    run `run1` with workspace `source` and run `cerun1` with workspace `sour` get one
+    StatefulSet and one claim. An error on both runs, naming each other and the fix,
+    whichever file is named, before or after either is rendered."""
+    from krm_fn.core import names
+
+    assert names.assistant_name("source", "run1") == names.assistant_name("sour", "cerun1")
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    one = COLLIDING.format(name="run1", ws="source").replace("- name: w\n    tasks", "- name: source\n    tasks").replace("workspace: w", "workspace: source")
+    two = COLLIDING.format(name="cerun1", ws="sour").replace("- name: w\n    tasks", "- name: sour\n    tasks").replace("workspace: w", "workspace: sour")
+    (pkg / "one.yaml").write_text(one)
+    (pkg / "two.yaml").write_text(two)
+    for named in (["one.yaml"], ["two.yaml"], ["one.yaml", "two.yaml"]):
+        code, _, err = cli(pkg, "--files", *named)
+        assert code == 1, err
+        assert (pkg / "one.yaml").read_text() == one and (pkg / "two.yaml").read_text() == two
+        errors = [line for line in err.splitlines() if "[error]" in line]
+        assert len(errors) == 2, err
+        assert any("PipelineRun/run1" in e and "PipelineRun cerun1" in e for e in errors), err
+        assert any("PipelineRun/cerun1" in e and "PipelineRun run1" in e for e in errors), err
+        assert all("Rename a workspace binding or one of the runs" in e for e in errors)
+    # one rendered alone first (in its own directory), then the two meet in one package
+    (tmp_path / "solo").mkdir()
+    (tmp_path / "solo" / "one.yaml").write_text(one)
+    assert cli(tmp_path / "solo", "--files", "one.yaml")[0] == 1
+    (pkg / "one.yaml").write_text((tmp_path / "solo" / "one.yaml").read_text())
+    code, _, err = cli(pkg, "--files", "two.yaml")
+    assert code == 1 and "[error]" in err and "run1" in err and "cerun1" in err, err
+    assert (pkg / "two.yaml").read_text() == two

@@ -700,10 +700,34 @@ def test_the_same_run_twice_is_an_error_not_a_lost_assistant() -> None:
     assert code == 1
     doc = yaml.safe_load(out)
     errors = [r for r in doc["results"] if r["severity"] == "error"]
-    assert len(errors) == 1
-    assert errors[0]["message"].startswith("the input has this PipelineRun twice (also items[0])")
-    assert errors[0]["field"] == {"path": "metadata.name"}
+    assert len(errors) == 2  # on both twins, each naming the other: the same whichever comes first
+    assert sorted(e["message"].split(";")[0] for e in errors) == [
+        "the input has this PipelineRun twice (also items[0])",
+        "the input has this PipelineRun twice (also items[1])",
+    ]
+    assert all(e["field"] == {"path": "metadata.name"} for e in errors)
     assert out.startswith(data.decode().split("functionConfig:")[0])  # all or nothing
+
+
+def test_the_same_run_twice_with_nothing_generated_is_a_warning() -> None:
+    """Kubernetes keeps one object per name; where nothing is generated for either run (a
+    standalone TaskRun without claims, a run-keyed run) nothing would be wrong: a warning on
+    each, and both are rendered (issue 24: 65 of 87 failures over Pipelines-as-Code)."""
+    from krm_fn.modes.krm import run_resource_list
+
+    smoke = "- apiVersion: tekton.dev/v1\n  kind: TaskRun\n  metadata:\n    name: smoke\n  spec:\n    taskRef:\n      name: t\n"
+    data = (
+        "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" + smoke + smoke
+        + "functionConfig:\n  apiVersion: fn.kpt.dev/v1alpha1\n  kind: CoschedulePolicy\n  metadata:\n    name: c\n"
+        "  spec:\n    coschedule: isolate-pipelinerun\n    scheduling:\n      nodeSelector:\n        pool: ci\n"
+    ).encode()
+    out, _, code = run_resource_list(data)
+    assert code == 0, out
+    doc = yaml.safe_load(out)
+    assert not [r for r in doc["results"] if r["severity"] == "error"]
+    warnings = [r for r in doc["results"] if r["severity"] == "warning" and "twice" in r["message"]]
+    assert len(warnings) == 2 and "Nothing is generated for either" in warnings[0]["message"]
+    assert [it["spec"].get("podTemplate", {}).get("nodeSelector") for it in doc["items"]] == [{"pool": "ci"}] * 2
 
 
 CLEARS_AFFINITY = """\

@@ -4,10 +4,16 @@ other YAML files of the package are read as context (a Pipeline, an earlier gene
 assistant), whether or not they were passed, and the package's policy comes from its Kptfile
 (`configPath` or `configMap` of this function's step) or from a CoschedulePolicy file in it,
 unless --config says otherwise. Each package is rendered on its own.
+
+kpt's package rules hold here as they do under `kpt fn render`: a file the package's
+`.krmignore` matches is not part of the package (neither rewritten nor read as context), and
+a `configPath` that leaves the package is refused.
 """
 from __future__ import annotations
 
 import os
+import re
+import stat
 from pathlib import Path
 
 from krm_fn.core.errors import InputError
@@ -27,12 +33,13 @@ class Package(Record):
     """A package: its root, the files named on the command line (as named), and the other
     YAML files in it (context only)."""
 
-    __slots__ = ("root", "given", "context")
+    __slots__ = ("root", "given", "context", "ignored")
 
     def __init__(self, root: Path, given: list[str] | None = None, context: list[str] | None = None) -> None:
         self.root = root
         self.given: list[str] = [] if given is None else given
         self.context: list[str] = [] if context is None else context
+        self.ignored: list[str] = []  # given files the package's .krmignore excludes
 
     @property
     def kptfile(self) -> Path | None:
@@ -71,12 +78,122 @@ def group(names: list[str]) -> list[Package]:
         pkg.given.append(name)
     dirs: dict[str, str] = {}
     for pkg in by_root.values():
+        ignore = krmignore(pkg.root)
+        if ignore is not None:
+            pkg.ignored = [n for n in pkg.given if ignore.excludes(_relative(realpath(n, dirs), pkg.root))]
+            pkg.given = [n for n in pkg.given if n not in pkg.ignored]
         given = {realpath(n, dirs) for n in pkg.given}
         recursive = pkg.kptfile is not None
+        here = os.getcwd()
         pkg.context = [
-            str(f) for f in _yaml_files(pkg.root, recursive=recursive, stop_at_packages=True) if realpath(f, dirs) not in given
+            _shown(str(f), here)
+            for f in _yaml_files(pkg.root, recursive=recursive, stop_at_packages=True, ignore=ignore)
+            if realpath(f, dirs) not in given
         ]
-    return list(by_root.values())
+    return [pkg for pkg in by_root.values() if pkg.given or not pkg.ignored]
+
+
+def _shown(path: str, here: str) -> str:
+    """A context file's name as results and messages give it: relative to the working
+    directory when it is under it (as pre-commit names files), else as found."""
+    rel = os.path.relpath(path, here)
+    return path if rel.startswith("..") else rel
+
+
+def _relative(path: str, root: Path) -> str:
+    """`path` relative to the package root, with `/` separators ("" when it is outside)."""
+    rel = os.path.relpath(path, root)
+    return "" if rel.startswith("..") else rel.replace(os.sep, "/")
+
+
+class Ignore:
+    """A `.krmignore`: gitignore-style patterns relative to the package root, as kpt reads
+    them (kyaml's LocalPackageReader with go-gitignore): `#` comments, `!` to re-include,
+    a trailing `/` for directories only, a `/` inside to anchor the pattern at the root (else
+    it matches a name at any depth), `*`, `?`, `[...]` and `**`. A file under an excluded
+    directory is excluded."""
+
+    __slots__ = ("rules",)
+
+    def __init__(self, text: str) -> None:
+        self.rules: list[tuple[re.Pattern[str], bool, bool]] = []  # (pattern, negated, directories only)
+        for raw in text.splitlines():
+            line = raw.rstrip(" \t\r")
+            if not line or line.startswith("#"):
+                continue
+            negated = line.startswith("!")
+            if negated or line.startswith("\\"):
+                line = line[1:]
+            dir_only = line.endswith("/")
+            line = line.rstrip("/")
+            if line:
+                self.rules.append((_gitignore_regex(line), negated, dir_only))
+
+    def _matches(self, rel: str, is_dir: bool) -> bool:
+        hit = False
+        for pattern, negated, dir_only in self.rules:
+            if (is_dir or not dir_only) and pattern.fullmatch(rel):
+                hit = not negated
+        return hit
+
+    def excludes(self, rel: str, is_dir: bool = False) -> bool:
+        """Whether the path (relative to the package root, `/` separators) is excluded."""
+        if not rel:
+            return False
+        parts = rel.split("/")
+        for i in range(1, len(parts)):
+            if self._matches("/".join(parts[:i]), True):
+                return True
+        return self._matches(rel, is_dir)
+
+
+def _gitignore_regex(pattern: str) -> re.Pattern[str]:
+    anchored = "/" in pattern
+    pattern = pattern.lstrip("/")
+    out = [] if anchored else ["(?:.*/)?"]
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if pattern.startswith("**/", i) and (i == 0 or pattern[i - 1] == "/"):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i) and i + 2 == len(pattern) and (i == 0 or pattern[i - 1] == "/"):
+            out.append(".*")
+            i += 2
+        elif c == "*":
+            out.append("[^/]*")
+            i += 1
+        elif c == "?":
+            out.append("[^/]")
+            i += 1
+        elif c == "[" and "]" in pattern[i + 2:]:
+            end = pattern.index("]", i + 2)
+            body = pattern[i + 1:end]
+            out.append("[" + ("^" + body[1:] if body.startswith("!") else body).replace("\\", "\\\\") + "]")
+            i = end + 1
+        else:
+            out.append(re.escape(c))
+            i += 1
+    return re.compile("".join(out), re.DOTALL)
+
+
+KRMIGNORE = ".krmignore"
+MAX_KRMIGNORE_BYTES = 1024 * 1024
+
+
+def krmignore(root: Path) -> Ignore | None:
+    """The package's `.krmignore`, or None when it has none (or it is not a readable
+    regular file of at most 1 MiB: kpt would fail on it; here it excludes nothing)."""
+    path = root / KRMIGNORE
+    try:
+        st = path.stat()
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_KRMIGNORE_BYTES:
+            return None
+        with path.open("rb") as fh:
+            text = fh.read(MAX_KRMIGNORE_BYTES).decode("utf-8", "replace")
+    except OSError:
+        return None
+    return Ignore(text)
 
 
 def realpath(path: str | os.PathLike[str], dirs: dict[str, str] | None = None) -> str:
@@ -107,7 +224,7 @@ def root_of(path: Path) -> Path:
         d = d.parent
 
 
-def _yaml_files(root: Path, recursive: bool, stop_at_packages: bool) -> list[Path]:
+def _yaml_files(root: Path, recursive: bool, stop_at_packages: bool, ignore: Ignore | None = None, rel: str = "") -> list[Path]:
     out: list[Path] = []
     try:
         entries = sorted(os.scandir(root), key=lambda e: e.name)
@@ -121,12 +238,15 @@ def _yaml_files(root: Path, recursive: bool, stop_at_packages: bool) -> list[Pat
         except OSError:  # a symbolic link loop: listed, refused when read (as context: a warning)
             is_file = True
         if is_file and e.name.endswith(YAML_SUFFIXES):
-            out.append(Path(e.path))
+            if ignore is None or not ignore.excludes(rel + e.name):
+                out.append(Path(e.path))
         elif recursive and e.is_dir(follow_symlinks=False):
             sub = Path(e.path)
             if stop_at_packages and (sub / "Kptfile").is_file():
                 continue  # a nested package is a package of its own
-            out.extend(_yaml_files(sub, recursive, stop_at_packages))
+            if ignore is not None and ignore.excludes(rel + e.name, is_dir=True):
+                continue
+            out.extend(_yaml_files(sub, recursive, stop_at_packages, ignore, rel + e.name + "/"))
     return out
 
 
@@ -139,24 +259,66 @@ def kptfile_config(pkg: Package) -> tuple[Any, str | None]:
         return None, None
     try:
         # the guarded loader: a Kptfile is anyone's input (an alias bomb, nesting 10,000 deep)
-        doc = guards.safe_load_guarded(reader.read_text(k), str(k))
+        text = reader.read_text(k)
+        doc = guards.safe_load_guarded(text, str(k))
     except InputError as e:
         raise ValueError(str(e)) from None
     pipeline = doc.get("pipeline") if isinstance(doc, dict) else None
-    steps: list[Any] = []
+    steps: list[tuple[str, Any]] = []
     if isinstance(pipeline, dict):
         for key in ("mutators", "validators"):
             if isinstance(pipeline.get(key), list):
-                steps.extend(pipeline[key])
-    for step in steps:
+                steps.extend((f"pipeline.{key}[{i}]", step) for i, step in enumerate(pipeline[key]))
+    for field, step in steps:
         if not isinstance(step, dict):
             continue
         ref = f"{step.get('image') or ''} {step.get('exec') or ''}"
         if FUNCTION not in ref:
             continue
         if isinstance(step.get("configPath"), str):
-            return None, str(pkg.root / step["configPath"])
+            return None, _config_path(pkg, k, text, f"{field}.configPath", step["configPath"])
         if isinstance(step.get("configMap"), dict):
             cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "function-input"}, "data": step["configMap"]}
             return cm, str(k)
     return None, None
+
+
+def _config_path(pkg: Package, kptfile: Path, text: str, field: str, value: str) -> str:
+    """The file a step's `configPath` names. kpt refuses a path that is absolute or leaves
+    the package (kpt's validateFnConfigPathSyntax: "path must not be outside the package",
+    so a package cannot make its consumer's machine read any YAML file); so does this, and
+    so for a symbolic link that leads out. Raises ValueError with a located message."""
+    clean = os.path.normpath(value)
+    path = pkg.root / clean
+    inside = not os.path.isabs(clean) and ".." not in clean.split(os.sep) and value.strip() != ""
+    if inside:
+        real, root = os.path.realpath(path), os.path.realpath(pkg.root)
+        inside = real.startswith(root.rstrip(os.sep) + os.sep)
+    if inside:
+        return str(path)
+    line, col = _locate_value(text, "configPath", value)
+    name = _kptfile_name(text)
+    raise ValueError(
+        f"{kptfile}:{line}:{col}: Kptfile {name}: {field} `{value}` is outside the package "
+        f"{pkg.root}; kpt refuses it (a function config must be a file inside the package). "
+        "Move the config into the package and give its path relative to the Kptfile's "
+        "directory, or use `configMap`"
+    )
+
+
+def _locate_value(text: str, key: str, value: str) -> tuple[int, int]:
+    """Line and column (1-based) of `key: value` in the text, else of the first `key:`."""
+    first: tuple[int, int] | None = None
+    for n, line in enumerate(text.splitlines(), 1):
+        at = line.find(key + ":")
+        if at < 0:
+            continue
+        first = first or (n, at + 1)
+        if value in line[at:]:
+            return n, at + 1
+    return first or (1, 1)
+
+
+def _kptfile_name(text: str) -> str:
+    m = re.search(r"^metadata:\s*\n(?:[ \t].*\n)*?[ \t]+name:[ \t]*['\"]?([^'\"\s#]+)", text, re.M)
+    return m.group(1) if m else "(unnamed)"

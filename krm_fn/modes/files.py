@@ -26,6 +26,7 @@ from krm_fn.core.results import summary_line
 from krm_fn.io import packages
 from krm_fn.io import reader
 from krm_fn.io import resourcelist
+from krm_fn.modes import dependents
 from krm_fn.modes import streams
 from krm_fn.policy import config as config_mod
 from krm_fn.transforms import process as process_mod
@@ -181,6 +182,8 @@ def _run(
         if many and progress is not None:
             progress(i, len(groups), f"rendering {len(names)} files, package")
         part = _run_package(pkg, function_config, light)
+        named = set(pkg.given)
+        part.files = [f for f in part.files if f.name in named or f.failed or f.new_text is not None]
         outcome.files.extend(part.files)
         outcome.results.extend(part.results)
         outcome.plans.extend(part.plans)
@@ -189,7 +192,7 @@ def _run(
         progress(len(groups), len(groups), "")
     by_name = {f.name: i for i, f in enumerate(outcome.files)}
     order = {n: i for i, n in enumerate(names)}
-    outcome.files.sort(key=lambda f: order.get(f.name, by_name[f.name]))
+    outcome.files.sort(key=lambda f: order.get(f.name, len(order) + by_name[f.name]))
     outcome.results = sorted_results(outcome.results)
     return outcome
 
@@ -208,13 +211,23 @@ def _unique(names: list[str]) -> list[str]:
 
 
 def _run_package(pkg: packages.Package, override: Any, light: bool, defer: bool = True) -> FilesOutcome:
-    """`defer`: the files are read without the syntax check of their documents, which is
+    """Render one package: the files named, and the package's files that depend on them
+    (krm_fn.modes.dependents); a file that was not named is reported only when it changes or fails.
+
+    `defer`: the files are read without the syntax check of their documents, which is
     made after the first pass only of what nothing read (streams.check_deferred). Should a
     file fail the check, the package is read and rendered again with every file checked as
     it is read: the outcome, messages included, is then exactly that of the eager reading,
     which the deferred one only skips work of."""
     files, read_errors = read_files(pkg.given, defer)
     context, unreadable = read_files(pkg.context, defer)  # what cannot be read is not context
+    inodes = {(f.stat.st_dev, f.stat.st_ino) for f in files if f.stat is not None}
+    # a hard link to a named file is that file, not another file of the package
+    context = [f for f in context if f.stat is None or (f.stat.st_dev, f.stat.st_ino) not in inodes]
+    promoted = dependents.promoted(files, context, dependents.config_file(pkg) if override is None else None)
+    if promoted:
+        files = files + promoted
+        context = [f for f in context if all(f is not p for p in promoted)]
     errors: list[Result] = list(read_errors)
     # a file the reader refused (a link loop, a FIFO...) is said; one that is no YAML (a Helm
     # template) is simply not context
@@ -229,10 +242,15 @@ def _run_package(pkg: packages.Package, override: Any, light: bool, defer: bool 
         if problem is not None:
             if defer:
                 return _run_package(pkg, override, light, defer=False)
+            kptfile = pkg.kptfile
+            located = kptfile is not None and problem.startswith(f"{kptfile}:")
+            if located:  # `Kptfile:line:col: ...`, said once for the package
+                errors.append(_file_error(str(kptfile), problem))
             for f in files:
                 if not f.failed:
                     f.failed = True
-                    errors.append(_file_error(f.name, f"{f.name}: {problem}"))
+                    if not located:
+                        errors.append(_file_error(f.name, f"{f.name}: {problem}"))
             return FilesOutcome(files, errors, [])
     by_name = {f.name: f for f in files}
     live = [f for f in files if f.stream is not None]

@@ -1,0 +1,94 @@
+"""Which of a package's files are rendered with the ones named: a package ends as a full
+render would leave it, whatever files are named (pre-commit names only the staged ones),
+and a commit of one run file still reads the others only as context."""
+from __future__ import annotations
+
+import os
+
+from krm_fn.core.keys import OWNER_ANNOTATION
+from krm_fn.io import packages
+from krm_fn.io.items import Item
+from krm_fn.policy import config as config_mod
+from krm_fn.transforms import process as process_mod
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Protocol
+    from typing import TypeVar
+
+    from krm_fn.modes import streams
+
+    class _File(Protocol):
+        path: Path
+        failed: bool
+        stream: streams.Stream | None
+
+    F = TypeVar("F", bound=_File)
+
+
+_TEKTON_RUNS = frozenset({("tekton.dev", "PipelineRun"), ("tekton.dev", "TaskRun")})
+_DEPENDED_ON = frozenset({("tekton.dev", "Pipeline"), ("shipwright.io", "Build"), ("kpt.dev", "Kptfile"), ("apps", "StatefulSet")})
+
+
+def config_file(pkg: packages.Package) -> str | None:
+    """The real path of the file the package's Kptfile names as this function's config."""
+    try:
+        node, source = packages.kptfile_config(pkg)
+    except ValueError:
+        return None  # said when the policy is read
+    return os.path.realpath(source) if source is not None and node is None else None
+
+
+def promoted(files: list[F], context: list[F], config: str | None = None) -> list[F]:
+    """The package's other files that must be rendered with the named ones, so that the
+    package ends as a full render would leave it, whatever files were named (pre-commit
+    names only the staged ones):
+
+    - every file with an object the function handles, when a named file holds what runs
+      are rendered from: a Pipeline, a Build, a StatefulSet that is not generated (it may
+      take an assistant's name), the policy, the Kptfile or its config (`config`, a real
+      path). A run pinned to the old Pipeline's tasks would be committed stale;
+    - a file with a Tekton run of the same namespace whose name ends with a named run's name
+      or is the end of it: the same name, or names that Tekton's hash of the workspace and
+      run names (no separator) can make collide (`run1` + `source`, `cerun1` + `sour`), are
+      judged with both runs rendered, as when both files are named.
+
+    Otherwise the other files stay context only: a commit of one run file costs what it
+    did (names are compared from the scanner's identities, nothing is parsed)."""
+    if not context:
+        return []
+    named_runs: dict[str, set[str]] = {}
+    everything = False
+    for f in files:
+        if config is not None and not f.failed and packages.realpath(f.path) == config:
+            everything = True
+        for item in _items(f):
+            m = item.meta
+            if (m.group, m.kind) in _TEKTON_RUNS and m.name:
+                named_runs.setdefault(m.namespace, set()).add(m.name)
+            elif m.kind == config_mod.POLICY_KIND or (
+                (m.group, m.kind) in _DEPENDED_ON and OWNER_ANNOTATION not in m.annotations
+            ):
+                everything = True
+    if everything:
+        return [f for f in context if any((it.meta.group, it.meta.kind) in process_mod.KNOWN_KINDS for it in _items(f))]
+    if not named_runs:
+        return []
+    ends = {ns: {n[i:] for n in names for i in range(len(n))} for ns, names in named_runs.items()}
+    out = []
+    for f in context:
+        for item in _items(f):
+            m = item.meta
+            if (m.group, m.kind) not in _TEKTON_RUNS or not m.name or m.namespace not in ends:
+                continue
+            if m.name in ends[m.namespace] or any(m.name[i:] in named_runs[m.namespace] for i in range(len(m.name))):
+                out.append(f)
+                break
+    return out
+
+
+def _items(f: _File) -> list[Item]:
+    if f.stream is None:
+        return []
+    return [doc.item for doc in f.stream.docs if doc.item is not None]
