@@ -386,3 +386,19 @@ def test_names_that_hash_alike_are_an_error_naming_both_runs(tmp_path: Path) -> 
     code, _, err = cli(pkg, "--files", "two.yaml")
     assert code == 1 and "[error]" in err and "run1" in err and "cerun1" in err, err
     assert (pkg / "two.yaml").read_text() == two
+
+
+def test_a_krmignore_that_is_a_fifo_is_not_read(tmp_path: Path) -> None:
+    """The package's .krmignore goes through the one reader like every other file: a FIFO
+    there (anyone's repository can hold one) is refused at once, not waited on; it then
+    excludes nothing."""
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "run.yaml").write_text(run_doc("r"))
+    (tmp_path / "pipeline.yaml").write_text(PIPELINE)
+    os.mkfifo(tmp_path / ".krmignore")
+    p = subprocess.run([sys.executable, "-m", "krm_fn", "--check", "run.yaml"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 1, p.stderr
+    assert "would rewrite run.yaml" in p.stderr, p.stderr

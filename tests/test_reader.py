@@ -114,7 +114,7 @@ def test_a_symlink_loop_among_the_other_files_is_skipped_with_a_warning(tmp_path
     os.symlink("a.yaml", tmp_path / "b.yaml")
     p = _run(tmp_path, "--check", "cm.yaml")
     assert p.returncode == 0, p.stderr
-    assert f"{tmp_path / 'a.yaml'}: is a symbolic link loop" in p.stderr and "skipped as context" in p.stderr
+    assert "a.yaml: is a symbolic link loop" in p.stderr and "skipped as context" in p.stderr
     assert "0 failed, 1 unchanged" in p.stderr
 
 

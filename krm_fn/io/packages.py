@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 from pathlib import Path
 
 from krm_fn.core.errors import InputError
@@ -185,15 +184,15 @@ def krmignore(root: Path) -> Ignore | None:
     """The package's `.krmignore`, or None when it has none (or it is not a readable
     regular file of at most 1 MiB: kpt would fail on it; here it excludes nothing)."""
     path = root / KRMIGNORE
-    try:
-        st = path.stat()
-        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_KRMIGNORE_BYTES:
-            return None
-        with path.open("rb") as fh:
-            text = fh.read(MAX_KRMIGNORE_BYTES).decode("utf-8", "replace")
-    except OSError:
+    if not reader.is_present(path):
         return None
-    return Ignore(text)
+    try:
+        data, _st = reader.read_bytes(path)  # a FIFO or a device is refused, never read
+    except reader.FileRefused:
+        return None
+    if len(data) > MAX_KRMIGNORE_BYTES:
+        return None
+    return Ignore(data.decode("utf-8", "replace"))
 
 
 def realpath(path: str | os.PathLike[str], dirs: dict[str, str] | None = None) -> str:
