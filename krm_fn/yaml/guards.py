@@ -290,69 +290,92 @@ def _scan_events(text: str, what: str) -> tuple[str, str, int, int] | None:
     import yaml
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    stack: list[_Level] = []
-    dup: tuple[str, str, int, int] | None = None
+    walk = _Walk(what)
+    try:
+        for ev in yaml.parse(text, Loader=loader):
+            walk.event(ev, yaml)
+    except yaml.YAMLError as e:
+        _refused_by_libyaml(e, text, what)
+    return walk.dup
 
-    def done() -> None:  # a node in value position is complete
-        if stack:
-            top = stack[-1]
+
+class _Walk:
+    """The state of one _scan_events walk: the open collections, and the first duplicate key."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        self.stack: list[_Level] = []
+        self.dup: tuple[str, str, int, int] | None = None
+
+    def done(self) -> None:
+        """A node in value position is complete."""
+        if self.stack:
+            top = self.stack[-1]
             if top.is_map:
                 top.expect_key = True
             else:
                 top.index += 1
 
-    try:
-        for ev in yaml.parse(text, Loader=loader):
-            if isinstance(ev, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-                f = stack.pop()
-                if not f.is_key:
-                    done()
-                continue
-            if not isinstance(ev, yaml.NodeEvent):
-                continue
-            if isinstance(ev, yaml.AliasEvent) and any(level.anchor == ev.anchor for level in stack):
-                raise InputError(
-                    f"{what} refers to itself through a YAML alias (*{ev.anchor} inside the value of "
-                    f"its own anchor &{ev.anchor}, at {_path_of(stack)[:120]}); a Kubernetes object "
-                    "cannot contain itself: write the value out"
-                )
-            top = stack[-1] if stack else None
-            in_key = top is not None and top.is_map and top.expect_key
-            if isinstance(ev, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-                if top is not None and in_key:
-                    top.expect_key = False
-                    top.key = "?"
-                stack.append(_Level(isinstance(ev, yaml.MappingStartEvent), in_key))
-                stack[-1].anchor = ev.anchor
-                if len(stack) > MAX_DEPTH + 1:
-                    raise InputError(
-                        f"{what} nests deeper than {MAX_DEPTH} levels (at "
-                        f"{_path_of(stack[:-1])[:120]}...); flatten it"
-                    )
-                continue
-            if top is not None and in_key:
-                key = str(getattr(ev, "value", "*"))
-                line = ev.start_mark.line + 1 if ev.start_mark is not None else 0
-                if isinstance(ev, yaml.ScalarEvent) and dup is None and key in top.seen:
-                    top.key = key
-                    dup = (_path_of(stack), key, top.seen[key], line)
-                top.seen.setdefault(key, line)
-                top.key = key
-                top.expect_key = False
-                continue
-            done()
-    except yaml.YAMLError as e:
-        if _LIBYAML_DEPTH in str(getattr(e, "problem", "")):
-            mark = getattr(e, "problem_mark", None)
-            if mark is not None and 0 < mark.index < len(text):
-                # libyaml 0.2.6 (PyYAML 6.0.3+) refuses nesting past its own limit in the
-                # scanner, before the walk sees the level too deep: walk the text up to
-                # where it stopped, which nests past MAX_DEPTH, so that the message names
-                # the path like any other; only then the parser's own place
-                _scan_events(text[: mark.index], what)
-            at = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
-            raise InputError(f"{what} nests deeper than {MAX_DEPTH} levels{at}; flatten it") from None
-    return dup
+    def event(self, ev: Any, yaml: Any) -> None:
+        stack = self.stack
+        if isinstance(ev, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            if not stack.pop().is_key:
+                self.done()
+            return
+        if not isinstance(ev, yaml.NodeEvent):
+            return
+        if isinstance(ev, yaml.AliasEvent) and any(level.anchor == ev.anchor for level in stack):
+            raise InputError(
+                f"{self.what} refers to itself through a YAML alias (*{ev.anchor} inside the value of "
+                f"its own anchor &{ev.anchor}, at {_path_of(stack)[:120]}); a Kubernetes object "
+                "cannot contain itself: write the value out"
+            )
+        top = stack[-1] if stack else None
+        in_key = top is not None and top.is_map and top.expect_key
+        if isinstance(ev, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            self.start(ev, isinstance(ev, yaml.MappingStartEvent), top, in_key)
+        elif top is not None and in_key:
+            self.key(ev, top, isinstance(ev, yaml.ScalarEvent))
+        else:
+            self.done()
+
+    def start(self, ev: Any, is_map: bool, top: _Level | None, in_key: bool) -> None:
+        if top is not None and in_key:
+            top.expect_key = False
+            top.key = "?"
+        self.stack.append(_Level(is_map, in_key))
+        self.stack[-1].anchor = ev.anchor
+        if len(self.stack) > MAX_DEPTH + 1:
+            raise InputError(
+                f"{self.what} nests deeper than {MAX_DEPTH} levels (at "
+                f"{_path_of(self.stack[:-1])[:120]}...); flatten it"
+            )
+
+    def key(self, ev: Any, top: _Level, scalar: bool) -> None:
+        key = str(getattr(ev, "value", "*"))
+        line = ev.start_mark.line + 1 if ev.start_mark is not None else 0
+        if scalar and self.dup is None and key in top.seen:
+            top.key = key
+            self.dup = (_path_of(self.stack), key, top.seen[key], line)
+        top.seen.setdefault(key, line)
+        top.key = key
+        top.expect_key = False
+
+
+def _refused_by_libyaml(e: Exception, text: str, what: str) -> None:
+    """A parser error that ends the walk: libyaml's own nesting limit is the nesting error
+    (raised); any other is left to the round-trip loader to word."""
+    if _LIBYAML_DEPTH not in str(getattr(e, "problem", "")):
+        return
+    mark = getattr(e, "problem_mark", None)
+    if mark is not None and 0 < mark.index < len(text):
+        # libyaml 0.2.6 (PyYAML 6.0.3+) refuses nesting past its own limit in the scanner,
+        # before the walk sees the level too deep: walk the text up to where it stopped,
+        # which nests past MAX_DEPTH, so that the message names the path like any other;
+        # only then the parser's own place
+        _scan_events(text[: mark.index], what)
+    at = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
+    raise InputError(f"{what} nests deeper than {MAX_DEPTH} levels{at}; flatten it") from None
 
 
 # libyaml's own nesting limit (0.2.6 and later: 1000 levels), far above MAX_DEPTH
