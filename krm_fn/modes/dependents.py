@@ -58,6 +58,19 @@ def promoted(files: list[F], context: list[F], config: str | None = None) -> lis
     did (names are compared from the scanner's identities, nothing is parsed)."""
     if not context:
         return []
+    named_runs, everything = _named(files, config)
+    if everything:
+        return [f for f in context if any((it.meta.group, it.meta.kind) in process_mod.KNOWN_KINDS for it in _items(f))]
+    if not named_runs:
+        return []
+    # every end of every named name: a lookup per context run, whatever the number named
+    ends = {ns: {n[i:] for n in names for i in range(len(n))} for ns, names in named_runs.items()}
+    return [f for f in context if _may_collide(f, named_runs, ends)]
+
+
+def _named(files: list[F], config: str | None) -> tuple[dict[str, set[str]], bool]:
+    """({namespace: names of the named files' Tekton runs}, whether a named file holds what
+    runs are rendered from)."""
     named_runs: dict[str, set[str]] = {}
     everything = False
     for f in files:
@@ -71,21 +84,20 @@ def promoted(files: list[F], context: list[F], config: str | None = None) -> lis
                 (m.group, m.kind) in _DEPENDED_ON and OWNER_ANNOTATION not in m.annotations
             ):
                 everything = True
-    if everything:
-        return [f for f in context if any((it.meta.group, it.meta.kind) in process_mod.KNOWN_KINDS for it in _items(f))]
-    if not named_runs:
-        return []
-    ends = {ns: {n[i:] for n in names for i in range(len(n))} for ns, names in named_runs.items()}
-    out = []
-    for f in context:
-        for item in _items(f):
-            m = item.meta
-            if (m.group, m.kind) not in _TEKTON_RUNS or not m.name or m.namespace not in ends:
-                continue
-            if m.name in ends[m.namespace] or any(m.name[i:] in named_runs[m.namespace] for i in range(len(m.name))):
-                out.append(f)
-                break
-    return out
+    return named_runs, everything
+
+
+def _may_collide(f: _File, named_runs: dict[str, set[str]], ends: dict[str, set[str]]) -> bool:
+    """Whether a file holds a Tekton run whose name ends with a named run's name of its
+    namespace, or is the end of one (`ends`: the ends of the named names)."""
+    for item in _items(f):
+        m = item.meta
+        names = named_runs.get(m.namespace) if (m.group, m.kind) in _TEKTON_RUNS and m.name else None
+        if names is None:
+            continue
+        if m.name in ends[m.namespace] or any(m.name[i:] in names for i in range(len(m.name))):
+            return True
+    return False
 
 
 def _items(f: _File) -> list[Item]:
