@@ -77,7 +77,24 @@ _CM_KEYS = CONFIGMAP_KEYS
 # Tekton's own keys of feature-flags and config-defaults that the function does not read: a
 # ConfigMap copied from the cluster holds them, and they are no typo (`_example` and other
 # keys starting with `_` are comments by Tekton's convention)
-_TEKTON_OTHER_KEYS = frozenset(["await-sidecar-readiness", "disable-creds-init", "disable-home-env-overwrite", "disable-inline-spec", "disable-working-directory-overwrite", "embedded-status", "enable-api-fields", "enable-artifacts", "enable-cel-in-whenexpression", "enable-concise-resolver-syntax", "enable-custom-tasks", "enable-keep-pod-on-cancel", "enable-kubernetes-sidecar", "enable-param-enum", "enable-provenance-in-status", "enable-spire", "enable-step-actions", "enable-tekton-oci-bundles", "enable-wait-exponential-backoff", "enforce-nonfalsifiability", "keep-pod-on-cancel", "max-result-size", "require-git-ssh-secret-known-hosts", "resource-verification-mode", "results-from", "running-in-environment-with-injected-sidecars", "scope-when-expressions-to-task", "send-cloudevents-for-runs", "trusted-resources-verification-no-match-policy", "verification-mode", "default-timeout-minutes", "default-managed-by-label-value", "default-cloud-events-sink", "default-task-run-workspace-binding", "default-max-matrix-combinations-count", "default-forbidden-env", "default-resolver-type", "default-imagepullbackoff-timeout", "default-maximum-resolution-timeout", "default-container-resource-requirements", "default-sidecar-log-polling-interval", "default-step-ref-concurrency-limit"])
+_TEKTON_OTHER_KEYS = frozenset((
+    "await-sidecar-readiness", "disable-creds-init", "disable-home-env-overwrite",
+    "disable-inline-spec", "disable-working-directory-overwrite", "embedded-status",
+    "enable-api-fields", "enable-artifacts", "enable-cel-in-whenexpression",
+    "enable-concise-resolver-syntax", "enable-custom-tasks", "enable-keep-pod-on-cancel",
+    "enable-kubernetes-sidecar", "enable-param-enum", "enable-provenance-in-status",
+    "enable-spire", "enable-step-actions", "enable-tekton-oci-bundles",
+    "enable-wait-exponential-backoff", "enforce-nonfalsifiability", "keep-pod-on-cancel",
+    "max-result-size", "require-git-ssh-secret-known-hosts", "resource-verification-mode",
+    "results-from", "running-in-environment-with-injected-sidecars",
+    "scope-when-expressions-to-task", "send-cloudevents-for-runs",
+    "trusted-resources-verification-no-match-policy", "verification-mode",
+    "default-timeout-minutes", "default-managed-by-label-value", "default-cloud-events-sink",
+    "default-task-run-workspace-binding", "default-max-matrix-combinations-count",
+    "default-forbidden-env", "default-resolver-type", "default-imagepullbackoff-timeout",
+    "default-maximum-resolution-timeout", "default-container-resource-requirements",
+    "default-sidecar-log-polling-interval", "default-step-ref-concurrency-limit",
+))
 _BOOL_KEYS = {
     "disable-affinity-assistant",
     "set-security-context",
