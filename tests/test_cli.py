@@ -9,8 +9,8 @@ import pytest
 from conftest import ROOT
 from conftest import VENV_BIN
 
-from krm_fn.cli import USAGE
 from krm_fn.cli import main
+from krm_fn.cli import usage
 from krm_fn.modes import kustomize
 from krm_fn.modes.krm import run_resource_list
 
@@ -28,7 +28,7 @@ def _run(*args: str, stdin: bytes = b"", cwd: Path | None = None) -> subprocess.
 def test_help_on_stdout(flag: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main([flag]) == 0
     cap = capsys.readouterr()
-    assert cap.out == USAGE and cap.err == ""
+    assert cap.out == usage() and cap.err == ""
     for mode in ("krm-coschedule CONFIG", "--config POLICY", "explain", "install-kustomize-plugin"):
         assert mode in cap.out
 
@@ -119,7 +119,7 @@ def test_plugin_script_quotes_paths() -> None:
 
 def test_python_m_works() -> None:
     p = subprocess.run([str(VENV_BIN / "python"), "-m", "krm_fn", "--help"], capture_output=True, check=False, env={**os.environ})
-    assert p.returncode == 0 and p.stdout.decode() == USAGE
+    assert p.returncode == 0 and p.stdout.decode() == usage()
 
 
 # Start-up (#5): what the KRM path imports before it reads stdin. Each of these costs 2 to 20 ms
@@ -204,3 +204,12 @@ def test_a_one_pipelinerun_run_loads_and_compiles_only_what_it_uses() -> None:
     }
     assert sorted(p for p in compiled if p in lazy) == []
     assert no_control  # nothing on stderr needed escaping: printable() compiled nothing
+
+
+def test_help_names_every_configmap_key(capsys: pytest.CaptureFixture[str]) -> None:
+    """From the table the parser reads: `--help` named 7 of the 11 keys."""
+    from krm_fn.policy.config import CONFIGMAP_KEYS
+
+    assert main(["--help"]) == 0
+    flat = " ".join(capsys.readouterr().out.split())
+    assert all(f"{k}," in flat or f"{k}." in flat for k in CONFIGMAP_KEYS)

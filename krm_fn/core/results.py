@@ -123,3 +123,40 @@ def summary_line(results: Iterable[Result]) -> str:
     for r in results:
         counts[r.severity] = counts.get(r.severity, 0) + 1
     return f"{counts['error']} error(s), {counts['warning']} warning(s), {counts['info']} info"
+
+
+def counts(results: Iterable[Result]) -> dict[str, int]:
+    """{"errors": n, "warnings": n, "info": n}: the numbers behind summary_line."""
+    c = {"error": 0, "warning": 0, "info": 0}
+    for r in results:
+        c[r.severity] = c.get(r.severity, 0) + 1
+    return {"errors": c["error"], "warnings": c["warning"], "info": c["info"]}
+
+
+# How a message says where in its file it is (the YAML guards, the scanner, the control
+# character check: "at line 4, column 28", "(line 4, column 28)", "(lines 8 and 11)",
+# "line 4: ..."). Compiled on first use: only a located message needs them.
+_LOCATIONS = (
+    (r" at line (\d+), column (\d+)", True),
+    (r" \(line (\d+), column (\d+)\)", True),
+    (r"^line (\d+): ", True),
+    (r" \(lines (\d+) and \d+\)", False),  # both lines stay in the text: the second says as much
+)
+
+
+def location(message: str) -> tuple[int | None, int | None, str]:
+    """(line, column, the message without the place) of a message that names a place in its
+    file; (None, None, message) otherwise. A line without a column is column 1."""
+    if "line" not in message:
+        return None, None, message
+    import re
+
+    for pattern, cut in _LOCATIONS:
+        m = re.search(pattern, message)
+        if m is None:
+            continue
+        line = int(m.group(1))
+        col = int(m.group(2)) if m.re.groups > 1 else 1
+        rest = message[: m.start()] + message[m.end() :] if cut else message
+        return line, col, rest
+    return None, None, message

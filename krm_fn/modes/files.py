@@ -17,10 +17,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from krm_fn.core.errors import InputError
+from krm_fn.core.errors import YamlSyntaxError
 from krm_fn.core.keys import LOCAL_CONFIG
 from krm_fn.core.keys import PATH_KEY
 from krm_fn.core.record import Record
 from krm_fn.core.results import Result
+from krm_fn.core.results import counts
+from krm_fn.core.results import location
 from krm_fn.core.results import sorted_results
 from krm_fn.core.results import summary_line
 from krm_fn.io import packages
@@ -95,9 +98,12 @@ def _file_error(name: str, message: str) -> Result:
 # --------------------------------------------------------------------------- read and decide
 
 
-def read_files(names: list[str], defer: bool = False) -> tuple[list[FileState], list[Result]]:
+def read_files(
+    names: list[str], defer: bool = False, tick: Callable[[str], None] | None = None
+) -> tuple[list[FileState], list[Result]]:
     """Read, decode and split every file; a file that cannot be read fails on its own.
-    `defer`: without the syntax check of the documents (streams.make_items)."""
+    `defer`: without the syntax check of the documents (streams.make_items). `tick` is
+    called with each name as it is read (the progress line)."""
     files: list[FileState] = []
     results: list[Result] = []
     seen: set[str] = set()
@@ -108,6 +114,8 @@ def read_files(names: list[str], defer: bool = False) -> tuple[list[FileState], 
         if key in seen:
             continue  # the same file twice (pre-commit never does this; users might)
         seen.add(key)
+        if tick is not None:
+            tick(name)
         f = FileState(path, name)
         files.append(f)
         try:
@@ -193,10 +201,21 @@ def _run(
     outcome = FilesOutcome([], [], [])
     groups = packages.group(names)
     many = progress is not None and (len(names) >= 50 or len(groups) > 1)
+    ticked: set[str] = set()
     for i, pkg in enumerate(groups):
+        tick = None
         if many and progress is not None:
-            progress(i, len(groups), f"rendering {len(names)} files, package")
-        part = _run_package(pkg, function_config, light)
+            show = progress
+            where = f"package {i + 1}/{len(groups)}, file"
+
+            def tick(name: str, where: str = where, show: Callable[[int, int, str], None] = show) -> None:
+                # per file as it is read (a package of 1,000 files no longer sits at 1/1);
+                # a package read again (a deferred check failed) does not count twice
+                if name not in ticked:
+                    ticked.add(name)
+                    show(len(ticked) - 1, len(names), where)
+
+        part = _run_package(pkg, function_config, light, tick=tick)
         outcome.files.extend(part.files)
         outcome.results.extend(part.results)
         outcome.plans.extend(part.plans)
@@ -223,24 +242,26 @@ def _unique(names: list[str]) -> list[str]:
     return out
 
 
-def _run_package(pkg: packages.Package, override: Any, light: bool, defer: bool = True) -> FilesOutcome:
+def _run_package(
+    pkg: packages.Package, override: Any, light: bool, defer: bool = True, tick: Callable[[str], None] | None = None
+) -> FilesOutcome:
     """`defer`: the files are read without the syntax check of their documents, which is
     made after the first pass only of what nothing read (streams.check_deferred). Should a
     file fail the check, the package is read and rendered again with every file checked as
     it is read: the outcome, messages included, is then exactly that of the eager reading,
     which the deferred one only skips work of."""
-    files, read_errors = read_files(pkg.given, defer)
+    files, read_errors = read_files(pkg.given, defer, tick)
     context, _unreadable = read_files(pkg.context, defer)  # what cannot be read is simply not context
     errors: list[Result] = list(read_errors)
     if defer and (errors or any(f.failed for f in context)):
-        return _run_package(pkg, override, light, defer=False)
+        return _run_package(pkg, override, light, defer=False, tick=tick)
     if override is not None:
         policy: Any = override
     else:
         policy, problem = _package_policy(pkg, files + context)
         if problem is not None:
             if defer:
-                return _run_package(pkg, override, light, defer=False)
+                return _run_package(pkg, override, light, defer=False, tick=tick)
             for f in files:
                 if not f.failed:
                     f.failed = True
@@ -263,15 +284,23 @@ def _run_package(pkg: packages.Package, override: Any, light: bool, defer: bool 
                 if f.failed or lookups_only:
                     _mark_context_only(f.stream)
         first = False
-        outcome = process_mod.process(
-            streams.resource_list_of([f.stream for f in live + extra if f.stream is not None], policy),
-            light=light,
-        )
+        try:
+            outcome = process_mod.process(
+                streams.resource_list_of([f.stream for f in live + extra if f.stream is not None], policy),
+                light=light,
+            )
+        except YamlSyntaxError:
+            # an object the deferred reading did not check (a Tekton run, read by its
+            # transform) is not YAML: the eager reading names its file and place like any
+            # other file's, instead of one message for the whole run without either
+            if not defer:
+                raise
+            return _run_package(pkg, override, light, defer=False, tick=tick)
         # the deferred reading differs from the eager one only in when the documents are
         # checked: when every file passes the check, the eager reading would have made the
         # same items, and this pass's outcome (errors included) is the eager one's
         if defer and not all(streams.check_deferred(f.stream) for f in live + extra if f.stream is not None):
-            return _run_package(pkg, override, light, defer=False)
+            return _run_package(pkg, override, light, defer=False, tick=tick)
         dropped = _drop_broken_context(outcome.results, extra)
         if dropped:
             extra = [f for f in extra if f not in dropped]
@@ -409,14 +438,17 @@ def _mark_context_only(stream: streams.Stream | None) -> None:
 
 
 def commit(
-    outcome: FilesOutcome, write: bool, diff: bool, out: Writer, err: Writer, as_json: bool = False, colour: bool = False
+    outcome: FilesOutcome, write: bool, diff: bool, out: Writer, err: Writer, as_json: bool = False,
+    colour: bool = False, verbosity: int = 0,
 ) -> int:
     """Write the changed files (or print their diffs), say what happened on `err` (or as one
     JSON object on `out`), and give the exit code: 1 when a file changed (pre-commit's
-    convention) or anything failed."""
+    convention) or anything failed. `verbosity` (black's and ruff's habit): -1 errors only,
+    0 errors, warnings, the files rewritten and the summary, 1 the infos too."""
+    shown = ("error",) if verbosity < 0 else ("error", "warning") if verbosity == 0 else ("error", "warning", "info")
     if not as_json:
         for r in outcome.results:
-            if r.severity in ("error", "warning"):
+            if r.severity in shown:
                 err.write(result_line(r) + "\n")
     changed = outcome.changed
     if diff and not as_json:
@@ -429,6 +461,9 @@ def commit(
         return 1 if (changed or outcome.has_error) else 0
     for f, reason in failures:
         err.write(f"{f.name}: {reason}\n")
+    out.flush()
+    if verbosity < 0:
+        return 1 if (changed or outcome.has_error) else 0
     for f in changed:
         if not f.failed:
             verb = "rewrote" if write else "would rewrite"
@@ -465,10 +500,25 @@ def _json_report(outcome: FilesOutcome, write: bool, diff: bool, failures: list[
         else:
             row["status"] = "unchanged"
         rows.append(row)
+    summary: dict[str, int] = counts(outcome.results)
+    statuses = [row["status"] for row in rows]
+    summary["files_changed"] = sum(1 for x in statuses if x in ("rewritten", "would-rewrite"))
+    summary["files_failed"] = statuses.count("failed")
+    summary["files_unchanged"] = statuses.count("unchanged")
     return json.dumps(
-        {"files": rows, "results": [r.as_dict() for r in outcome.results], "summary": summary_line(outcome.results)},
+        {"files": rows, "results": [_located_dict(r) for r in outcome.results], "summary": summary},
         indent=2, ensure_ascii=False,
     ) + "\n"
+
+
+def _located_dict(r: Result) -> dict[str, Any]:
+    """The KRM result with its file's line and column where the message names them (CI
+    annotations need both)."""
+    d = r.as_dict()
+    line, col, _rest = location(r.message)
+    if r.file_path and line is not None:
+        d["file"] = {**d["file"], "line": line, "column": col}
+    return d
 
 
 def _coloured(diff: str) -> str:
@@ -491,10 +541,19 @@ def _coloured(diff: str) -> str:
 
 
 def result_line(r: Result) -> str:
-    line = r.one_line()
-    if r.file_path and not r.message.startswith(r.file_path):
-        line = f"{r.file_path}: {line}"
-    return line
+    """One line per result: `path:line:col: [severity] object field: message` where the
+    message names a place in its file (editors and CI link that form), else
+    `path: [severity] ...`; the place and the path are not repeated in the message."""
+    line, col, message = location(r.message)
+    if r.file_path and message.startswith(f"{r.file_path}: "):
+        message = message[len(r.file_path) + 2 :]
+    head = r.one_line()[: -len(r.message) - 2]  # "[severity] ref field"
+    text = f"{head}: {message}" if head != f"[{r.severity}]" else f"{head} {message}"
+    if not r.file_path:
+        return text
+    if line is not None:
+        return f"{r.file_path}:{line}:{col}: {text}"
+    return f"{r.file_path}: {text}"
 
 
 def write_files(files: list[FileState]) -> list[tuple[FileState, str]]:
