@@ -331,7 +331,11 @@ def _krm() -> int:
     if outcome is None:
         _ERR.write(f"krm-coschedule: input rejected (see the results){end}")
     else:
+        from krm_fn.transforms.prerequisite import note
+
         tail = " (see the results)" if code else ""
+        needs = note(outcome.plans)
+        tail += f"; {needs}" if needs else ""
         _ERR.write(f"krm-coschedule: {summary_line(outcome.results)}{tail}{end}")
     return code
 

@@ -160,3 +160,29 @@ def location(message: str) -> tuple[int | None, int | None, str]:
         rest = message[: m.start()] + message[m.end() :] if cut else message
         return line, col, rest
     return None, None, message
+
+
+def result_line(r: Result) -> str:
+    """One line per result: `path:line:col: [severity] object field: message` where the
+    message names a place in its file (editors and CI link that form), else
+    `path: [severity] ...`; the place and the path are not repeated in the message."""
+    line, col, message = location(r.message)
+    if r.file_path and message.startswith(f"{r.file_path}: "):
+        message = message[len(r.file_path) + 2 :]
+    head = r.one_line()[: -len(r.message) - 2]  # "[severity] ref field"
+    text = f"{head}: {message}" if head != f"[{r.severity}]" else f"{head} {message}"
+    if not r.file_path:
+        return text
+    if line is not None:
+        return f"{r.file_path}:{line}:{col}: {text}"
+    return f"{r.file_path}: {text}"
+
+
+def located_dict(r: Result) -> dict[str, Any]:
+    """The KRM result with its file's line and column where the message names them (CI
+    annotations need both)."""
+    d = r.as_dict()
+    line, col, _rest = location(r.message)
+    if r.file_path and line is not None:
+        d["file"] = {**d["file"], "line": line, "column": col}
+    return d

@@ -23,13 +23,15 @@ from krm_fn.core.keys import PATH_KEY
 from krm_fn.core.record import Record
 from krm_fn.core.results import Result
 from krm_fn.core.results import counts
-from krm_fn.core.results import location
+from krm_fn.core.results import located_dict
+from krm_fn.core.results import result_line
 from krm_fn.core.results import sorted_results
 from krm_fn.core.results import summary_line
 from krm_fn.io import packages
 from krm_fn.io import resourcelist
 from krm_fn.modes import streams
 from krm_fn.policy import config as config_mod
+from krm_fn.transforms import prerequisite
 from krm_fn.transforms import process as process_mod
 from krm_fn.transforms.context import Plan
 
@@ -330,7 +332,10 @@ def _run_package(
     context_names = {f.name for f in extra}
     kept = [
         r for r in outcome.results
-        if r.severity != "error" and r.file_path not in failed_names and r.file_path not in context_names
+        if r.severity != "error" and r.file_path not in failed_names
+        # the package's other files are context, their results not shown: but for Tekton's
+        # feature-flags, whose check is about the cluster the package is rendered for
+        and (r.file_path not in context_names or dict(r.tags).get("reason") == prerequisite.REASON)
     ]
     return FilesOutcome(files, sorted_results(errors + kept), outcome.plans)
 
@@ -477,6 +482,9 @@ def commit(
         f"krm-coschedule: {rewritten} file(s) {verb}, {failed} failed, {unchanged} unchanged; "
         f"{summary_line(outcome.results)}\n"
     )
+    needs = prerequisite.note(outcome.plans)
+    if needs:
+        err.write(f"krm-coschedule: {needs}\n")
     return 1 if (changed or outcome.has_error) else 0
 
 
@@ -506,19 +514,9 @@ def _json_report(outcome: FilesOutcome, write: bool, diff: bool, failures: list[
     summary["files_failed"] = statuses.count("failed")
     summary["files_unchanged"] = statuses.count("unchanged")
     return json.dumps(
-        {"files": rows, "results": [_located_dict(r) for r in outcome.results], "summary": summary},
+        {"files": rows, "results": [located_dict(r) for r in outcome.results], "summary": summary},
         indent=2, ensure_ascii=False,
     ) + "\n"
-
-
-def _located_dict(r: Result) -> dict[str, Any]:
-    """The KRM result with its file's line and column where the message names them (CI
-    annotations need both)."""
-    d = r.as_dict()
-    line, col, _rest = location(r.message)
-    if r.file_path and line is not None:
-        d["file"] = {**d["file"], "line": line, "column": col}
-    return d
 
 
 def _coloured(diff: str) -> str:
@@ -538,22 +536,6 @@ def _coloured(diff: str) -> str:
         else:
             out.append(line)
     return "".join(out)
-
-
-def result_line(r: Result) -> str:
-    """One line per result: `path:line:col: [severity] object field: message` where the
-    message names a place in its file (editors and CI link that form), else
-    `path: [severity] ...`; the place and the path are not repeated in the message."""
-    line, col, message = location(r.message)
-    if r.file_path and message.startswith(f"{r.file_path}: "):
-        message = message[len(r.file_path) + 2 :]
-    head = r.one_line()[: -len(r.message) - 2]  # "[severity] ref field"
-    text = f"{head}: {message}" if head != f"[{r.severity}]" else f"{head} {message}"
-    if not r.file_path:
-        return text
-    if line is not None:
-        return f"{r.file_path}:{line}:{col}: {text}"
-    return f"{r.file_path}: {text}"
 
 
 def write_files(files: list[FileState]) -> list[tuple[FileState, str]]:

@@ -38,6 +38,7 @@ from krm_fn.io.items import Item
 from krm_fn.io.items import ResourceList
 from krm_fn.io.items import meta_of
 from krm_fn.policy import config as config_mod
+from krm_fn.transforms import prerequisite
 from krm_fn.transforms import scheduling
 from krm_fn.transforms.context import Context
 from krm_fn.transforms.context import Generated
@@ -209,6 +210,7 @@ def _process(rl: ResourceList, policy_override: Any, light: bool) -> Outcome:
     ctx = Context(policy, rl.items, light)
     ctx.results.extend(cfg_results)
     scheduling.validate_policy(ctx)  # the policy's own scheduling values, checked once per run
+    prerequisite.check_feature_flags(ctx)  # the cluster's Tekton must leave coscheduling to us
     for item in rl.items:
         _check_item(item, ctx)
     _check_duplicates(rl, ctx)
