@@ -334,7 +334,7 @@ def _krm() -> int:
         from krm_fn.transforms.prerequisite import note
 
         tail = " (see the results)" if code else ""
-        needs = note(outcome.plans)
+        needs = note(outcome.plans, command=False)
         tail += f"; {needs}" if needs else ""
         _ERR.write(f"krm-coschedule: {summary_line(outcome.results)}{tail}{end}")
     return code

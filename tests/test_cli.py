@@ -213,3 +213,52 @@ def test_help_names_every_configmap_key(capsys: pytest.CaptureFixture[str]) -> N
     assert main(["--help"]) == 0
     flat = " ".join(capsys.readouterr().out.split())
     assert all(f"{k}," in flat or f"{k}." in flat for k in CONFIGMAP_KEYS)
+
+
+KPT_POLICY_DUPLICATE = """\
+apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items:
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: c
+    annotations:
+      internal.config.kubernetes.io/path: 'c.yaml'
+      internal.config.kubernetes.io/index: '0'
+functionConfig:
+  apiVersion: fn.kpt.dev/v1alpha1
+  kind: CoschedulePolicy
+  metadata:
+    name: coschedule
+    annotations:
+      config.kubernetes.io/local-config: "true"
+      internal.config.kubernetes.io/path: 'coschedule-policy.yaml'
+      config.kubernetes.io/path: 'coschedule-policy.yaml'
+  spec:
+    coschedule: workspaces
+    strategy: auto
+    coschedule: pipelineruns
+"""
+
+
+def test_under_kpt_a_policy_error_names_the_policy_file_not_kpts_lines() -> None:
+    """kpt fn render passes the policy inside its own serialization: its lines (here 21 and
+    23, or section-relative 11 and 13) are no file's; the result names the policy's file."""
+    import yaml
+
+    out, outcome, code = run_resource_list(KPT_POLICY_DUPLICATE.encode())
+    assert code == 1 and outcome is None
+    (r,) = yaml.safe_load(out)["results"]
+    assert r["file"] == {"path": "coschedule-policy.yaml", "index": 0}
+    assert "duplicate key 'coschedule' at functionConfig.spec.coschedule" in r["message"]
+    assert "line" not in r["message"]
+
+
+def test_without_kpts_annotations_the_inputs_lines_stay() -> None:
+    """A ResourceList a person wrote: its lines are theirs."""
+    import yaml
+
+    plain = "\n".join(ln for ln in KPT_POLICY_DUPLICATE.splitlines() if "config.kubernetes.io/path" not in ln) + "\n"
+    (r,) = yaml.safe_load(run_resource_list(plain.encode())[0])["results"]
+    assert "(lines " in r["message"] and "file" not in r

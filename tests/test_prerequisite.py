@@ -92,7 +92,7 @@ def test_files_mode_warns_for_the_packages_feature_flags(tmp_path: Path) -> None
     p = subprocess.run([sys.executable, "-m", "krm_fn", "--check", "pipelinerun.yaml"], capture_output=True, text=True, cwd=tmp_path)
     assert p.returncode == 1
     assert "flags.yaml: [warning] v1/ConfigMap/tekton-pipelines/feature-flags data.coschedule:" in p.stderr
-    assert p.stderr.count("placeholders rendered: the cluster's Tekton must run with") == 1
+    assert p.stderr.count("placeholders rendered: the cluster needs Tekton's feature-flags") == 1
 
 
 def test_a_feature_flags_copy_used_as_config_is_not_the_clusters() -> None:

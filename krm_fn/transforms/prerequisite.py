@@ -22,15 +22,16 @@ REASON = "TektonAffinityAssistantOn"  # the warning's tag (files mode shows it f
 _TRUE = ("1", "t", "T", "TRUE", "true", "True")  # Go strconv.ParseBool
 
 
-def note(plans: list[Plan]) -> str:
+def note(plans: list[Plan], command: bool = True) -> str:
     """The prerequisite, once, for the human summary when placeholders were rendered; ""
-    otherwise."""
+    otherwise. `command`: with the kubectl command (not in kpt's output, which repeats it on
+    every render)."""
     if not any(p.strategy == "placeholder" and p.assistants for p in plans):
         return ""
     return (
-        "placeholders rendered: the cluster's Tekton must run with feature-flags coschedule: "
-        '"disabled" (below v1.0: disable-affinity-assistant: "true"), or it creates its own '
-        f"assistants and overwrites the rendered affinity ({PATCH})"
+        'placeholders rendered: the cluster needs Tekton\'s feature-flags coschedule: "disabled" '
+        '(below v1.0: disable-affinity-assistant: "true"), or Tekton creates its own assistants '
+        "and overwrites the rendered affinity" + (f" ({PATCH})" if command else "")
     )
 
 
