@@ -251,7 +251,7 @@ def test_under_kpt_a_policy_error_names_the_policy_file_not_kpts_lines() -> None
     assert code == 1 and outcome is None
     (r,) = yaml.safe_load(out)["results"]
     assert r["file"] == {"path": "coschedule-policy.yaml", "index": 0}
-    assert "duplicate key 'coschedule' at functionConfig.spec.coschedule" in r["message"]
+    assert r["message"].startswith("coschedule-policy.yaml: functionConfig is not valid YAML: duplicate key 'coschedule' at functionConfig.spec.coschedule")
     assert "line" not in r["message"]
 
 

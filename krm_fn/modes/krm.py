@@ -98,7 +98,10 @@ def _kpt_terms(message: str, text: str) -> tuple[str, str | None]:
     end = re.search(r"(?m)^\S", text[start.end():])
     section = text[start.start(): start.end() + (end.start() if end else len(text))]
     m = re.search(_PATH_LINE, section)
-    return message, (m.group(1).strip() if m else None)
+    if m is None:
+        return message, None
+    path = m.group(1).strip()
+    return f"{path}: {message}", path  # kpt prints a result's message, not its file
 
 
 def _parse_whole_or_none(text: str) -> resourcelist.ResourceList | None:
