@@ -402,7 +402,14 @@ def _load_config(path: str | None) -> Any:
     try:
         fc = streams.read_config(text, path)
     except InputError as e:
-        raise InputError(f"--config {e}") from None
+        from krm_fn.core.results import location
+        from krm_fn.core.results import result_line
+
+        if location(str(e))[0] is None:
+            raise InputError(f"--config {e}") from None
+        # a place in the policy: the `path:line:col:` line editors and CI link, then the outcome
+        _ERR.write(result_line(Result("error", str(e), file_path=path, file_index=0)) + "\n")
+        raise InputError(f"--config {path} cannot be read (the error above); nothing was changed") from None
     if fc is not None:
         from krm_fn.modes.files import annotate_config
 

@@ -221,3 +221,17 @@ def test_progress_advances_per_file_in_one_package(tmp_path: Path) -> None:
     seen = b"".join(chunks)
     assert p.wait() == 0
     assert b"package 1/1, file 2/60" in seen and b"package 1/1, file 60/60" in seen
+
+
+def test_a_policy_syntax_error_is_one_located_line_not_the_parsers_dump(tmp_path: Path) -> None:
+    """--config POLICY with a YAML error gave the parser's flattened text (`in "<unicode
+    string>", line 6, column 15: coschedule: [a} ^ (line: 6)`)."""
+    (tmp_path / "pol.yaml").write_text(
+        "# the team's policy\n---\napiVersion: fn.kpt.dev/v1alpha1\nkind: CoschedulePolicy\nmetadata:\n  name: x\nspec:\n  coschedule: a\n  coschedule: b\n"
+    )
+    (tmp_path / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n")
+    p = subprocess.run([*CMD, "--check", "--config", "pol.yaml", "cm.yaml"], capture_output=True, text=True, cwd=tmp_path)
+    assert p.returncode == 1
+    first = p.stderr.splitlines()[0]
+    assert first.startswith("pol.yaml:8:1: [error] ") and "duplicate key 'coschedule' at spec.coschedule (lines 8 and 9)" in first
+    assert "<unicode string>" not in p.stderr and "^" not in p.stderr

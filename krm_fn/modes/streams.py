@@ -606,10 +606,11 @@ def read_config(text: str, name: str) -> Any:
     if light is not None:
         return light
     try:
-        node = yamlio.rt_load(body)
-        guards.check_limits(node)
+        # the guarded loader words parser errors as everywhere else ("... at line 6, column
+        # 17", a duplicate key's path and both lines), not as the parser's flattened dump
+        node = guards.load_guarded(body, name)
     except InputError as e:
-        raise InputError(f"{name}: {e}") from None
-    except Exception as e:  # noqa: BLE001 - parser errors of every kind
-        raise InputError(f"{name} is not valid YAML: {short(e, 300)}") from None
+        from krm_fn.io.items import in_file_lines
+
+        raise type(e)(in_file_lines(str(e), stream.docs[0].line)) from None
     return node
