@@ -235,3 +235,32 @@ def test_a_policy_syntax_error_is_one_located_line_not_the_parsers_dump(tmp_path
     first = p.stderr.splitlines()[0]
     assert first.startswith("pol.yaml:8:1: [error] ") and "duplicate key 'coschedule' at spec.coschedule (lines 8 and 9)" in first
     assert "<unicode string>" not in p.stderr and "^" not in p.stderr
+
+
+def _package(tmp_path: Path, kptfile_tail: str = "") -> Path:
+    (tmp_path / "Kptfile").write_text("apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: p\n" + kptfile_tail)
+    for name in ("pipeline.yaml", "pipelinerun.yaml"):
+        (tmp_path / name).write_text((EXAMPLE / "manifests" / name).read_text())
+    return tmp_path
+
+
+def test_a_typo_in_the_packages_own_policy_is_shown(tmp_path: Path) -> None:
+    """The package's policy is one of its files, whose results files mode did not show: the
+    typo's warning was dropped and the defaults rendered without a word."""
+    pkg = _package(tmp_path, "pipeline:\n  mutators:\n  - exec: krm-coschedule\n    configPath: flags.yaml\n")
+    (pkg / "flags.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: f}\ndata:\n  coschedul: pipelineruns\n")
+    p = subprocess.run([*CMD, "--check", "pipelinerun.yaml"], capture_output=True, text=True, cwd=pkg)
+    assert "flags.yaml: [warning] v1/ConfigMap/f data.coschedul:" in p.stderr and "did you mean 'coschedule'?" in p.stderr
+
+
+def test_a_place_in_the_packages_policy_is_not_given_to_the_rendered_file(tmp_path: Path) -> None:
+    """The policy's duplicate key (lines 8 and 9 of policy.yaml) was reported as
+    `pipelinerun.yaml:8:1:`, a place in the wrong file."""
+    pkg = _package(tmp_path)
+    (pkg / "policy.yaml").write_text(
+        "# the team's policy\n---\napiVersion: fn.kpt.dev/v1alpha1\nkind: CoschedulePolicy\nmetadata:\n  name: x\nspec:\n  coschedule: a\n  coschedule: b\n"
+    )
+    p = subprocess.run([*CMD, "--check", "pipelinerun.yaml"], capture_output=True, text=True, cwd=pkg)
+    assert p.returncode == 1
+    assert "pipelinerun.yaml:" not in p.stderr.replace("pipelinerun.yaml: [error]", "")
+    assert "policy.yaml:8:1: is not valid YAML: duplicate key 'coschedule' at spec.coschedule (its lines 8 and 9)" in p.stderr

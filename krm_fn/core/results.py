@@ -162,6 +162,17 @@ def location(message: str) -> tuple[int | None, int | None, str]:
     return None, None, message
 
 
+def elsewhere(message: str, path: str) -> str:
+    """A located message about `path` relayed in a result about another file: its place
+    written as `path:line:col` (which terminals link), and not as a place of that file."""
+    line, col, rest = location(message)
+    if line is None:
+        return message
+    rest = rest.replace(" (lines ", " (its lines ")
+    rest = rest[len(path) :].lstrip(":") if rest.startswith(path) else f" {rest}"
+    return f"{path}:{line}:{col}:{rest}"
+
+
 def result_line(r: Result) -> str:
     """One line per result: `path:line:col: [severity] object field: message` where the
     message names a place in its file (editors and CI link that form), else

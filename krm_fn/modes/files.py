@@ -23,6 +23,7 @@ from krm_fn.core.keys import PATH_KEY
 from krm_fn.core.record import Record
 from krm_fn.core.results import Result
 from krm_fn.core.results import counts
+from krm_fn.core.results import elsewhere
 from krm_fn.core.results import located_dict
 from krm_fn.core.results import result_line
 from krm_fn.core.results import sorted_results
@@ -211,8 +212,7 @@ def _run(
             where = f"package {i + 1}/{len(groups)}, file"
 
             def tick(name: str, where: str = where, show: Callable[[int, int, str], None] = show) -> None:
-                # per file as it is read (a package of 1,000 files no longer sits at 1/1);
-                # a package read again (a deferred check failed) does not count twice
+                # per file read (1,000 files in one package sat at 1/1); a re-read counts once
                 if name not in ticked:
                     ticked.add(name)
                     show(len(ticked) - 1, len(names), where)
@@ -292,9 +292,8 @@ def _run_package(
                 light=light,
             )
         except YamlSyntaxError:
-            # an object the deferred reading did not check (a Tekton run, read by its
-            # transform) is not YAML: the eager reading names its file and place like any
-            # other file's, instead of one message for the whole run without either
+            # an object the deferred reading did not check (a Tekton run) is not YAML: the
+            # eager reading names its file and place, as for any other file
             if not defer:
                 raise
             return _run_package(pkg, override, light, defer=False, tick=tick)
@@ -330,12 +329,13 @@ def _run_package(
         f.new_text = texts[i]
     failed_names = {f.name for f in files if f.failed}
     context_names = {f.name for f in extra}
+    policy_file = config_mod.config_file(policy)
     kept = [
         r for r in outcome.results
         if r.severity != "error" and r.file_path not in failed_names
-        # the package's other files are context, their results not shown: but for Tekton's
-        # feature-flags, whose check is about the cluster the package is rendered for
-        and (r.file_path not in context_names or dict(r.tags).get("reason") == prerequisite.REASON)
+        # context files' results are not shown, but for the package's policy (a key of it) and
+        # Tekton's feature-flags (about the cluster the package is rendered for)
+        and (r.file_path not in context_names or r.file_path == policy_file or dict(r.tags).get("reason") == prerequisite.REASON)
     ]
     return FilesOutcome(files, sorted_results(errors + kept), outcome.plans)
 
@@ -383,7 +383,8 @@ def _package_policy(pkg: packages.Package, files: list[FileState]) -> tuple[Any,
     except (OSError, UnicodeError) as e:
         return None, f"cannot read the package's policy {path}: {e}"
     except InputError as e:
-        return None, f"the package's policy {e}"
+        # the place is in the policy, not in the file this error is reported for
+        return None, f"the package's policy {elsewhere(str(e), path)}"
     annotate_config(fc, path)
     return fc, None
 

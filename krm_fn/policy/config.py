@@ -243,6 +243,11 @@ def load(fc: Any) -> tuple[Policy | None, list[Result]]:
     ]
 
 
+def config_file(fc: Any) -> str | None:
+    """The file a functionConfig's annotations name (kpt's, or files mode's annotate_config)."""
+    return _source(fc).file_path if isinstance(fc, dict) else None
+
+
 def _source(plain: dict[str, Any]) -> _Source:
     md_raw = plain.get("metadata")
     md: dict[str, Any] = md_raw if isinstance(md_raw, dict) else {}
