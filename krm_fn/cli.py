@@ -28,7 +28,7 @@ Usage:
                                           (kpt fn eval --exec, kpt fn render --allow-exec,
                                           container image, kustomize --enable-exec)
   krm-coschedule CONFIG                   kustomize exec plugin: YAML stream on stdin -> stdout
-  krm-coschedule [--config POLICY] [--check] [--diff] [--files] [--format text|json] FILE|DIR...
+  krm-coschedule [--config POLICY] [--check] [--diff] [--files] [--format text|json] [-q|-v] FILE|DIR...
                                           rewrite YAML files in place (pre-commit), each with
                                           its package (the directory up to the nearest
                                           Kptfile): the package's other files are context and
@@ -37,7 +37,10 @@ Usage:
       --check                             change nothing; exit 1 when something would change
       --diff                              print a unified diff instead of writing
       --files                             the arguments are files (implied by the flags above)
-      --format json                       files and results as one JSON object on stdout
+      --format json                       files, results (with file, line and column) and
+                                          integer counts as one JSON object on stdout
+      -q, --quiet                         print errors only
+      -v, --verbose                       print the info results too
   krm-coschedule explain [--format table|mermaid|json] [--config POLICY] [FILE|DIR...]
                                           print the coscheduling plan (a ResourceList on stdin
                                           when no FILE is given)
@@ -46,9 +49,8 @@ Usage:
                                           DIR/fn.kpt.dev/v1alpha1/coschedulepolicy/
   krm-coschedule --help | --version
 
-functionConfig: fn.kpt.dev/v1alpha1 CoschedulePolicy, or a ConfigMap with Tekton's keys
-(coschedule, disable-affinity-assistant, set-security-context,
-default-affinity-assistant-pod-template, default-pod-template, tekton-version, nop-image).
+functionConfig: fn.kpt.dev/v1alpha1 CoschedulePolicy, or a ConfigMap with Tekton's keys:
+{keys}.
 Without one the defaults apply (coschedule: workspaces). kpt's imperative form
 `kpt fn eval --exec krm-coschedule DIR -- coschedule=pipelineruns` passes such a ConfigMap.
 Every subcommand has --help.
@@ -57,10 +59,20 @@ a file changed); 2 for bad arguments.
 """
 
 
+def usage() -> str:
+    """USAGE with every ConfigMap key, from the table the parser reads (config.CONFIGMAP_KEYS)."""
+    import textwrap
+
+    from krm_fn.policy.config import CONFIGMAP_KEYS
+
+    keys = textwrap.fill(", ".join(CONFIGMAP_KEYS), width=92, break_on_hyphens=False)
+    return USAGE.replace("{keys}", keys)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] in ("-h", "--help", "help"):
-        return _guarded(lambda: _print(USAGE))
+        return _guarded(lambda: _print(usage()))
     if args and args[0] == "--version":
         from krm_fn import __version__
 
@@ -335,6 +347,12 @@ class _Loading:
 
 
 def _krm() -> int:
+    if _is_terminal("stdin"):
+        # a person typed the bare command: say what it waits for instead of hanging silently
+        _ERR.write(
+            "krm-coschedule: reading a ResourceList (KRM function input) on stdin; end it with "
+            "Ctrl-D, or see `krm-coschedule --help` (to rewrite files: `krm-coschedule FILE|DIR...`)\n"
+        )
     with _Loading():
         from krm_fn.modes.krm import light_default
         from krm_fn.modes.krm import run_resource_list_parts
@@ -349,7 +367,11 @@ def _krm() -> int:
     if outcome is None:
         _ERR.write(f"krm-coschedule: input rejected (see the results){end}")
     else:
+        from krm_fn.transforms.prerequisite import note
+
         tail = " (see the results)" if code else ""
+        needs = note(outcome.plans, command=False)
+        tail += f"; {needs}" if needs else ""
         _ERR.write(f"krm-coschedule: {summary_line(outcome.results)}{tail}{end}")
     return code
 
@@ -412,7 +434,14 @@ def _load_config(path: str | None) -> Any:
     try:
         fc = streams.read_config(text, path)
     except InputError as e:
-        raise InputError(f"--config {e}") from None
+        from krm_fn.core.results import location
+        from krm_fn.core.results import result_line
+
+        if location(str(e))[0] is None:
+            raise InputError(f"--config {e}") from None
+        # a place in the policy: the `path:line:col:` line editors and CI link, then the outcome
+        _ERR.write(result_line(Result("error", str(e), file_path=path, file_index=0)) + "\n")
+        raise InputError(f"--config {path} cannot be read (the error above); nothing was changed") from None
     if fc is not None:
         from krm_fn.modes.files import annotate_config
 
@@ -420,11 +449,37 @@ def _load_config(path: str | None) -> Any:
     return fc
 
 
+_CONFIG_KINDS = ("CoschedulePolicy", "ConfigMap")
+
+
+def _top_kinds(path: str) -> list[str]:
+    """The top-level `kind:` values of a file, cheaply (no parse); [] when it cannot be read."""
+    import re
+
+    try:
+        with open(path, "rb") as f:
+            head = f.read(1 << 20).decode("utf-8", "replace")
+    except OSError:
+        return []
+    return re.findall(r"(?m)^kind:[ \t]*[\"']?([A-Za-z0-9]+)", head)
+
+
 def _plugin(config_path: str) -> int:
-    if sys.stdin is not None and sys.stdin.isatty():
+    # the file's content decides, not whether stdin is a terminal: `krm-coschedule run.yaml`
+    # in CI (stdin not a terminal) gets the same hint as in a terminal, not "unsupported
+    # functionConfig PipelineRun"
+    kinds = _top_kinds(config_path)
+    manifest = bool(kinds) and any(k not in _CONFIG_KINDS for k in kinds)
+    if manifest or _is_terminal("stdin"):
+        what = (
+            f"{config_path} holds a {next(k for k in kinds if k not in _CONFIG_KINDS)}, not a "
+            "functionConfig: " if manifest else ""
+        )
         _ERR.write(
-            "krm-coschedule: with one argument the function runs as a kustomize plugin and reads "
-            "a YAML stream on stdin; to rewrite a file use `krm-coschedule --config POLICY FILE`\n"
+            f"krm-coschedule: {what}with one argument the function runs as a kustomize plugin "
+            "whose argument is its config (a CoschedulePolicy or a ConfigMap) and reads a YAML "
+            "stream on stdin; to rewrite a file use `krm-coschedule --files FILE` (its package's "
+            "policy) or `krm-coschedule --config POLICY FILE`\n"
         )
         return 2
     with _Loading():
@@ -459,14 +514,20 @@ def _files(argv: list[str]) -> int:
     p.add_argument("--check", action="store_true", help="change nothing; exit 1 when something would change")
     p.add_argument("--diff", action="store_true", help="print a unified diff instead of writing (coloured on a terminal; NO_COLOR turns it off)")
     p.add_argument("--files", action="store_true", help="the arguments are files (needed for a single FILE argument)")
-    p.add_argument("--format", choices=("text", "json"), default="text", help="json: the files and results as one JSON object on stdout")
+    p.add_argument(
+        "--format", choices=("text", "json"), default="text",
+        help="json: the files, the results (with file, line and column) and integer counts as one JSON object on stdout",
+    )
+    loud = p.add_mutually_exclusive_group()
+    loud.add_argument("-q", "--quiet", action="store_true", help="print errors only (no warnings, no summary)")
+    loud.add_argument("-v", "--verbose", action="store_true", help="print the info results too")
     p.add_argument("paths", nargs="*", metavar="FILE", help="YAML files, or package directories")
     ns = p.parse_args(argv)
     fc = _load_config(ns.config)
-    outcome = files.run(list(ns.paths), fc, light_default(), _progress())
+    outcome = files.run(list(ns.paths), fc, light_default(), None if ns.quiet else _progress())
     return files.commit(
         outcome, write=not (ns.check or ns.diff), diff=ns.diff, out=_OUT, err=_ERR,
-        as_json=ns.format == "json", colour=_colour("stdout"),
+        as_json=ns.format == "json", colour=_colour("stdout"), verbosity=-1 if ns.quiet else 1 if ns.verbose else 0,
     )
 
 

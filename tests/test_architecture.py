@@ -14,7 +14,7 @@ PKG = Path(__file__).resolve().parent.parent / "krm_fn"
 FOLDERS = ["core", "yaml", "io", "policy", "transforms", "transforms/tekton", "modes", "."]
 # transforms/tekton sits between the generic transforms it uses (context, scheduling) and
 # process, which dispatches to it: its own level within the transforms folder
-INSIDE = {"transforms": [["context", "identity", "scheduling", "shipwright"], ["process"]]}
+INSIDE = {"transforms": [["context", "identity", "scheduling", "shipwright", "prerequisite"], ["process"]]}
 
 
 def _name(p: Path) -> str:

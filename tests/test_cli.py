@@ -9,8 +9,8 @@ import pytest
 from conftest import ROOT
 from conftest import VENV_BIN
 
-from krm_fn.cli import USAGE
 from krm_fn.cli import main
+from krm_fn.cli import usage
 from krm_fn.modes import kustomize
 from krm_fn.modes.krm import run_resource_list
 
@@ -28,7 +28,7 @@ def _run(*args: str, stdin: bytes = b"", cwd: Path | None = None) -> subprocess.
 def test_help_on_stdout(flag: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main([flag]) == 0
     cap = capsys.readouterr()
-    assert cap.out == USAGE and cap.err == ""
+    assert cap.out == usage() and cap.err == ""
     for mode in ("krm-coschedule CONFIG", "--config POLICY", "explain", "install-kustomize-plugin"):
         assert mode in cap.out
 
@@ -119,7 +119,7 @@ def test_plugin_script_quotes_paths() -> None:
 
 def test_python_m_works() -> None:
     p = subprocess.run([str(VENV_BIN / "python"), "-m", "krm_fn", "--help"], capture_output=True, check=False, env={**os.environ})
-    assert p.returncode == 0 and p.stdout.decode() == USAGE
+    assert p.returncode == 0 and p.stdout.decode() == usage()
 
 
 # Start-up (#5): what the KRM path imports before it reads stdin. Each of these costs 2 to 20 ms
@@ -205,3 +205,61 @@ def test_a_one_pipelinerun_run_loads_and_compiles_only_what_it_uses() -> None:
     }
     assert sorted(p for p in compiled if p in lazy) == []
     assert no_control  # nothing on stderr needed escaping: printable() compiled nothing
+
+
+def test_help_names_every_configmap_key(capsys: pytest.CaptureFixture[str]) -> None:
+    """From the table the parser reads: `--help` named 7 of the 11 keys."""
+    from krm_fn.policy.config import CONFIGMAP_KEYS
+
+    assert main(["--help"]) == 0
+    flat = " ".join(capsys.readouterr().out.split())
+    assert all(f"{k}," in flat or f"{k}." in flat for k in CONFIGMAP_KEYS)
+
+
+KPT_POLICY_DUPLICATE = """\
+apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items:
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: c
+    annotations:
+      internal.config.kubernetes.io/path: 'c.yaml'
+      internal.config.kubernetes.io/index: '0'
+functionConfig:
+  apiVersion: fn.kpt.dev/v1alpha1
+  kind: CoschedulePolicy
+  metadata:
+    name: coschedule
+    annotations:
+      config.kubernetes.io/local-config: "true"
+      internal.config.kubernetes.io/path: 'coschedule-policy.yaml'
+      config.kubernetes.io/path: 'coschedule-policy.yaml'
+  spec:
+    coschedule: workspaces
+    strategy: auto
+    coschedule: pipelineruns
+"""
+
+
+def test_under_kpt_a_policy_error_names_the_policy_file_not_kpts_lines() -> None:
+    """kpt fn render passes the policy inside its own serialization: its lines (here 21 and
+    23, or section-relative 11 and 13) are no file's; the result names the policy's file."""
+    import yaml
+
+    out, outcome, code = run_resource_list(KPT_POLICY_DUPLICATE.encode())
+    assert code == 1 and outcome is None
+    (r,) = yaml.safe_load(out)["results"]
+    assert r["file"] == {"path": "coschedule-policy.yaml", "index": 0}
+    assert r["message"].startswith("coschedule-policy.yaml: functionConfig is not valid YAML: duplicate key 'coschedule' at functionConfig.spec.coschedule")
+    assert "line" not in r["message"]
+
+
+def test_without_kpts_annotations_the_inputs_lines_stay() -> None:
+    """A ResourceList a person wrote: its lines are theirs."""
+    import yaml
+
+    plain = "\n".join(ln for ln in KPT_POLICY_DUPLICATE.splitlines() if "config.kubernetes.io/path" not in ln) + "\n"
+    (r,) = yaml.safe_load(run_resource_list(plain.encode())[0])["results"]
+    assert "(lines " in r["message"] and "file" not in r

@@ -231,3 +231,71 @@ def test_nop_tag() -> None:
     assert config.nop_tag("localhost:5000/tekton/nop:0.50.1") == (0, 50, 1)
     assert config.nop_tag("example.com/nop:v1.2") is None
     assert config.nop_tag("example.com/not-nop:v1.2.3") is None
+
+
+# ---------------------------------------------------------------- errors that name the fix
+
+
+def test_an_unknown_configmap_key_warns_with_the_nearest_known_key() -> None:
+    """`kpt fn eval ... -- coschedul=pipelineruns`: a typo was ignored and the defaults
+    rendered without a word."""
+    p, res = config.load(cm({"coschedul": "pipelineruns"}))
+    assert p is not None and p.mode == "workspaces"
+    (w,) = res
+    assert w.severity == "warning" and w.field_path == "data.coschedul"
+    assert "'coschedul'" in w.message and "did you mean 'coschedule'?" in w.message
+
+
+def test_an_unknown_configmap_key_without_a_near_one_lists_the_keys() -> None:
+    (w,) = config.load(cm({"zzz": "1"}))[1]
+    assert w.severity == "warning"
+    assert all(k in w.message for k in config.CONFIGMAP_KEYS)
+
+
+def test_tektons_other_feature_flags_are_no_typo() -> None:
+    """A feature-flags ConfigMap copied from the cluster holds dozens of keys the function
+    does not read: none of them is a warning."""
+    flags = {"enable-api-fields": "beta", "disable-creds-init": "false", "_example": "x", "enable-step-actions": "true"}
+    p, res = config.load(cm({**flags, "coschedule": "pipelineruns"}))
+    assert p is not None and p.mode == "pipelineruns" and res == []
+
+
+def _rt(text: str) -> Any:
+    from krm_fn.yaml import yamlio
+
+    return yamlio.rt_load(text)
+
+
+def test_a_version_yaml_reads_as_a_number_says_how_to_quote_it() -> None:
+    """`kubernetesVersion: 1.30` is the float 1.3; the message gives the source spelling."""
+    fc = _rt("apiVersion: fn.kpt.dev/v1alpha1\nkind: CoschedulePolicy\nmetadata: {name: ci}\nspec:\n  kubernetesVersion: 1.30\n")
+    p, (e,) = config.load(fc)
+    assert p is None and e.field_path == "spec.kubernetesVersion"
+    assert 'YAML read 1.30 as a number; quote it: "1.30"' in e.message
+
+
+def test_a_configmap_number_says_how_to_quote_it() -> None:
+    fc = _rt("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: f}\ndata:\n  tekton-version: 0.60\n")
+    p, (e,) = config.load(fc)
+    assert p is None and e.field_path == "data.tekton-version"
+    assert 'quote it: "0.60"' in e.message
+
+
+def test_an_enum_violation_in_the_assistant_template_names_the_allowed_values() -> None:
+    p, (e,) = config.load(typed({"assistant": {"podTemplate": {"tolerations": [{"key": "a", "operator": "Equals"}]}}}))
+    assert p is None
+    assert e.field_path == "spec.assistant.podTemplate.tolerations[0].operator"
+    assert '"Equals" is not one of "Exists", "Equal", ""' in e.message
+
+
+def test_the_schema_enumerates_every_closed_toleration_field() -> None:
+    import json
+    from pathlib import Path
+
+    schema = json.loads((Path(config.__file__).parent.parent / "schemas" / "coschedulepolicy.schema.json").read_text())
+    spec = schema["properties"]["spec"]["properties"]
+    sched = spec["scheduling"]["properties"]["tolerations"]["items"]["properties"]
+    tpl = spec["assistant"]["properties"]["podTemplate"]["properties"]["tolerations"]["items"]["properties"]
+    assert sched["operator"]["enum"] == ["Exists", "Equal"] and sched["effect"]["enum"] == ["NoSchedule", ""]
+    assert set(tpl["operator"]["enum"]) == {"Exists", "Equal", ""}
+    assert set(tpl["effect"]["enum"]) == {"NoSchedule", "PreferNoSchedule", "NoExecute", ""}

@@ -177,3 +177,16 @@ def test_imperative_key_value_form(tmp_path: Path) -> None:
     assert bad.returncode != 0
     out = bad.stdout + bad.stderr
     assert "data.coschedule" in out and '"bogus"' in out and "pipelineruns" in out, out
+
+
+def test_render_names_the_policy_file_for_its_duplicate_key_not_kpts_lines(tmp_path: Path) -> None:
+    """A duplicate key in the policy under `kpt fn render`: the result cited kpt's stream
+    lines (18 and 21), which are in no file; now it names the policy's file, without lines."""
+    pkg = copy_package(ROOT / "examples" / "coschedule-workspaces", tmp_path / "pkg")
+    policy = pkg / "coschedule-policy.yaml"
+    policy.write_text(policy.read_text() + "  coschedule: pipelineruns\n")
+    p = _render(pkg, _env(VENV_BIN), tmp_path / "results")
+    assert p.returncode != 0
+    out = p.stdout + p.stderr
+    assert "coschedule-policy.yaml: functionConfig is not valid YAML: duplicate key 'coschedule'" in out, out
+    assert "lines" not in out and "line " not in out, out

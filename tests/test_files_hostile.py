@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -69,7 +70,7 @@ def test_json_file_is_refused_not_turned_into_yaml(tmp_path: Path) -> None:
     (tmp_path / "run.json").write_text(text)
     code, _, err = cli(tmp_path, "pipeline.yaml", "run.json")
     assert code == 1
-    assert "run.json: is JSON" in err and "convert it to YAML" in err
+    assert "run.json: [error] is JSON" in err and "convert it to YAML" in err
     assert (tmp_path / "run.json").read_text() == text
 
 
@@ -114,7 +115,7 @@ def test_a_missing_document_marker_is_an_error_not_a_skipped_run(tmp_path: Path)
     (tmp_path / "run.yaml").write_text(glued)
     code, _, err = cli(tmp_path, "pipeline.yaml", "run.yaml")
     assert code == 1
-    assert "run.yaml: [error]" in err and "duplicate key 'apiVersion' at apiVersion (lines 1 and 16)" in err
+    assert "run.yaml:1:1: [error]" in err and "duplicate key 'apiVersion' at apiVersion (lines 1 and 16)" in err
     assert "a missing `---` between two documents?" in err
     assert (tmp_path / "run.yaml").read_text() == glued
 
@@ -171,7 +172,7 @@ def test_a_document_behind_a_unicode_line_break_is_an_error_that_names_it(tmp_pa
     assert [d["kind"] for d in yaml.load_all(text, Loader=yaml.CSafeLoader)] == ["ConfigMap", "PipelineRun"]
     code, _, err = cli(tmp_path, "pipeline.yaml", "run.yaml")
     assert code == 1
-    assert "run.yaml: document 2 is not valid YAML" in err and f"(U+{ord(brk):04X}), a line break to YAML 1.1 readers" in err
+    assert "run.yaml:1:51: [error] document 2 is not valid YAML" in err and f"(U+{ord(brk):04X}), a line break to YAML 1.1 readers" in err
     assert "write a newline there" in err
     assert (tmp_path / "run.yaml").read_text() == text
 
@@ -190,7 +191,7 @@ def test_control_characters_in_a_file_are_refused(tmp_path: Path) -> None:
     (tmp_path / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  a: \x1b[2J\n")
     code, _, err = cli(tmp_path, "--check", "cm.yaml")
     assert code == 1
-    assert "cm.yaml: contains the control character U+001B at line 6" in err
+    assert "cm.yaml:6:6: [error] contains the control character U+001B;" in err
     assert "\x1b" not in err
 
 
@@ -270,7 +271,7 @@ def test_the_deferred_syntax_check_decides_as_the_eager_one(
     if broken is None:
         assert code == 1 and after["run.yaml"] != files["run.yaml"], err  # rendered
     else:
-        assert f"{broken}: document" in err and "is not valid YAML" in err and after[broken] == files[broken], err
+        assert re.search(rf"^{re.escape(broken)}:\d+:\d+: \[error\] document", err, re.M) and "is not valid YAML" in err and after[broken] == files[broken], err
 
 
 def _deferred_and_eager(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, str], *args: str) -> dict[bool, list[Any]]:
@@ -289,7 +290,7 @@ def _deferred_and_eager(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: 
         seen = []
         for _ in range(2):
             with monkeypatch.context() as m:
-                m.setattr(files_mod, "_run_package", lambda pkg, o, light, defer=True, on=defer: real(pkg, o, light, defer and on))
+                m.setattr(files_mod, "_run_package", lambda pkg, o, light, defer=True, on=defer, tick=None: real(pkg, o, light, defer and on, tick))
                 code, out, err = cli(d, *args, ".")
             seen.append((code, out, err.replace(str(d), "<dir>"), {p.name: p.read_text() for p in sorted(d.iterdir())}))
         outcomes[defer] = seen
@@ -337,7 +338,7 @@ def test_an_error_in_valid_yaml_is_decided_without_reading_again(
 
     reads, checked = [], []
     real, real_check = files_mod.read_files, items_mod.libyaml_reads
-    monkeypatch.setattr(files_mod, "read_files", lambda names, defer=False: reads.append(defer) or real(names, defer))
+    monkeypatch.setattr(files_mod, "read_files", lambda names, defer=False, tick=None: reads.append(defer) or real(names, defer, tick))
     monkeypatch.setattr(streams, "_LIGHT_CHECK_BUDGET", [0])  # every file's check by libyaml, counted
     monkeypatch.setattr(items_mod, "libyaml_reads", lambda text: checked.append(text) or real_check(text))
     cli(d, ".")

@@ -137,8 +137,8 @@ def test_files_that_are_not_regular_files_are_refused(tmp_path: Path) -> None:
     assert p.returncode == 1
     no_traceback(p)
     err = p.stderr.decode()
-    assert f"{fifo}: is a FIFO, not a regular file" in err
-    assert "/dev/zero: is a device, not a regular file" in err
+    assert f"{fifo}: [error] is a FIFO, not a regular file" in err
+    assert "/dev/zero: [error] is a device, not a regular file" in err
     assert "2 failed, 1 unchanged" in err
 
 

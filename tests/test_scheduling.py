@@ -318,7 +318,7 @@ def test_policy_values_are_validated_with_the_shipwright_rules() -> None:
         ("error", "spec.scheduling.schedulerName", "SchedulerNameNotValid"),
     ]
     assert all(r.resource is not None and r.resource.kind == "CoschedulePolicy" for r in ctx.results)
-    assert ctx.results[1].message == "Only the 'NoSchedule' toleration effect is supported."
+    assert ctx.results[1].message == "Only the 'NoSchedule' toleration effect is supported. (got \"NoExecute\")"
 
 
 def test_policy_hardening() -> None:
@@ -528,3 +528,22 @@ def test_node_affinity_conflict_counts_the_manifests_own_node_selector() -> None
     tpl = "nodeSelector:\n  kubernetes.io/os: linux\n" + _node_affinity("[{key: kubernetes.io/os, operator: In, values: [windows]}]")
     _, ctx, _ = run(tpl, node_selector={"kubernetes.io/os": "linux"})
     assert severities(ctx) == []
+
+
+@pytest.mark.parametrize(
+    ("tol", "path", "fragments"),
+    [
+        ({"key": "a", "operator": "Equals"}, "spec.scheduling.tolerations[0].operator", ('"Equals"', "'Exists', 'Equal'")),
+        ({"key": "a", "operator": "Equal", "effect": "NoSchedul"}, "spec.scheduling.tolerations[0].effect", ('"NoSchedul"', "NoSchedule")),
+    ],
+)
+def test_an_enum_violation_names_the_value_and_the_allowed_ones(tol: dict[str, Any], path: str, fragments: tuple[str, ...]) -> None:
+    from krm_fn.policy import config
+
+    fc = {"apiVersion": "fn.kpt.dev/v1alpha1", "kind": "CoschedulePolicy", "metadata": {"name": "ci"}, "spec": {"scheduling": {"tolerations": [tol]}}}
+    p, res = config.load(fc)
+    assert p is not None and res == []  # the schema leaves it to the Shipwright rules, beside the others
+    ctx = Context(p, [])
+    scheduling.validate_policy(ctx)
+    (e,) = ctx.results
+    assert e.field_path == path and all(f in e.message for f in fragments), e.message

@@ -123,3 +123,77 @@ def summary_line(results: Iterable[Result]) -> str:
     for r in results:
         counts[r.severity] = counts.get(r.severity, 0) + 1
     return f"{counts['error']} error(s), {counts['warning']} warning(s), {counts['info']} info"
+
+
+def counts(results: Iterable[Result]) -> dict[str, int]:
+    """{"errors": n, "warnings": n, "info": n}: the numbers behind summary_line."""
+    c = {"error": 0, "warning": 0, "info": 0}
+    for r in results:
+        c[r.severity] = c.get(r.severity, 0) + 1
+    return {"errors": c["error"], "warnings": c["warning"], "info": c["info"]}
+
+
+# How a message says where in its file it is (the YAML guards, the scanner, the control
+# character check: "at line 4, column 28", "(line 4, column 28)", "(lines 8 and 11)",
+# "line 4: ..."). Compiled on first use: only a located message needs them.
+_LOCATIONS = (
+    (r" at line (\d+), column (\d+)", True),
+    (r" \(line (\d+), column (\d+)\)", True),
+    (r"^line (\d+): ", True),
+    (r" \(lines (\d+) and \d+\)", False),  # both lines stay in the text: the second says as much
+)
+
+
+def location(message: str) -> tuple[int | None, int | None, str]:
+    """(line, column, the message without the place) of a message that names a place in its
+    file; (None, None, message) otherwise. A line without a column is column 1."""
+    if "line" not in message:
+        return None, None, message
+    import re
+
+    for pattern, cut in _LOCATIONS:
+        m = re.search(pattern, message)
+        if m is None:
+            continue
+        line = int(m.group(1))
+        col = int(m.group(2)) if m.re.groups > 1 else 1
+        rest = message[: m.start()] + message[m.end() :] if cut else message
+        return line, col, rest
+    return None, None, message
+
+
+def elsewhere(message: str, path: str) -> str:
+    """A located message about `path` relayed in a result about another file: its place
+    written as `path:line:col` (which terminals link), and not as a place of that file."""
+    line, col, rest = location(message)
+    if line is None:
+        return message
+    rest = rest.replace(" (lines ", " (its lines ")
+    rest = rest[len(path) :].lstrip(":") if rest.startswith(path) else f" {rest}"
+    return f"{path}:{line}:{col}:{rest}"
+
+
+def result_line(r: Result) -> str:
+    """One line per result: `path:line:col: [severity] object field: message` where the
+    message names a place in its file (editors and CI link that form), else
+    `path: [severity] ...`; the place and the path are not repeated in the message."""
+    line, col, message = location(r.message)
+    if r.file_path and message.startswith(f"{r.file_path}: "):
+        message = message[len(r.file_path) + 2 :]
+    head = r.one_line()[: -len(r.message) - 2]  # "[severity] ref field"
+    text = f"{head}: {message}" if head != f"[{r.severity}]" else f"{head} {message}"
+    if not r.file_path:
+        return text
+    if line is not None:
+        return f"{r.file_path}:{line}:{col}: {text}"
+    return f"{r.file_path}: {text}"
+
+
+def located_dict(r: Result) -> dict[str, Any]:
+    """The KRM result with its file's line and column where the message names them (CI
+    annotations need both)."""
+    d = r.as_dict()
+    line, col, _rest = location(r.message)
+    if r.file_path and line is not None:
+        d["file"] = {**d["file"], "line": line, "column": col}
+    return d

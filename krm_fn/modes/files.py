@@ -17,10 +17,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 from krm_fn.core.errors import InputError
+from krm_fn.core.errors import YamlSyntaxError
 from krm_fn.core.keys import LOCAL_CONFIG
 from krm_fn.core.keys import PATH_KEY
 from krm_fn.core.record import Record
 from krm_fn.core.results import Result
+from krm_fn.core.results import counts
+from krm_fn.core.results import elsewhere
+from krm_fn.core.results import located_dict
+from krm_fn.core.results import result_line
 from krm_fn.core.results import sorted_results
 from krm_fn.core.results import summary_line
 from krm_fn.io import packages
@@ -29,6 +34,7 @@ from krm_fn.io import resourcelist
 from krm_fn.modes import dependents
 from krm_fn.modes import streams
 from krm_fn.policy import config as config_mod
+from krm_fn.transforms import prerequisite
 from krm_fn.transforms import process as process_mod
 from krm_fn.transforms.context import Plan
 
@@ -97,9 +103,12 @@ def _file_error(name: str, message: str) -> Result:
 # --------------------------------------------------------------------------- read and decide
 
 
-def read_files(names: list[str], defer: bool = False) -> tuple[list[FileState], list[Result]]:
+def read_files(
+    names: list[str], defer: bool = False, tick: Callable[[str], None] | None = None
+) -> tuple[list[FileState], list[Result]]:
     """Read, decode and split every file; a file that cannot be read fails on its own.
-    `defer`: without the syntax check of the documents (streams.make_items)."""
+    `defer`: without the syntax check of the documents (streams.make_items). `tick` is
+    called with each name as it is read (the progress line)."""
     files: list[FileState] = []
     results: list[Result] = []
     seen: set[str] = set()
@@ -110,6 +119,8 @@ def read_files(names: list[str], defer: bool = False) -> tuple[list[FileState], 
         if key in seen:
             continue  # the same file twice (pre-commit never does this; users might)
         seen.add(key)
+        if tick is not None:
+            tick(name)
         f = FileState(path, name)
         files.append(f)
         try:
@@ -178,10 +189,20 @@ def _run(
     outcome = FilesOutcome([], [], [])
     groups = packages.group(names)
     many = progress is not None and (len(names) >= 50 or len(groups) > 1)
+    ticked: set[str] = set()
     for i, pkg in enumerate(groups):
+        tick = None
         if many and progress is not None:
-            progress(i, len(groups), f"rendering {len(names)} files, package")
-        part = _run_package(pkg, function_config, light)
+            show = progress
+            where = f"package {i + 1}/{len(groups)}, file"
+
+            def tick(name: str, where: str = where, show: Callable[[int, int, str], None] = show) -> None:
+                # per file read (1,000 files in one package sat at 1/1); a re-read counts once
+                if name not in ticked:
+                    ticked.add(name)
+                    show(len(ticked) - 1, len(names), where)
+
+        part = _run_package(pkg, function_config, light, tick=tick)
         named = set(pkg.given)
         part.files = [f for f in part.files if f.name in named or f.failed or f.new_text is not None]
         outcome.files.extend(part.files)
@@ -210,16 +231,19 @@ def _unique(names: list[str]) -> list[str]:
     return out
 
 
-def _run_package(pkg: packages.Package, override: Any, light: bool, defer: bool = True) -> FilesOutcome:
+def _run_package(
+    pkg: packages.Package, override: Any, light: bool, defer: bool = True, tick: Callable[[str], None] | None = None
+) -> FilesOutcome:
     """Render one package: the files named, and the package's files that depend on them
     (krm_fn.modes.dependents); a file that was not named is reported only when it changes or fails.
+    `tick(name)`: called as each named file is read (the progress line).
 
     `defer`: the files are read without the syntax check of their documents, which is
     made after the first pass only of what nothing read (streams.check_deferred). Should a
     file fail the check, the package is read and rendered again with every file checked as
     it is read: the outcome, messages included, is then exactly that of the eager reading,
     which the deferred one only skips work of."""
-    files, read_errors = read_files(pkg.given, defer)
+    files, read_errors = read_files(pkg.given, defer, tick)
     context, unreadable = read_files(pkg.context, defer)  # what cannot be read is not context
     inodes = {(f.stat.st_dev, f.stat.st_ino) for f in files if f.stat is not None}
     # a hard link to a named file is that file, not another file of the package
@@ -234,14 +258,14 @@ def _run_package(pkg: packages.Package, override: Any, light: bool, defer: bool 
     refused = {f.name for f in context if f.failed and f.stat is None}
     errors += [Result("warning", f"{r.message}; skipped as context", file_path=r.file_path) for r in unreadable if r.file_path in refused]
     if defer and (read_errors or any(f.failed for f in context)):
-        return _run_package(pkg, override, light, defer=False)
+        return _run_package(pkg, override, light, defer=False, tick=tick)
     if override is not None:
         policy: Any = override
     else:
         policy, problem = _package_policy(pkg, files + context)
         if problem is not None:
             if defer:
-                return _run_package(pkg, override, light, defer=False)
+                return _run_package(pkg, override, light, defer=False, tick=tick)
             kptfile = pkg.kptfile
             located = kptfile is not None and problem.startswith(f"{kptfile}:")
             if located:  # `Kptfile:line:col: ...`, said once for the package
@@ -269,15 +293,22 @@ def _run_package(pkg: packages.Package, override: Any, light: bool, defer: bool 
                 if f.failed or lookups_only:
                     _mark_context_only(f.stream)
         first = False
-        outcome = process_mod.process(
-            streams.resource_list_of([f.stream for f in live + extra if f.stream is not None], policy),
-            light=light,
-        )
+        try:
+            outcome = process_mod.process(
+                streams.resource_list_of([f.stream for f in live + extra if f.stream is not None], policy),
+                light=light,
+            )
+        except YamlSyntaxError:
+            # an object the deferred reading did not check (a Tekton run) is not YAML: the
+            # eager reading names its file and place, as for any other file
+            if not defer:
+                raise
+            return _run_package(pkg, override, light, defer=False, tick=tick)
         # the deferred reading differs from the eager one only in when the documents are
         # checked: when every file passes the check, the eager reading would have made the
         # same items, and this pass's outcome (errors included) is the eager one's
         if defer and not all(streams.check_deferred(f.stream) for f in live + extra if f.stream is not None):
-            return _run_package(pkg, override, light, defer=False)
+            return _run_package(pkg, override, light, defer=False, tick=tick)
         dropped = _drop_broken_context(outcome.results, extra)
         if dropped:
             extra = [f for f in extra if f not in dropped]
@@ -305,9 +336,13 @@ def _run_package(pkg: packages.Package, override: Any, light: bool, defer: bool 
         f.new_text = texts[i]
     failed_names = {f.name for f in files if f.failed}
     context_names = {f.name for f in extra}
+    policy_file = config_mod.config_file(policy)
     kept = [
         r for r in outcome.results
-        if r.severity != "error" and r.file_path not in failed_names and r.file_path not in context_names
+        if r.severity != "error" and r.file_path not in failed_names
+        # context files' results are not shown, but for the package's policy (a key of it) and
+        # Tekton's feature-flags (about the cluster the package is rendered for)
+        and (r.file_path not in context_names or r.file_path == policy_file or dict(r.tags).get("reason") == prerequisite.REASON)
     ]
     return FilesOutcome(files, sorted_results(errors + kept), outcome.plans)
 
@@ -356,7 +391,8 @@ def _package_policy(pkg: packages.Package, files: list[FileState]) -> tuple[Any,
     try:
         fc = streams.read_config(text, path)
     except InputError as e:
-        return None, f"the package's policy {e}"
+        # the place is in the policy, not in the file this error is reported for
+        return None, f"the package's policy {elsewhere(str(e), path)}"
     annotate_config(fc, path)
     return fc, None
 
@@ -416,14 +452,17 @@ def _mark_context_only(stream: streams.Stream | None) -> None:
 
 
 def commit(
-    outcome: FilesOutcome, write: bool, diff: bool, out: Writer, err: Writer, as_json: bool = False, colour: bool = False
+    outcome: FilesOutcome, write: bool, diff: bool, out: Writer, err: Writer, as_json: bool = False,
+    colour: bool = False, verbosity: int = 0,
 ) -> int:
     """Write the changed files (or print their diffs), say what happened on `err` (or as one
     JSON object on `out`), and give the exit code: 1 when a file changed (pre-commit's
-    convention) or anything failed."""
+    convention) or anything failed. `verbosity` (black's and ruff's habit): -1 errors only,
+    0 errors, warnings, the files rewritten and the summary, 1 the infos too."""
+    shown = ("error",) if verbosity < 0 else ("error", "warning") if verbosity == 0 else ("error", "warning", "info")
     if not as_json:
         for r in outcome.results:
-            if r.severity in ("error", "warning"):
+            if r.severity in shown:
                 err.write(result_line(r) + "\n")
     changed = outcome.changed
     if diff and not as_json:
@@ -436,6 +475,9 @@ def commit(
         return 1 if (changed or outcome.has_error) else 0
     for f, reason in failures:
         err.write(f"{f.name}: {reason}\n")
+    out.flush()
+    if verbosity < 0:
+        return 1 if (changed or outcome.has_error) else 0
     for f in changed:
         if not f.failed:
             verb = "rewrote" if write else "would rewrite"
@@ -449,6 +491,9 @@ def commit(
         f"krm-coschedule: {rewritten} file(s) {verb}, {failed} failed, {unchanged} unchanged; "
         f"{summary_line(outcome.results)}\n"
     )
+    needs = prerequisite.note(outcome.plans)
+    if needs:
+        err.write(f"krm-coschedule: {needs}\n")
     return 1 if (changed or outcome.has_error) else 0
 
 
@@ -472,8 +517,13 @@ def _json_report(outcome: FilesOutcome, write: bool, diff: bool, failures: list[
         else:
             row["status"] = "unchanged"
         rows.append(row)
+    summary: dict[str, int] = counts(outcome.results)
+    statuses = [row["status"] for row in rows]
+    summary["files_changed"] = sum(1 for x in statuses if x in ("rewritten", "would-rewrite"))
+    summary["files_failed"] = statuses.count("failed")
+    summary["files_unchanged"] = statuses.count("unchanged")
     return json.dumps(
-        {"files": rows, "results": [r.as_dict() for r in outcome.results], "summary": summary_line(outcome.results)},
+        {"files": rows, "results": [located_dict(r) for r in outcome.results], "summary": summary},
         indent=2, ensure_ascii=False,
     ) + "\n"
 
@@ -495,13 +545,6 @@ def _coloured(diff: str) -> str:
         else:
             out.append(line)
     return "".join(out)
-
-
-def result_line(r: Result) -> str:
-    line = r.one_line()
-    if r.file_path and not r.message.startswith(r.file_path):
-        line = f"{r.file_path}: {line}"
-    return line
 
 
 def write_files(files: list[FileState]) -> list[tuple[FileState, str]]:

@@ -41,11 +41,12 @@ def run_resource_list_parts(source: list[bytes], light: bool | None = None) -> t
 def _run_resource_list(source: list[bytes], light: bool | None) -> tuple[list[str], Outcome | None, int]:
     if light is None:
         light = light_default()
+    text = ""  # not decoded: no kpt annotations to read either
     try:
         text = resourcelist.decode(source.pop())
         rl = resourcelist.parse(text)
     except InputError as e:
-        return [error_list(str(e))], None, 1
+        return [error_list(*_kpt_terms(str(e), text))], None, 1
     try:
         outcome = process_guarded(rl, light=light and rl.fast)
         try:
@@ -65,12 +66,42 @@ def _run_resource_list(source: list[bytes], light: bool | None) -> tuple[list[st
         try:
             rl = resourcelist.parse_whole(text)
         except InputError as whole_error:
-            return [error_list(str(whole_error))], None, 1
+            return [error_list(*_kpt_terms(str(whole_error), text))], None, 1
         outcome = process_guarded(rl)
     for it in rl.items:
         it.doc = None  # every text is decided: the objects read can go before the output is built
     out = resourcelist.render_parts(rl, outcome.item_texts, outcome.generated_entries(rl.items_indent if rl.fast else 0), [r.as_dict() for r in outcome.results])
     return out, outcome, outcome.exit_code
+
+
+# kpt's annotation of where an object came from (keys.PATH_ANNOTATIONS), as a line of text
+_PATH_LINE = r"(?m)^[ \t]+(?:internal\.)?config\.kubernetes\.io/path:[ \t]*['\"]?([^'\"\n#]+?)['\"]?[ \t]*$"
+
+
+def _kpt_terms(message: str, text: str) -> tuple[str, str | None]:
+    """An error about the input in kpt's terms: (message, file). kpt wrote the stream (it
+    marks objects with their files' paths): its line numbers are those of its own
+    serialization, not of any file the user has, so they are dropped (in_file_lines without
+    a first line); an error in the functionConfig names the config's file instead."""
+    import re
+
+    if re.search(r"config\.kubernetes\.io/path:", text) is None:
+        return message, None  # not from kpt: the input's own lines are the user's
+    from krm_fn.io.items import in_file_lines
+
+    message = in_file_lines(message, None)
+    if not message.startswith("functionConfig"):
+        return message, None
+    start = re.search(r"(?m)^functionConfig:", text)
+    if start is None:
+        return message, None
+    end = re.search(r"(?m)^\S", text[start.end():])
+    section = text[start.start(): start.end() + (end.start() if end else len(text))]
+    m = re.search(_PATH_LINE, section)
+    if m is None:
+        return message, None
+    path = m.group(1).strip()
+    return f"{path}: {message}", path  # kpt prints a result's message, not its file
 
 
 def _parse_whole_or_none(text: str) -> resourcelist.ResourceList | None:
@@ -91,7 +122,8 @@ def _doubtful_split(outcome: Outcome) -> bool:
     )
 
 
-def error_list(message: str) -> str:
-    """A complete ResourceList that carries one error result (unreadable input, or a bug)."""
-    res = [Result("error", message).as_dict()]
+def error_list(message: str, file_path: str | None = None) -> str:
+    """A complete ResourceList that carries one error result (unreadable input, or a bug),
+    about `file_path` when known."""
+    res = [Result("error", message, file_path=file_path, file_index=0 if file_path else None).as_dict()]
     return "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nresults:\n" + yamlio.dump_block(res)

@@ -741,6 +741,12 @@ def read_config(text: str, name: str) -> Any:
     light = _light_document(body)
     if light is not None:
         return light
-    # bounded like an item: nesting measured before the round-trip loader recurses (10,000
-    # levels took 14 s to end in "maximum recursion depth exceeded"), aliases after
-    return guards.load_guarded(body, name)
+    try:
+        # the guarded loader words parser errors as everywhere else ("... at line 6, column
+        # 17", a duplicate key's path and both lines), not as the parser's flattened dump
+        node = guards.load_guarded(body, name)
+    except InputError as e:
+        from krm_fn.io.items import in_file_lines
+
+        raise type(e)(in_file_lines(str(e), stream.docs[0].line)) from None
+    return node

@@ -55,8 +55,9 @@ NEWEST_KUBERNETES = (1, 33)
 # beta and on by default 1.31, GA 1.33
 RUN_KEYED_SINCE = (1, 31)
 
-# ConfigMap key -> path in the typed spec
-_CM_KEYS: dict[str, tuple[str, ...]] = {
+# ConfigMap key -> path in the typed spec: the one table of the keys the function reads (the
+# parser, the unknown-key warning and `--help` all use it)
+CONFIGMAP_KEYS: dict[str, tuple[str, ...]] = {
     "coschedule": ("coschedule",),
     "disable-affinity-assistant": ("disableAffinityAssistant",),
     "set-security-context": ("assistant", "setSecurityContext"),
@@ -72,6 +73,28 @@ _CM_KEYS: dict[str, tuple[str, ...]] = {
     "kubernetes-version": ("kubernetesVersion",),
     "nop-image": ("assistant", "image"),
 }
+_CM_KEYS = CONFIGMAP_KEYS
+# Tekton's own keys of feature-flags and config-defaults that the function does not read: a
+# ConfigMap copied from the cluster holds them, and they are no typo (`_example` and other
+# keys starting with `_` are comments by Tekton's convention)
+_TEKTON_OTHER_KEYS = frozenset((
+    "await-sidecar-readiness", "disable-creds-init", "disable-home-env-overwrite",
+    "disable-inline-spec", "disable-working-directory-overwrite", "embedded-status",
+    "enable-api-fields", "enable-artifacts", "enable-cel-in-whenexpression",
+    "enable-concise-resolver-syntax", "enable-custom-tasks", "enable-keep-pod-on-cancel",
+    "enable-kubernetes-sidecar", "enable-param-enum", "enable-provenance-in-status",
+    "enable-spire", "enable-step-actions", "enable-tekton-oci-bundles",
+    "enable-wait-exponential-backoff", "enforce-nonfalsifiability", "keep-pod-on-cancel",
+    "max-result-size", "require-git-ssh-secret-known-hosts", "resource-verification-mode",
+    "results-from", "running-in-environment-with-injected-sidecars",
+    "scope-when-expressions-to-task", "send-cloudevents-for-runs",
+    "trusted-resources-verification-no-match-policy", "verification-mode",
+    "default-timeout-minutes", "default-managed-by-label-value", "default-cloud-events-sink",
+    "default-task-run-workspace-binding", "default-max-matrix-combinations-count",
+    "default-forbidden-env", "default-resolver-type", "default-imagepullbackoff-timeout",
+    "default-maximum-resolution-timeout", "default-container-resource-requirements",
+    "default-sidecar-log-polling-interval", "default-step-ref-concurrency-limit",
+))
 _BOOL_KEYS = {
     "disable-affinity-assistant",
     "set-security-context",
@@ -204,9 +227,9 @@ def load(fc: Any) -> tuple[Policy | None, list[Result]]:
     kind = plain.get("kind")
     api_version = plain.get("apiVersion")
     if kind == "ConfigMap" and api_version == "v1":
-        return _from_configmap(plain, src)
+        return _from_configmap(plain, src, fc)
     if kind == POLICY_KIND and api_version == POLICY_API_VERSION:
-        errs = _validate(plain, src, lambda p: ".".join(p))
+        errs = _validate(plain, src, _dotted, fc)
         if errs:
             return None, errs
         return _resolve(plain.get("spec") or {}, src, "spec", {})
@@ -218,6 +241,11 @@ def load(fc: Any) -> tuple[Policy | None, list[Result]]:
             "(see schemas/coschedulepolicy.schema.json)",
         )
     ]
+
+
+def config_file(fc: Any) -> str | None:
+    """The file a functionConfig's annotations name (kpt's, or files mode's annotate_config)."""
+    return _source(fc).file_path if isinstance(fc, dict) else None
 
 
 def _source(plain: dict[str, Any]) -> _Source:
@@ -252,7 +280,9 @@ def _err(src: _Source, path: str, message: str, severity: str = "error") -> Resu
     )
 
 
-def _validate(doc: dict[str, Any], src: _Source, render_path: Any) -> list[Result]:
+def _validate(doc: dict[str, Any], src: _Source, render_path: Any, original: Any = None) -> list[Result]:
+    """Schema errors of `doc`; `original` is the round-trip tree it came from, whose
+    scalars keep their spelling for the messages."""
     from krm_fn.policy import schemacheck
 
     if schemacheck.conforms(_schema(), doc) is True:
@@ -263,12 +293,44 @@ def _validate(doc: dict[str, Any], src: _Source, render_path: Any) -> list[Resul
     errors = sorted(validator.iter_errors(doc), key=lambda e: [str(p) for p in e.absolute_path])
     out = []
     for e in errors:
-        path = render_path([str(p) for p in e.absolute_path]) or "spec"
-        out.append(_err(src, path, f"{_schema_message(e)} (schemas/coschedulepolicy.schema.json)"))
+        if _shipwright_checks(e):
+            continue
+        path = render_path(list(e.absolute_path)) or "spec"
+        out.append(_err(src, path, f"{_schema_message(e, original)} (schemas/coschedulepolicy.schema.json)"))
     return out
 
 
-def _schema_message(e: Any) -> str:
+def _shipwright_checks(e: Any) -> bool:
+    """An enum error of spec.scheduling.tolerations[i].operator or .effect: the schema names
+    the values for editors, and the policy's check (scheduling.validate_policy) reports it
+    with Shipwright's rule and reason, beside every other problem of the scheduling values."""
+    p = list(e.absolute_path)
+    return (
+        e.validator == "enum" and len(p) == 5 and p[:3] == ["spec", "scheduling", "tolerations"]
+        and p[4] in ("operator", "effect")
+    )
+
+
+def _dotted(parts: list[str | int]) -> str:
+    """spec.scheduling.tolerations[0].operator"""
+    out = ""
+    for x in parts:
+        out += f"[{x}]" if isinstance(x, int) else (f".{x}" if out else x)
+    return out
+
+
+def _node_at(tree: Any, path: Any) -> Any:
+    for part in path:
+        try:
+            tree = tree[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return tree
+
+
+def _schema_message(e: Any, original: Any = None) -> str:
+    if e.validator == "type" and e.validator_value == "string" and not isinstance(e.instance, (dict, list)):
+        return f"must be a string, {_quote_hint(e.instance, _node_at(original, e.absolute_path))}"
     if e.validator == "additionalProperties":
         return f"{e.message}; remove it or check its spelling"
     if e.validator == "enum":
@@ -279,7 +341,34 @@ def _schema_message(e: Any) -> str:
     return str(e.message)
 
 
-def _from_configmap(plain: dict[str, Any], src: _Source) -> tuple[Policy | None, list[Result]]:
+def unknown_key_warning(key: str) -> str | None:
+    """The warning for a ConfigMap key the function does not read, naming the nearest key it
+    does; None for Tekton's other keys of feature-flags and config-defaults."""
+    if key in _CM_KEYS or key in _TEKTON_OTHER_KEYS or key.startswith("_"):
+        return None
+    import difflib
+
+    near = difflib.get_close_matches(key, list(_CM_KEYS), n=1)
+    if near:
+        return f"unknown key {key!r} is ignored; did you mean {near[0]!r}?"
+    return f"unknown key {key!r} is ignored; the keys read are " + ", ".join(_CM_KEYS)
+
+
+def _quote_hint(value: Any, node: Any) -> str:
+    """`but YAML read 1.30 as a number; quote it: "1.30"`, in the spelling of the source
+    (`node`, the round-trip value) where there is one."""
+    import json
+
+    written = yamlio.source_text(node if node is not None else value)
+    what = guards.type_name(value)
+    if what in ("number", "boolean", "null"):
+        return f"but YAML read {written} as a {what if what != 'null' else 'null value'}; quote it: {json.dumps(written)}"
+    return f"got a {what} {json.dumps(value)}; a ConfigMap value is text: quote it, or write YAML as a block string (`key: |`)"
+
+
+def _from_configmap(plain: dict[str, Any], src: _Source, fc: Any = None) -> tuple[Policy | None, list[Result]]:
+    raw = fc.get("data") if isinstance(fc, dict) else None
+    source: dict[Any, Any] = raw if isinstance(raw, dict) else {}
     data = plain.get("data")
     if data is None:
         data = {}
@@ -288,15 +377,17 @@ def _from_configmap(plain: dict[str, Any], src: _Source) -> tuple[Policy | None,
     spec: dict[str, Any] = {}
     errors: list[Result] = []
     paths: dict[tuple[str, ...], str] = {}
+    warnings: list[Result] = []
     for key in sorted(data):
         if key not in _CM_KEYS:
-            continue  # a real feature-flags ConfigMap has dozens of other keys
+            unknown = unknown_key_warning(str(key))
+            if unknown is not None:
+                warnings.append(_err(src, f"data.{key}", unknown, "warning"))
+            continue
         value = data[key]
         fpath = f"data.{key}"
         if not isinstance(value, str):
-            import json
-
-            errors.append(_err(src, fpath, f"must be a string, got {json.dumps(value)}; quote it"))
+            errors.append(_err(src, fpath, f"must be a string, {_quote_hint(value, source.get(key))}"))
             continue
         target = _CM_KEYS[key]
         paths[target] = fpath
@@ -335,10 +426,11 @@ def _from_configmap(plain: dict[str, Any], src: _Source) -> tuple[Policy | None,
             node = node.setdefault(part, {})
         node[target[-1]] = parsed
     if errors:
-        return None, errors
+        return None, errors + warnings
     typed = {"apiVersion": POLICY_API_VERSION, "kind": POLICY_KIND, "spec": spec}
 
-    def render_path(p: list[str]) -> str:
+    def render_path(parts: list[str | int]) -> str:
+        p = [str(x) for x in parts]
         for n in range(len(p), 0, -1):
             head = tuple(p[1:n]) if p and p[0] == "spec" else tuple(p[:n])
             if head in paths:
@@ -348,8 +440,9 @@ def _from_configmap(plain: dict[str, Any], src: _Source) -> tuple[Policy | None,
     if spec:
         errs = _validate(typed, src, render_path)
         if errs:
-            return None, errs
-    return _resolve(spec, src, "data", paths)
+            return None, errs + warnings
+    policy, results = _resolve(spec, src, "data", paths)
+    return policy, warnings + results
 
 
 def parse_version(v: str) -> tuple[int, int, int]:

@@ -132,7 +132,12 @@ SCHEMA: dict[str, Any] = {
                       },
                       "operator": {
                         "description": "Exists or Equal (Kubernetes treats an empty operator as Equal).",
-                        "type": "string"
+                        "type": "string",
+                        "enum": [
+                          "Exists",
+                          "Equal",
+                          ""
+                        ]
                       },
                       "value": {
                         "description": "Taint value to match with operator Equal; must be empty with Exists.",
@@ -140,7 +145,13 @@ SCHEMA: dict[str, Any] = {
                       },
                       "effect": {
                         "description": "Taint effect to match (NoSchedule, PreferNoSchedule, NoExecute); empty matches all effects.",
-                        "type": "string"
+                        "type": "string",
+                        "enum": [
+                          "NoSchedule",
+                          "PreferNoSchedule",
+                          "NoExecute",
+                          ""
+                        ]
                       },
                       "tolerationSeconds": {
                         "description": "With effect NoExecute: how long the pod stays bound after the taint appears.",
@@ -388,7 +399,11 @@ SCHEMA: dict[str, Any] = {
                   },
                   "operator": {
                     "description": "Exists or Equal. Required here: the policy is checked with Shipwright's rules (TolerationNotValid otherwise).",
-                    "type": "string"
+                    "type": "string",
+                    "enum": [
+                      "Exists",
+                      "Equal"
+                    ]
                   },
                   "value": {
                     "description": "Taint value to match with operator Equal (a label value); must be empty with Exists.",
@@ -396,7 +411,11 @@ SCHEMA: dict[str, Any] = {
                   },
                   "effect": {
                     "description": "Only NoSchedule or empty: Shipwright supports no other effect (build pods get NoSchedule either way).",
-                    "type": "string"
+                    "type": "string",
+                    "enum": [
+                      "NoSchedule",
+                      ""
+                    ]
                   },
                   "tolerationSeconds": {
                     "description": "Not supported: Shipwright rejects it (\"Specifying TolerationSeconds is not supported\"), so setting it is an error.",

@@ -206,6 +206,19 @@ def toleration_problem(tol: Any) -> tuple[str, str] | None:
     return None
 
 
+def with_value(tol: Any, sub: str, message: str) -> str:
+    """Shipwright's message for a toleration's operator or effect, with the value it got
+    (Shipwright's own text lists the allowed values but not the one it refused)."""
+    if sub not in ("operator", "effect") or not isinstance(tol, Mapping):
+        return message
+    if tol.get(sub) is None:
+        return f"{message} ({sub} is not set)"
+    import json
+
+    v = tol[sub]
+    return f"{message} (got {json.dumps(v) if isinstance(v, (str, int, float, bool)) else type(v).__name__})"
+
+
 def node_selector_problems(ns: Any) -> list[tuple[str | None, str]]:
     """Every bad entry as (key or None for the whole map, message), keys in sorted order
     (the controller reports only the first one it meets in Go's random map order)."""

@@ -40,6 +40,7 @@ from krm_fn.io.items import ResourceList
 from krm_fn.io.items import meta_of
 from krm_fn.policy import config as config_mod
 from krm_fn.transforms import identity
+from krm_fn.transforms import prerequisite
 from krm_fn.transforms import scheduling
 from krm_fn.transforms import shipwright
 from krm_fn.transforms.context import Context
@@ -193,6 +194,7 @@ def _process(rl: ResourceList, policy_override: Any, light: bool) -> Outcome:
     ctx = Context(policy, rl.items, light)
     ctx.results.extend(cfg_results)
     scheduling.validate_policy(ctx)  # the policy's own scheduling values, checked once per run
+    prerequisite.check_feature_flags(ctx)  # the cluster's Tekton must leave coscheduling to us
     for item in rl.items:
         _check_item(item, ctx)
     if has_error(ctx.results):

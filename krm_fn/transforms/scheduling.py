@@ -574,7 +574,7 @@ def validate_policy(ctx: Context) -> None:
             ctx.config_result(
                 "error",
                 f"{base}.tolerations[{i}]" + (f".{sub}" if sub else ""),
-                msg,
+                validation.with_value(t, sub, msg),
                 tags={"reason": validation.TOLERATION_NOT_VALID},
             )
             continue

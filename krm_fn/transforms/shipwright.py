@@ -287,7 +287,7 @@ def _validate(
             if prob is not None:
                 bad.add(i)
                 sub, msg = prob
-                err(f"{path}.tolerations[{i}]" + (f".{sub}" if sub else ""), msg, v.TOLERATION_NOT_VALID)
+                err(f"{path}.tolerations[{i}]" + (f".{sub}" if sub else ""), v.with_value(t, sub, msg), v.TOLERATION_NOT_VALID)
     if "schedulerName" in holder:
         msg_s = v.scheduler_name_problem(holder.get("schedulerName"))
         if msg_s is not None:

@@ -450,6 +450,22 @@ def copy_data(v: Any) -> Any:
     return v
 
 
+def source_text(value: Any) -> str:
+    """A scalar as it was written in the YAML it came from (`1.30`, `010`, `0x1F`: the
+    round-trip loader keeps the spelling of numbers), else as YAML writes it."""
+    import io
+
+    from ruamel.yaml import YAML
+
+    out = io.StringIO()
+    try:
+        YAML().dump(value, out)
+    except Exception:  # noqa: BLE001 - a value the emitter refuses: its Python spelling
+        return repr(value)
+    text = out.getvalue()
+    return text[: -len("\n...\n")] if text.endswith("\n...\n") else text.rstrip("\n")
+
+
 def to_plain(value: Any) -> Any:
     """Round-trip tree -> plain dict/list/str/int (for comparison and hashing)."""
     if isinstance(value, dict):

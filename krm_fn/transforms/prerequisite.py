@@ -1,0 +1,97 @@
+"""The one thing the cluster must have: Tekton's own affinity assistant off. A Tekton
+`feature-flags` ConfigMap in the input or the package that leaves it on is a warning naming
+the key and the value it needs; `note` is the line the summaries add when placeholders are
+rendered."""
+from __future__ import annotations
+
+from krm_fn.core.errors import KrmError
+from krm_fn.core.keys import is_local_config
+from krm_fn.transforms.context import Context
+from krm_fn.transforms.context import Plan
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
+if TYPE_CHECKING:
+    from typing import Any
+
+FLAGS_NAME = "feature-flags"  # Tekton's ConfigMap (namespace tekton-pipelines as installed)
+PATCH = (
+    "kubectl patch configmap feature-flags -n tekton-pipelines --type merge "
+    "-p '{\"data\":{\"coschedule\":\"disabled\"}}'"
+)
+REASON = "TektonAffinityAssistantOn"  # the warning's tag (files mode shows it for context files)
+_TRUE = ("1", "t", "T", "TRUE", "true", "True")  # Go strconv.ParseBool
+
+
+def note(plans: list[Plan], command: bool = True) -> str:
+    """The prerequisite, once, for the human summary when placeholders were rendered; ""
+    otherwise. `command`: with the kubectl command (not in kpt's output, which repeats it on
+    every render)."""
+    if not any(p.strategy == "placeholder" and p.assistants for p in plans):
+        return ""
+    return (
+        'placeholders rendered: the cluster needs Tekton\'s feature-flags coschedule: "disabled" '
+        '(below v1.0: disable-affinity-assistant: "true"), or Tekton creates its own assistants '
+        "and overwrites the rendered affinity" + (f" ({PATCH})" if command else "")
+    )
+
+
+def check_feature_flags(ctx: Context) -> None:
+    """A warning for each Tekton feature-flags ConfigMap among the items (input or package
+    context) whose values would make Tekton overwrite or duplicate what is rendered: from
+    v1.0 only `coschedule` counts and must be `disabled`; before, `disable-affinity-assistant`
+    must be "true" and, from v0.50, `coschedule` must not ask for a per-run assistant (the
+    migration table: tekton-affinity-assistant.md). Nothing when the policy renders nothing."""
+    if ctx.policy.mode == "disabled":
+        return
+    for item in ctx.items:
+        m = item.meta
+        if m.kind != "ConfigMap" or m.name != FLAGS_NAME or m.api_version != "v1" or not m.namespace:
+            # without a namespace it is not the cluster's (tekton-pipelines as installed):
+            # most likely a copy of its values used as this function's config (SPEC §3)
+            continue
+        try:
+            data = item.load(ctx.light)
+        except KrmError:
+            continue  # unreadable: the item's own checks say so
+        if _is_config(data):
+            item.release()
+            continue
+        raw = data.get("data") if isinstance(data, dict) else None
+        flags: dict[str, Any] = dict(raw) if isinstance(raw, dict) else {}
+        item.release()  # read, not changed: written back as its text
+        for key, want, why in _problems(flags, ctx.policy.tekton_version):
+            ctx.warning(
+                item,
+                f"data.{key}",
+                f"{why}: Tekton then creates its own affinity assistants and overwrites the "
+                f"affinity this function renders; set {key}: {want} in the cluster"
+                + (f" ({PATCH})" if key == "coschedule" else ""),
+                tags={"reason": REASON},
+            )
+
+
+def _is_config(data: Any) -> bool:
+    """A function config, not a manifest: local-config as written (files mode marks the
+    package's other files so in memory, not in the object read here)."""
+    md = data.get("metadata") if isinstance(data, dict) else None
+    ann = md.get("annotations") if isinstance(md, dict) else None
+    return isinstance(ann, dict) and is_local_config(ann)
+
+
+def _problems(flags: dict[str, Any], v: tuple[int, int, int]) -> list[tuple[str, str, str]]:
+    """(key, the value it needs, what is wrong) for each flag that leaves Tekton's assistant on."""
+    vs = "v{}.{}.{}".format(*v)
+    mode = flags.get("coschedule")
+    shown = f'coschedule is "{mode}"' if mode is not None else 'coschedule is not set (Tekton\'s default: "workspaces")'
+    if v >= (1, 0, 0):
+        if str(mode if mode is not None else "workspaces").lower() != "disabled":
+            return [("coschedule", '"disabled"', f"{shown} (Tekton {vs})")]
+        return []
+    out = []
+    disable = flags.get("disable-affinity-assistant")
+    if str(disable) not in _TRUE:
+        what = f'disable-affinity-assistant is "{disable}"' if disable is not None else "disable-affinity-assistant is not set"
+        out.append(("disable-affinity-assistant", '"true"', f"{what} (Tekton {vs}, below v1.0)"))
+    if v >= (0, 50, 0) and str(mode).lower() in ("pipelineruns", "isolate-pipelinerun"):
+        out.append(("coschedule", '"disabled"', f"{shown} (Tekton {vs})"))
+    return out
