@@ -456,12 +456,13 @@ def _top_kinds(path: str) -> list[str]:
     """The top-level `kind:` values of a file, cheaply (no parse); [] when it cannot be read."""
     import re
 
+    from krm_fn.io import reader
+
     try:
-        with open(path, "rb") as f:
-            head = f.read(1 << 20).decode("utf-8", "replace")
-    except OSError:
-        return []
-    return re.findall(r"(?m)^kind:[ \t]*[\"']?([A-Za-z0-9]+)", head)
+        data, _st = reader.read_bytes(path)  # a FIFO or a device is refused here, not waited on
+    except reader.FileRefused:
+        return []  # the plugin's own reading says why
+    return re.findall(r"(?m)^kind:[ \t]*[\"']?([A-Za-z0-9]+)", data[: 1 << 20].decode("utf-8", "replace"))
 
 
 def _plugin(config_path: str) -> int:

@@ -1,4 +1,4 @@
-"""`--diff`: files.unified_diff writes a unified diff that reproduces the new text from the old
+"""`--diff`: modes.diff.unified_diff writes a unified diff that reproduces the new text from the old
 one (checked by applying it here, and with `git apply`), in time linear in a file changed in
 many places (difflib alone took over ten minutes on the benchmark's file of 20,000 documents)."""
 from __future__ import annotations
@@ -16,15 +16,14 @@ from hypothesis import strategies as st
 from test_complexity import BOUND  # type: ignore[import-not-found]
 from test_complexity import ratio  # type: ignore[import-not-found]
 
-from krm_fn.modes import files
 from krm_fn.modes import streams
+from krm_fn.modes.diff import unified_diff
 
 HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@\n")
 
 
 def diff(old: str, new: str, name: str = "f.yaml") -> str:
-    f = files.FileState(Path(name), name, stream=streams.split(old, name), new_text=new)
-    return files.unified_diff(f)
+    return unified_diff(name, streams.split(old, name).raw, new)
 
 
 def apply(old: str, patch: str) -> str:

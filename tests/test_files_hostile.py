@@ -537,7 +537,7 @@ def test_a_copied_value_holding_an_odd_line_break_is_refused(tmp_path: Path) -> 
     (tmp_path / "run.yaml").write_text(text)
     code, _, err = cli(tmp_path, "pipeline.yaml", "run.yaml")
     assert code == 1
-    assert "run.yaml: a value the function copies holds a line break other than LF" in err, err
+    assert "run.yaml: [error] a value the function copies holds a line break other than LF" in err, err
     assert (tmp_path / "run.yaml").read_text() == text
 
 

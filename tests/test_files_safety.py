@@ -171,7 +171,7 @@ def test_unreadable_file_is_reported_and_the_others_are_processed(
     monkeypatch.chdir(tmp_path)
     assert main(["--config", "policy.yaml", "a.yaml", "b.yaml"]) == 1
     err = capsys.readouterr().err
-    assert "a.yaml: cannot be read: Permission denied" in err
+    assert "a.yaml: [error] cannot be read: Permission denied" in err
     monkeypatch.setattr(reader.os, "open", real_open)
     assert a.read_bytes() == before_a
     assert "StatefulSet" in b.read_text()

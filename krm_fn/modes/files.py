@@ -8,11 +8,7 @@ words the outcome, and gives the exit code.
 """
 from __future__ import annotations
 
-import bisect
-import difflib
 import os
-import stat
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -33,6 +29,8 @@ from krm_fn.io import reader
 from krm_fn.io import resourcelist
 from krm_fn.modes import dependents
 from krm_fn.modes import streams
+from krm_fn.modes.diff import unified_diff
+from krm_fn.modes.writer import write_files
 from krm_fn.policy import config as config_mod
 from krm_fn.transforms import prerequisite
 from krm_fn.transforms import process as process_mod
@@ -41,10 +39,8 @@ from krm_fn.transforms.context import Plan
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
     from typing import Any
-    from typing import Literal
     from typing import Protocol
 
-    Opcode = tuple[Literal["replace", "delete", "insert", "equal"], int, int, int, int]
 
     class Writer(Protocol):
         def write(self, text: str, /) -> object: ...
@@ -467,7 +463,7 @@ def commit(
     changed = outcome.changed
     if diff and not as_json:
         for f in changed:
-            out.write(_coloured(unified_diff(f)) if colour else unified_diff(f))
+            out.write(_coloured(_diff(f)) if colour else _diff(f))
     failures: list[tuple[FileState, str]] = write_files(changed) if write else []
     if as_json:
         out.write(_json_report(outcome, write, diff, failures))
@@ -513,7 +509,7 @@ def _json_report(outcome: FilesOutcome, write: bool, diff: bool, failures: list[
         elif f.new_text is not None:
             row["status"] = "rewritten" if write else "would-rewrite"
             if diff:
-                row["diff"] = unified_diff(f)
+                row["diff"] = _diff(f)
         else:
             row["status"] = "unchanged"
         rows.append(row)
@@ -526,6 +522,11 @@ def _json_report(outcome: FilesOutcome, write: bool, diff: bool, failures: list[
         {"files": rows, "results": [located_dict(r) for r in outcome.results], "summary": summary},
         indent=2, ensure_ascii=False,
     ) + "\n"
+
+
+def _diff(f: FileState) -> str:
+    assert f.stream is not None and f.new_text is not None
+    return unified_diff(f.name, f.stream.raw, f.new_text)
 
 
 def _coloured(diff: str) -> str:
@@ -545,292 +546,3 @@ def _coloured(diff: str) -> str:
         else:
             out.append(line)
     return "".join(out)
-
-
-def write_files(files: list[FileState]) -> list[tuple[FileState, str]]:
-    """Write every file's new text, each atomically (a temp file in the same directory, then a
-    rename), keeping its mode and, where allowed, its owner and group. A file that cannot be
-    written, is a symlink, or changed on disk since it was read fails on its own (returned
-    with the reason). Anything unexpected puts back the files already written and removes
-    every temp file before it propagates: then no file has changed."""
-    failures: list[tuple[FileState, str]] = []
-    staged: list[tuple[FileState, str]] = []
-    done: list[FileState] = []
-    try:
-        for f in files:
-            reason = _refusal(f)
-            if reason is None:
-                try:
-                    with _SignalsHeld():  # a temp file is made and noted at once, or not at all
-                        staged.append((f, _stage(f.path, f.new_text or "", sync=False)))
-                    continue
-                except OSError as e:
-                    reason = f"cannot write: {e.strerror or e}"
-            f.failed = True
-            failures.append((f, reason))
-        for (f, _tmp), problem in zip(staged, _sync_all([tmp for _f, tmp in staged]), strict=True):
-            if problem is not None:  # not on disk for sure: this file is not replaced
-                f.failed = True
-                failures.append((f, f"cannot write: {problem}"))
-        for f, tmp in [(f, tmp) for f, tmp in staged if not f.failed]:
-            reason = _refusal(f)
-            if reason is None:
-                try:
-                    with _SignalsHeld():  # a file replaced is noted at once, to be put back
-                        _put(tmp, f)
-                        done.append(f)
-                    continue
-                except OSError as e:
-                    reason = f"cannot write: {e.strerror or e}"
-            f.failed = True
-            failures.append((f, reason))
-    except BaseException:
-        with _SignalsHeld():
-            for f in done:
-                _restore(f)
-        raise
-    finally:
-        with _SignalsHeld():
-            for _f, tmp in staged:
-                _unlink(tmp)
-    return failures
-
-
-class _SignalsHeld:
-    """`with _SignalsHeld():` SIGINT, SIGTERM and SIGHUP wait (blocked, pending) until the
-    block ends: the steps in it complete together, so an interrupt (cli turns SIGTERM and
-    SIGHUP into one) never lands between making a temp file and noting it for removal, or
-    between replacing a file and noting it to be put back. Each block is one file's step."""
-
-    __slots__ = ("held",)
-
-    def __enter__(self) -> None:
-        import signal
-
-        self.held = False
-        if hasattr(signal, "pthread_sigmask"):
-            signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
-            self.held = True
-
-    def __exit__(self, *exc: object) -> None:
-        if self.held:
-            import signal
-
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)  # a pending signal is delivered here
-
-
-_STOPS = (2, 15, 1)  # SIGINT, SIGTERM, SIGHUP
-
-
-def _refusal(f: FileState) -> str | None:
-    """Why `f` must not be replaced now, or None."""
-    if f.path.is_symlink():
-        # os.replace would turn the link into a file; rewriting its target is not ours to do
-        return "is a symlink; not rewritten (pass the file it points to)"
-    try:
-        now = f.path.stat()
-    except OSError as e:
-        return f"cannot write: {e.strerror or e}"
-    was = f.stat
-    if was is not None and (now.st_ino, now.st_size, now.st_mtime_ns) != (was.st_ino, was.st_size, was.st_mtime_ns):
-        return "changed on disk while krm-coschedule ran; not rewritten (run it again)"
-    return None
-
-
-def _sync_all(tmps: list[str]) -> list[str | None]:
-    """fsync every staged temp file before any is renamed into place; per file None, or why
-    it failed. Many files are synced from a few threads at once (fsync waits on the disk, not
-    on Python: the waits overlap, and the journal commits them together; 1,500 files: 0.5-0.9
-    -> 0.25 s)."""
-    def sync(tmp: str) -> str | None:
-        try:
-            fd = os.open(tmp, os.O_WRONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-        except OSError as e:
-            return str(e.strerror or e)
-        return None
-
-    if len(tmps) < 8:
-        return [sync(t) for t in tmps]
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(max_workers=8) as pool:
-        return list(pool.map(sync, tmps))
-
-
-def _stage(path: Path, text: str, sync: bool = True) -> str:
-    """A temp file beside `path` holding `text`, with path's mode (and owner when allowed);
-    on disk before it returns unless `sync` is false (then _sync_all does it)."""
-    st = path.stat()
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".krm-tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(text.encode("utf-8"))
-            fh.flush()
-            if sync:
-                os.fsync(fh.fileno())
-        os.chmod(tmp, stat.S_IMODE(st.st_mode))
-        if hasattr(os, "chown") and (st.st_uid, st.st_gid) != (os.geteuid(), os.getegid()):
-            try:
-                os.chown(tmp, st.st_uid, st.st_gid)
-            except PermissionError:
-                pass  # not ours to give away: the file becomes the writer's, as with any editor
-    except BaseException:
-        _unlink(tmp)
-        raise
-    return tmp
-
-
-def _put(tmp: str, f: FileState) -> None:
-    """Move the staged text into place: a rename, or for a file with several hard links a
-    write in place (a rename would give this name a file of its own and leave the other
-    links with the old text)."""
-    if f.stat is None or f.stat.st_nlink <= 1:
-        os.replace(tmp, f.path)
-        return
-    with open(tmp, "rb") as src, f.path.open("r+b") as dst:
-        data = src.read()
-        dst.write(data)
-        dst.truncate(len(data))
-        dst.flush()
-        os.fsync(dst.fileno())
-
-
-def _restore(f: FileState) -> None:
-    """Put a written file's original bytes back (after a failure elsewhere)."""
-    if f.stream is None:
-        return
-    try:
-        _put(_stage(f.path, f.stream.raw), f)
-    except OSError:
-        pass
-
-
-def _unlink(tmp: str) -> None:
-    try:
-        os.unlink(tmp)
-    except FileNotFoundError:
-        pass
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write `text` to `path` through a temp file in the same directory and a rename, keeping
-    the file's mode; a reader never sees a half-written file."""
-    os.replace(_stage(path, text), path)
-
-
-def unified_diff(f: FileState) -> str:
-    """The file's change as a unified diff (three lines of context), as `diff -u` writes it."""
-    assert f.stream is not None and f.new_text is not None
-    a, b = f.stream.raw.splitlines(keepends=True), f.new_text.splitlines(keepends=True)
-    out: list[str] = []
-    for group in _Anchored(a, b).get_grouped_opcodes(3):
-        if not out:
-            out += [f"--- {_diff_name('a/', f.name)}\n", f"+++ {_diff_name('b/', f.name)}\n"]
-        (_, i1, _, j1, _), (_, _, i2, _, j2) = group[0], group[-1]  # the lines the hunk spans
-        out.append(f"@@ -{_hunk_range(i1, i2)} +{_hunk_range(j1, j2)} @@\n")
-        for tag, x1, x2, y1, y2 in group:
-            if tag == "equal":
-                out += [" " + _ended(line) for line in a[x1:x2]]
-                continue
-            out += ["-" + _ended(line) for line in a[x1:x2]]  # replace, delete
-            out += ["+" + _ended(line) for line in b[y1:y2]]  # replace, insert
-    return "".join(out)
-
-
-def _hunk_range(start: int, stop: int) -> str:
-    """A hunk's line range: `first,count` (1-based); `first` alone for one line; for none,
-    the line before the hunk and 0."""
-    count = stop - start
-    if count == 1:
-        return str(start + 1)
-    return f"{start if count == 0 else start + 1},{count}"
-
-
-_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"  # where str.splitlines ends a line
-
-
-def _ended(line: str) -> str:
-    """A diff line; the last line of a file without a line end is marked as `diff` marks it
-    (it ran into the next line of the diff)."""
-    return line if line and line[-1] in _BREAKS else line + "\n\\ No newline at end of file\n"
-
-
-class _Anchored(difflib.SequenceMatcher[str]):
-    """difflib's line matching, made in the gaps between anchors: lines that occur once in
-    each text, in the longest chain in which they keep their order (the anchors of a patience
-    diff). difflib alone compares the changed regions of a file with each other: a file of
-    20,000 documents, changed in its runs and appended to, took over ten minutes. Here each
-    gap is compared on its own, and most are a few lines."""
-
-    def __init__(self, a: list[str], b: list[str]) -> None:
-        super().__init__(None, [], [])  # not the texts: it would index every line of b for nothing
-        self.lines_a, self.lines_b = a, b
-
-    def get_opcodes(self) -> list[Opcode]:
-        a, b = self.lines_a, self.lines_b
-        ops: list[Opcode] = []
-        i0 = j0 = 0
-        for i, j in [*_anchors(a, b), (len(a), len(b))]:
-            if i0 < i or j0 < j:
-                gap = difflib.SequenceMatcher(None, a[i0:i], b[j0:j])
-                ops += [(t, i0 + x1, i0 + x2, j0 + y1, j0 + y2) for t, x1, x2, y1, y2 in gap.get_opcodes()]
-            if i < len(a):
-                ops.append(("equal", i, i + 1, j, j + 1))
-            i0, j0 = i + 1, j + 1
-        merged: list[Opcode] = []
-        for op in ops:
-            if merged and op[0] == "equal" == merged[-1][0]:
-                merged[-1] = ("equal", merged[-1][1], op[2], merged[-1][3], op[4])
-            else:
-                merged.append(op)
-        return merged or [("equal", 0, 0, 0, 0)]
-
-
-def _anchors(a: list[str], b: list[str]) -> list[tuple[int, int]]:
-    """(i, j) of the lines that occur once in a and once in b, a[i] == b[j], the longest
-    chain of them increasing in both (patience sorting: n log n)."""
-    once_a: dict[str, int] = {}
-    for i, line in enumerate(a):
-        once_a[line] = -1 if line in once_a else i
-    once_b: dict[str, int] = {}
-    for j, line in enumerate(b):
-        once_b[line] = -1 if line in once_b else j
-    pairs = [(i, once_b[line]) for line, i in once_a.items() if i >= 0 and once_b.get(line, -1) >= 0]
-    pairs.sort()
-    tops: list[int] = []  # the j ending the best chain of each length
-    ends: list[int] = []  # index into pairs of that chain's last pair
-    back: list[int] = []  # each pair's predecessor in its chain
-    for k, (_i, j) in enumerate(pairs):
-        n = bisect.bisect_left(tops, j)
-        back.append(ends[n - 1] if n else -1)
-        if n == len(tops):
-            tops.append(j)
-            ends.append(k)
-        else:
-            tops[n], ends[n] = j, k
-    chain: list[tuple[int, int]] = []
-    k = ends[-1] if ends else -1
-    while k >= 0:
-        chain.append(pairs[k])
-        k = back[k]
-    return chain[::-1]
-
-
-def _diff_name(side: str, name: str) -> str:
-    """A diff header's file name; quoted as git quotes it when it holds a control character,
-    a quote or a backslash, so no file name can forge a header line or drive a terminal."""
-    if not any(c < " " or c in '"\\\x7f' or "\x80" <= c <= "\x9f" for c in name):
-        return side + name
-    out = []
-    for c in side + name:
-        if c in '"\\':
-            out.append("\\" + c)
-        elif c < " " or c == "\x7f" or "\x80" <= c <= "\x9f":
-            out.append({"\n": "\\n", "\t": "\\t", "\r": "\\r"}.get(c, f"\\{ord(c):03o}"))
-        else:
-            out.append(c)
-    return '"' + "".join(out) + '"'
