@@ -41,6 +41,8 @@ if TYPE_CHECKING:
     from typing import Any
     from typing import Protocol
 
+    from krm_fn.transforms.process import Outcome
+
 
     class Writer(Protocol):
         def write(self, text: str, /) -> object: ...
@@ -227,6 +229,12 @@ def _unique(names: list[str]) -> list[str]:
     return out
 
 
+class _ReadEagerly(Exception):
+    """The deferred reading met what only the eager one words (a file that fails the syntax
+    check, an unreadable policy, a Tekton run that is not YAML): read the package again,
+    every file checked as it is read."""
+
+
 def _run_package(
     pkg: packages.Package, override: Any, light: bool, defer: bool = True, tick: Callable[[str], None] | None = None
 ) -> FilesOutcome:
@@ -239,6 +247,48 @@ def _run_package(
     file fail the check, the package is read and rendered again with every file checked as
     it is read: the outcome, messages included, is then exactly that of the eager reading,
     which the deferred one only skips work of."""
+    if defer:
+        try:
+            return _render_package(pkg, override, light, True, tick)
+        except _ReadEagerly:
+            pass
+    return _render_package(pkg, override, light, False, tick)
+
+
+def _render_package(pkg: packages.Package, override: Any, light: bool, defer: bool, tick: Callable[[str], None] | None) -> FilesOutcome:
+    """One pass over the package: read it, decide every file's new text. Raises _ReadEagerly
+    (only when `defer`)."""
+    files, context, errors = _read_package(pkg, override, defer, tick)
+    if override is not None:
+        policy: Any = override
+    else:
+        policy, problem = _package_policy(pkg, files + context)
+        if problem is not None:
+            if defer:
+                raise _ReadEagerly
+            return _no_policy(pkg, files, errors, problem)
+    live = [f for f in files if f.stream is not None]
+    extra = [f for f in context if f.stream is not None]
+    rendered = _render(files, live, extra, policy, light, defer, errors)
+    if isinstance(rendered, FilesOutcome):
+        return rendered  # an error for the whole package
+    outcome, extra = rendered
+    problems: dict[int, str] = {}
+    try:
+        texts = streams.apply([f.stream for f in live + extra if f.stream is not None], outcome, problems)
+    except InputError as e:
+        errors.append(Result("error", str(e)))
+        return FilesOutcome(files, sorted_results(errors), [], True)
+    _decide(live, texts, problems, errors)
+    kept = _shown_results(outcome.results, files, extra, policy)
+    return FilesOutcome(files, sorted_results(errors + kept), outcome.plans)
+
+
+def _read_package(
+    pkg: packages.Package, override: Any, defer: bool, tick: Callable[[str], None] | None
+) -> tuple[list[FileState], list[FileState], list[Result]]:
+    """(the files to render: the named ones and those that depend on them, the package's other
+    files as context, the errors and warnings of reading them)."""
     files, read_errors = read_files(pkg.given, defer, tick)
     context, unreadable = read_files(pkg.context, defer)  # what cannot be read is not context
     inodes = {(f.stat.st_dev, f.stat.st_ino) for f in files if f.stat is not None}
@@ -248,37 +298,40 @@ def _run_package(
     if promoted:
         files = files + promoted
         context = [f for f in context if all(f is not p for p in promoted)]
+    if defer and (read_errors or any(f.failed for f in context)):
+        raise _ReadEagerly
     errors: list[Result] = list(read_errors)
     # a file the reader refused (a link loop, a FIFO...) is said; one that is no YAML (a Helm
     # template) is simply not context
     refused = {f.name for f in context if f.failed and f.stat is None}
     errors += [Result("warning", f"{r.message}; skipped as context", file_path=r.file_path) for r in unreadable if r.file_path in refused]
-    if defer and (read_errors or any(f.failed for f in context)):
-        return _run_package(pkg, override, light, defer=False, tick=tick)
-    if override is not None:
-        policy: Any = override
-    else:
-        policy, problem = _package_policy(pkg, files + context)
-        if problem is not None:
-            if defer:
-                return _run_package(pkg, override, light, defer=False, tick=tick)
-            kptfile = pkg.kptfile
-            located = kptfile is not None and problem.startswith(f"{kptfile}:")
-            if located:  # `Kptfile:line:col: ...`, said once for the package
-                errors.append(_file_error(str(kptfile), problem))
-            for f in files:
-                if not f.failed:
-                    f.failed = True
-                    if not located:
-                        errors.append(_file_error(f.name, f"{f.name}: {problem}"))
-            return FilesOutcome(files, errors, [])
+    return files, context, errors
+
+
+def _no_policy(pkg: packages.Package, files: list[FileState], errors: list[Result], problem: str) -> FilesOutcome:
+    """The package's policy cannot be read: every file fails, the problem said once."""
+    kptfile = pkg.kptfile
+    located = kptfile is not None and problem.startswith(f"{kptfile}:")
+    if located:  # `Kptfile:line:col: ...`, said once for the package
+        errors.append(_file_error(str(kptfile), problem))
+    for f in files:
+        if not f.failed:
+            f.failed = True
+            if not located:
+                errors.append(_file_error(f.name, f"{f.name}: {problem}"))
+    return FilesOutcome(files, errors, [])
+
+
+def _render(
+    files: list[FileState], live: list[FileState], extra: list[FileState], policy: Any, light: bool, defer: bool, errors: list[Result]
+) -> tuple[Outcome, list[FileState]] | FilesOutcome:
+    """Process the package's objects until no new file fails: (the outcome, the context files
+    left), or the package's outcome when an error stops all of it. A file with an error is all
+    or nothing on its own: the pass runs again with its objects kept for lookups only. Every
+    pass starts from the files' text: a pass edits the objects it reads, and a run edited by
+    the last pass would look rendered. A context file whose objects cannot be read leaves the
+    context."""
     by_name = {f.name: f for f in files}
-    live = [f for f in files if f.stream is not None]
-    extra = [f for f in context if f.stream is not None]
-    # a file with an error is all or nothing on its own: run again with its objects kept
-    # for lookups only, until no new file fails. Every pass starts from the files' text: a
-    # pass edits the objects it reads, and a run edited by the last pass would look rendered.
-    # A context file whose objects cannot be read leaves the context.
     first = True
     while True:
         for group, lookups_only in ((live, False), (extra, True)):
@@ -299,12 +352,12 @@ def _run_package(
             # eager reading names its file and place, as for any other file
             if not defer:
                 raise
-            return _run_package(pkg, override, light, defer=False, tick=tick)
+            raise _ReadEagerly from None
         # the deferred reading differs from the eager one only in when the documents are
         # checked: when every file passes the check, the eager reading would have made the
         # same items, and this pass's outcome (errors included) is the eager one's
         if defer and not all(streams.check_deferred(f.stream) for f in live + extra if f.stream is not None):
-            return _run_package(pkg, override, light, defer=False, tick=tick)
+            raise _ReadEagerly
         dropped = _drop_broken_context(outcome.results, extra)
         if dropped:
             extra = [f for f in extra if f not in dropped]
@@ -313,13 +366,11 @@ def _run_package(
         if global_error:
             return FilesOutcome(files, sorted_results(errors + _others(outcome.results)), [], True)
         if not new_failures:
-            break
-    problems: dict[int, str] = {}
-    try:
-        texts = streams.apply([f.stream for f in live + extra if f.stream is not None], outcome, problems)
-    except InputError as e:
-        errors.append(Result("error", str(e)))
-        return FilesOutcome(files, sorted_results(errors), [], True)
+            return outcome, extra
+
+
+def _decide(live: list[FileState], texts: dict[int, str], problems: dict[int, str], errors: list[Result]) -> None:
+    """Each named file's new text, or its failure (a problem of writing it back, or JSON)."""
     for i, f in enumerate(live):
         assert f.stream is not None
         if f.failed or texts[i] == f.stream.raw and i not in problems:
@@ -330,17 +381,20 @@ def _run_package(
             errors.append(_file_error(f.name, problem))
             continue
         f.new_text = texts[i]
+
+
+def _shown_results(results: list[Result], files: list[FileState], extra: list[FileState], policy: Any) -> list[Result]:
+    """The results besides errors worth showing: not of a failed file, nor of a context file
+    but for the package's policy (a key of it) and Tekton's feature-flags (about the cluster
+    the package is rendered for)."""
     failed_names = {f.name for f in files if f.failed}
     context_names = {f.name for f in extra}
     policy_file = config_mod.config_file(policy)
-    kept = [
-        r for r in outcome.results
+    return [
+        r for r in results
         if r.severity != "error" and r.file_path not in failed_names
-        # context files' results are not shown, but for the package's policy (a key of it) and
-        # Tekton's feature-flags (about the cluster the package is rendered for)
         and (r.file_path not in context_names or r.file_path == policy_file or dict(r.tags).get("reason") == prerequisite.REASON)
     ]
-    return FilesOutcome(files, sorted_results(errors + kept), outcome.plans)
 
 
 def _drop_broken_context(results: list[Result], extra: list[FileState]) -> list[FileState]:
