@@ -509,30 +509,40 @@ def commit(
     JSON object on `out`), and give the exit code: 1 when a file changed (pre-commit's
     convention) or anything failed. `verbosity` (black's and ruff's habit): -1 errors only,
     0 errors, warnings, the files rewritten and the summary, 1 the infos too."""
-    shown = ("error",) if verbosity < 0 else ("error", "warning") if verbosity == 0 else ("error", "warning", "info")
     if not as_json:
-        for r in outcome.results:
-            if r.severity in shown:
-                err.write(result_line(r) + "\n")
+        _write_results(outcome.results, verbosity, err)
     changed = outcome.changed
     if diff and not as_json:
         for f in changed:
             out.write(_coloured(_diff(f)) if colour else _diff(f))
     failures: list[tuple[FileState, str]] = write_files(changed) if write else []
+    code = 1 if (changed or outcome.has_error) else 0
     if as_json:
         out.write(_json_report(outcome, write, diff, failures))
         out.flush()
-        return 1 if (changed or outcome.has_error) else 0
+        return code
     for f, reason in failures:
         err.write(f"{f.name}: {reason}\n")
     out.flush()
-    if verbosity < 0:
-        return 1 if (changed or outcome.has_error) else 0
+    if verbosity >= 0:
+        _write_summary(outcome, write, err)
+    return code
+
+
+def _write_results(results: list[Result], verbosity: int, err: Writer) -> None:
+    shown = ("error",) if verbosity < 0 else ("error", "warning") if verbosity == 0 else ("error", "warning", "info")
+    for r in results:
+        if r.severity in shown:
+            err.write(result_line(r) + "\n")
+
+
+def _write_summary(outcome: FilesOutcome, write: bool, err: Writer) -> None:
+    """The files rewritten, one line each, the counts, and the cluster's prerequisite when
+    placeholders were rendered."""
+    changed = outcome.changed
     for f in changed:
         if not f.failed:
-            verb = "rewrote" if write else "would rewrite"
-            err.write(f"krm-coschedule: {verb} {f.name}\n")
-    out.flush()
+            err.write(f"krm-coschedule: {'rewrote' if write else 'would rewrite'} {f.name}\n")
     failed = sum(1 for f in outcome.files if f.failed)
     rewritten = sum(1 for f in changed if not f.failed)
     unchanged = sum(1 for f in outcome.files if f.new_text is None and not f.failed)
@@ -544,7 +554,6 @@ def commit(
     needs = prerequisite.note(outcome.plans)
     if needs:
         err.write(f"krm-coschedule: {needs}\n")
-    return 1 if (changed or outcome.has_error) else 0
 
 
 def _json_report(outcome: FilesOutcome, write: bool, diff: bool, failures: list[tuple[FileState, str]]) -> str:
