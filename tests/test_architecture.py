@@ -126,3 +126,66 @@ def test_no_module_sets_another_modules_attributes() -> None:
 def test_no_module_over_800_lines() -> None:
     sizes = {_name(p): len(p.read_text().splitlines()) for p in PKG.rglob("*.py")}
     assert {n: s for n, s in sizes.items() if s > 800} == {}
+
+
+MAX_COMPLEXITY = 25
+
+
+def _complexity(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    """McCabe's cyclomatic complexity of one function, counted as radon counts it: 1, plus
+    one per if/elif, loop (and its else), except, conditional expression, `and`/`or`
+    operand after the first, comprehension `for` and `if`, match case and assert. The
+    functions and classes defined inside it count on their own."""
+    n = 1
+    stack: list[ast.AST] = list(ast.iter_child_nodes(fn))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, (ast.If, ast.IfExp, ast.ExceptHandler, ast.Assert, ast.match_case)):
+            n += 1
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            n += 1 + bool(node.orelse)
+        elif isinstance(node, ast.BoolOp):
+            n += len(node.values) - 1
+        elif isinstance(node, ast.comprehension):
+            n += 1 + len(node.ifs)
+        stack.extend(ast.iter_child_nodes(node))
+    return n
+
+
+def _functions(tree: ast.Module) -> list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
+    out = []
+    stack: list[tuple[str, ast.AST]] = [("", tree)]
+    while stack:
+        prefix, node = stack.pop()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                out.append((prefix + child.name, child))
+                stack.append((prefix + child.name + ".", child))
+            elif isinstance(child, ast.ClassDef):
+                stack.append((prefix + child.name + ".", child))
+    return out
+
+
+def test_complexity_is_counted_as_radon_counts_it() -> None:
+    tree = ast.parse(
+        "def f(a, b):\n"
+        "    if a and b or a:\n        return [x for x in a if x]\n"
+        "    for x in b:\n        pass\n    else:\n        pass\n"
+        "    try:\n        pass\n    except ValueError:\n        pass\n"
+        "    return 1 if a else 2\n"
+    )
+    fn = tree.body[0]
+    assert isinstance(fn, ast.FunctionDef)
+    # 1 + if + 2 boolean operands + comprehension for and if + for and its else + except + ternary
+    assert _complexity(fn) == 10
+
+
+def test_no_function_over_max_complexity() -> None:
+    wrong = {}
+    for p in sorted(PKG.rglob("*.py")):
+        for name, fn in _functions(ast.parse(p.read_text(), str(p))):
+            if _complexity(fn) > MAX_COMPLEXITY:
+                wrong[f"{_name(p)}.{name}"] = _complexity(fn)
+    assert wrong == {}, f"split these functions (cyclomatic complexity over {MAX_COMPLEXITY})"
