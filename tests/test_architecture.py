@@ -13,8 +13,9 @@ PKG = Path(__file__).resolve().parent.parent / "krm_fn"
 # or the folders below it. Within a folder, the order of `INSIDE` (bottom to top) holds.
 FOLDERS = ["core", "yaml", "io", "policy", "transforms", "transforms/tekton", "modes", "."]
 # transforms/tekton sits between the generic transforms it uses (context, scheduling) and
-# process, which dispatches to it: its own level within the transforms folder
-INSIDE = {"transforms": [["context", "identity", "scheduling", "shipwright", "prerequisite"], ["process"]]}
+# process (and generated, which writes the placeholders), above it: its own level within
+# the transforms folder
+INSIDE = {"transforms": [["context", "identity", "scheduling", "shipwright", "prerequisite"], ["generated", "process"]]}
 
 
 def _name(p: Path) -> str:
