@@ -155,13 +155,14 @@ def test_joining_documents_appended_to_one_file_is_linear(monkeypatch: pytest.Mo
     (1.46 s -> 0.95 s for the 20,000-document file of the benchmark). The read-back check is
     left out here (linear, and timed by the test above)."""
     from krm_fn.modes import streams
+    from krm_fn.modes import streamwrite
 
-    monkeypatch.setattr(streams, "_check", lambda *a, **k: None)
+    monkeypatch.setattr(streamwrite, "_check", lambda *a, **k: None)
 
     def make(n: int) -> Callable[[], object]:
         s = streams.split("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n", "f.yaml")
         appended = [f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c{i}\ndata:\n  k: {'v' * 60}\n" for i in range(n)]
-        return lambda: streams._stream_text(s, {}, {}, appended)
+        return lambda: streamwrite._stream_text(s, {}, {}, appended)
 
     assert ratio(make, 4000) < BOUND
 

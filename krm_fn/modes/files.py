@@ -29,6 +29,7 @@ from krm_fn.io import reader
 from krm_fn.io import resourcelist
 from krm_fn.modes import dependents
 from krm_fn.modes import streams
+from krm_fn.modes import streamwrite
 from krm_fn.modes.diff import unified_diff
 from krm_fn.modes.writer import write_files
 from krm_fn.policy import config as config_mod
@@ -275,7 +276,7 @@ def _render_package(pkg: packages.Package, override: Any, light: bool, defer: bo
     outcome, extra = rendered
     problems: dict[int, str] = {}
     try:
-        texts = streams.apply([f.stream for f in live + extra if f.stream is not None], outcome, problems)
+        texts = streamwrite.apply([f.stream for f in live + extra if f.stream is not None], outcome, problems)
     except InputError as e:
         errors.append(Result("error", str(e)))
         return FilesOutcome(files, sorted_results(errors), [], True)

@@ -20,6 +20,7 @@ from krm_fn.core.results import has_error
 from krm_fn.core.results import sorted_results
 from krm_fn.io import reader
 from krm_fn.modes import streams
+from krm_fn.modes import streamwrite
 from krm_fn.policy import config as config_mod
 from krm_fn.transforms import process as process_mod
 
@@ -48,7 +49,7 @@ def run_plugin(config_path: str, data: bytes, light: bool = False) -> tuple[str,
     if has_error(outcome.results):
         return text, outcome.results, 1
     try:
-        out = streams.apply([stream], outcome)[0]
+        out = streamwrite.apply([stream], outcome)[0]
     except InputError as e:
         return text, sorted_results([*outcome.results, Result("error", str(e))]), 1
     return out, outcome.results, 0
