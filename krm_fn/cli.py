@@ -60,10 +60,10 @@ a file changed); 2 for bad arguments.
 
 
 def usage() -> str:
-    """USAGE with every ConfigMap key, from the table the parser reads (config.CONFIGMAP_KEYS)."""
+    """USAGE with every ConfigMap key, from the table the parser reads (policy.configmap.CONFIGMAP_KEYS)."""
     import textwrap
 
-    from krm_fn.policy.config import CONFIGMAP_KEYS
+    from krm_fn.policy.configmap import CONFIGMAP_KEYS
 
     keys = textwrap.fill(", ".join(CONFIGMAP_KEYS), width=92, break_on_hyphens=False)
     return USAGE.replace("{keys}", keys)

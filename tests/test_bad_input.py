@@ -613,10 +613,10 @@ def test_input_error_inside_a_handler_is_not_called_a_bug(monkeypatch: pytest.Mo
 
 
 def test_bug_outside_the_handlers_keeps_the_items(monkeypatch: pytest.MonkeyPatch) -> None:
-    def boom(frame: ResourceList, ctx: Context) -> None:
+    def boom(frame: ResourceList, ctx: Context, known_kinds: frozenset[tuple[str, str]]) -> None:
         raise ValueError("reconcile went wrong")
 
-    monkeypatch.setattr(process, "_reconcile_generated", boom)
+    monkeypatch.setattr(process, "reconcile", boom)
     data = rl(CM)
     code, out, err = run_cli(monkeypatch, data)
     assert code == 1

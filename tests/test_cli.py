@@ -209,7 +209,7 @@ def test_a_one_pipelinerun_run_loads_and_compiles_only_what_it_uses() -> None:
 
 def test_help_names_every_configmap_key(capsys: pytest.CaptureFixture[str]) -> None:
     """From the table the parser reads: `--help` named 7 of the 11 keys."""
-    from krm_fn.policy.config import CONFIGMAP_KEYS
+    from krm_fn.policy.configmap import CONFIGMAP_KEYS
 
     assert main(["--help"]) == 0
     flat = " ".join(capsys.readouterr().out.split())

@@ -5,6 +5,8 @@ from typing import Any
 import pytest
 
 from krm_fn.policy import config
+from krm_fn.policy import configmap
+from krm_fn.policy import nop
 
 
 def typed(spec: dict[str, Any]) -> dict[str, Any]:
@@ -20,7 +22,7 @@ def test_no_config_means_defaults() -> None:
     assert p is not None and res == []
     assert p.mode == "workspaces"
     assert p.pvc_retention == {"whenDeleted": "Delete", "whenScaled": "Delete"}
-    assert p.assistant_image == config.DEFAULT_NOP_IMAGE
+    assert p.assistant_image == nop.DEFAULT_NOP_IMAGE
     assert p.default_service_account == "default"  # Tekton's default-service-account
     assert p.hardening == "deny" and p.on_conflict == "error" and p.generate_name == "error"
 
@@ -164,13 +166,13 @@ def test_default_service_account_typed_and_empty() -> None:
 
 
 def test_the_release_table() -> None:
-    releases = config.nop_releases()
+    releases = nop.nop_releases()
     assert releases == sorted(set(releases))
     assert releases[0] == (0, 15, 0) and releases[-1] == config.NEWEST_TEKTON
     assert len(releases) == 223
     assert {(0, 44, 1), (0, 67, 0), (1, 8, 0)}.isdisjoint(releases)  # never released
     assert {(0, 44, 0), (0, 44, 5), (0, 47, 9), (1, 9, 6), (1, 14, 1)} <= set(releases)
-    assert config.nop_image(config.NEWEST_TEKTON) == config.DEFAULT_NOP_IMAGE
+    assert nop.nop_image(config.NEWEST_TEKTON) == nop.DEFAULT_NOP_IMAGE
 
 
 @pytest.mark.parametrize(
@@ -188,17 +190,17 @@ def test_the_image_follows_the_tekton_version(version: str, tag: str) -> None:
     for fc in (typed({"tektonVersion": version}), cm({"tekton-version": version})):
         p, res = config.load(fc)
         assert p is not None and res == []
-        assert p.assistant_image == f"{config.NOP_REPOSITORY}:{tag}"
+        assert p.assistant_image == f"{nop.NOP_REPOSITORY}:{tag}"
 
 
 def test_an_image_of_another_release_warns() -> None:
-    image = f"{config.NOP_REPOSITORY}:v1.12.0@sha256:" + "0" * 64
+    image = f"{nop.NOP_REPOSITORY}:v1.12.0@sha256:" + "0" * 64
     p, res = config.load(typed({"tektonVersion": "v1.15.0", "assistant": {"image": image}}))
     assert p is not None and p.assistant_image == image  # the user's image is used as set
     (w,) = res
     assert w.severity == "warning" and w.field_path == "spec.assistant.image"
     assert "nop image of Tekton v1.12.0" in w.message and "spec.tektonVersion is v1.15.0" in w.message
-    assert f"{config.NOP_REPOSITORY}:v1.15.0" in w.message
+    assert f"{nop.NOP_REPOSITORY}:v1.15.0" in w.message
     assert w.message.startswith("CoschedulePolicy ")
     p, res = config.load(cm({"tekton-version": "v1.14.1", "nop-image": "mirror.example.com/tekton/nop:v1.12.0"}))
     assert p is not None
@@ -210,13 +212,13 @@ def test_an_image_of_another_release_warns() -> None:
     "spec",
     [
         {"tektonVersion": "v1.12.0", "assistant": {"image": "mirror.example.com/nop:v1.12.0"}},
-        {"tektonVersion": "v1.8.0", "assistant": {"image": f"{config.NOP_REPOSITORY}:v1.7.0"}},  # what v1.8.0 resolves to
-        {"tektonVersion": "v1.16.0", "assistant": {"image": f"{config.NOP_REPOSITORY}:v1.16.0"}},  # newer than the table
-        {"tektonVersion": "v1.12.0", "assistant": {"image": f"{config.NOP_REPOSITORY}@sha256:" + "0" * 64}},  # digest only
+        {"tektonVersion": "v1.8.0", "assistant": {"image": f"{nop.NOP_REPOSITORY}:v1.7.0"}},  # what v1.8.0 resolves to
+        {"tektonVersion": "v1.16.0", "assistant": {"image": f"{nop.NOP_REPOSITORY}:v1.16.0"}},  # newer than the table
+        {"tektonVersion": "v1.12.0", "assistant": {"image": f"{nop.NOP_REPOSITORY}@sha256:" + "0" * 64}},  # digest only
         {"tektonVersion": "v1.12.0", "assistant": {"image": "registry.k8s.io/pause:3.10"}},  # not the nop image
-        {"tektonVersion": "v1.12.0", "assistant": {"image": f"{config.NOP_REPOSITORY}:latest"}},
-        {"tektonVersion": "v0.14.0", "assistant": {"image": f"{config.NOP_REPOSITORY}:v1.15.0"}},  # no nop release to compare
-        {"assistant": {"image": f"{config.NOP_REPOSITORY}:v1.12.0"}},  # no declared version
+        {"tektonVersion": "v1.12.0", "assistant": {"image": f"{nop.NOP_REPOSITORY}:latest"}},
+        {"tektonVersion": "v0.14.0", "assistant": {"image": f"{nop.NOP_REPOSITORY}:v1.15.0"}},  # no nop release to compare
+        {"assistant": {"image": f"{nop.NOP_REPOSITORY}:v1.12.0"}},  # no declared version
     ],
 )
 def test_images_that_cannot_disagree_do_not_warn(spec: dict[str, Any]) -> None:
@@ -226,11 +228,11 @@ def test_images_that_cannot_disagree_do_not_warn(spec: dict[str, Any]) -> None:
 
 
 def test_nop_tag() -> None:
-    assert config.nop_tag(f"{config.NOP_REPOSITORY}:v1.12.0@sha256:abc") == (1, 12, 0)
-    assert config.nop_tag("localhost:5000/nop") is None  # the port is not a tag
-    assert config.nop_tag("localhost:5000/tekton/nop:0.50.1") == (0, 50, 1)
-    assert config.nop_tag("example.com/nop:v1.2") is None
-    assert config.nop_tag("example.com/not-nop:v1.2.3") is None
+    assert nop.nop_tag(f"{nop.NOP_REPOSITORY}:v1.12.0@sha256:abc") == (1, 12, 0)
+    assert nop.nop_tag("localhost:5000/nop") is None  # the port is not a tag
+    assert nop.nop_tag("localhost:5000/tekton/nop:0.50.1") == (0, 50, 1)
+    assert nop.nop_tag("example.com/nop:v1.2") is None
+    assert nop.nop_tag("example.com/not-nop:v1.2.3") is None
 
 
 # ---------------------------------------------------------------- errors that name the fix
@@ -249,7 +251,7 @@ def test_an_unknown_configmap_key_warns_with_the_nearest_known_key() -> None:
 def test_an_unknown_configmap_key_without_a_near_one_lists_the_keys() -> None:
     (w,) = config.load(cm({"zzz": "1"}))[1]
     assert w.severity == "warning"
-    assert all(k in w.message for k in config.CONFIGMAP_KEYS)
+    assert all(k in w.message for k in configmap.CONFIGMAP_KEYS)
 
 
 def test_tektons_other_feature_flags_are_no_typo() -> None:

@@ -2,7 +2,6 @@
 validated against schemas/coschedulepolicy.schema.json and resolved into a Policy."""
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 from krm_fn.core import names
@@ -14,6 +13,16 @@ from krm_fn.core.keys import PATH_KEY
 from krm_fn.core.record import Record
 from krm_fn.core.results import ResourceRef
 from krm_fn.core.results import Result
+from krm_fn.policy.configmap import BOOL_KEYS
+from krm_fn.policy.configmap import CM_KEYS
+from krm_fn.policy.configmap import PARSE_BOOL
+from krm_fn.policy.configmap import YAML_KEYS
+from krm_fn.policy.configmap import unknown_key_warning
+from krm_fn.policy.nop import DEFAULT_NOP_IMAGE
+from krm_fn.policy.nop import nop_image
+from krm_fn.policy.nop import nop_release
+from krm_fn.policy.nop import nop_tag
+from krm_fn.policy.nop import parse_version
 from krm_fn.yaml import guards
 from krm_fn.yaml import yamlio
 
@@ -25,26 +34,6 @@ POLICY_API_VERSION = "fn.kpt.dev/v1alpha1"
 POLICY_KIND = "CoschedulePolicy"
 ACCEPTED = f"`{POLICY_KIND}.v1alpha1.fn.kpt.dev` or `ConfigMap.v1`"
 NEWEST_TEKTON = (1, 15, 0)
-# The assistant's image: Tekton runs its nop image (the controller's -nop-image flag), which
-# each release publishes as NOP_REPOSITORY:<release tag> (tekton/publish.yaml: `ko resolve
-# --preserve-import-paths -t <tag>` into ghcr.io/tektoncd/pipeline, the registry named in
-# tekton/release-cheat-sheet.md; releases first published to gcr.io/tekton-releases were all
-# copied there in 2025, commit d30463ea6). The release manifest also pins a digest, which is
-# not knowable offline. Releases: the stable tags of tektoncd/pipeline from v0.15.0, the first
-# whose nop image runs `tekton_run_indefinitely` (cmd/nop, commit a81f43d4d), to v1.15.0
-# (tags as of 3ee1745ae, 2026-08-20; there is no v0.44.1, v0.67 or v1.8). "X.Y.a-b" is the
-# patch releases a to b.
-NOP_REPOSITORY = "ghcr.io/tektoncd/pipeline/github.com/tektoncd/pipeline/cmd/nop"
-NOP_RELEASES = """
-0.15.0-2 0.16.0-3 0.17.0-3 0.18.0-1 0.19.0 0.20.0-1 0.21.0 0.22.0 0.23.0 0.24.0-3 0.25.0 0.26.0
-0.27.0-3 0.28.0-3 0.29.0-1 0.30.0-4 0.31.0-4 0.32.0-4 0.33.0-4 0.34.0-1 0.35.0-1 0.36.0-1
-0.37.0-5 0.38.0-4 0.39.0 0.40.0-2 0.41.0-3 0.42.0 0.43.0-2 0.44.0 0.44.2-5 0.45.0 0.46.0
-0.47.0-9 0.48.0 0.49.0 0.50.0-6 0.51.0 0.52.0-1 0.53.0-9 0.54.0-2 0.55.0 0.56.0-9 0.57.0 0.58.0
-0.59.0-6 0.60.0-2 0.61.0-1 0.62.0-9 0.63.0 0.64.0 0.65.0-7 0.66.0 0.68.0-1 0.69.0-1 0.70.0
-1.0.0-4 1.1.0 1.2.0-1 1.3.0-6 1.4.0 1.5.0 1.6.0-6 1.7.0 1.9.0-6 1.10.0-3 1.11.0-1 1.12.0-2
-1.13.0-1 1.14.0-1 1.15.0
-"""
-DEFAULT_NOP_IMAGE = f"{NOP_REPOSITORY}:v1.15.0"
 # config-defaults default-service-account: Tekton's value when the key is absent
 # (pkg/apis/config/default.go DefaultServiceAccountValue), also the shipped ConfigMap's
 DEFAULT_SERVICE_ACCOUNT = "default"
@@ -54,58 +43,6 @@ NEWEST_KUBERNETES = (1, 33)
 # matchLabelKeys / mismatchLabelKeys in pod (anti-)affinity (KEP-3633): alpha 1.29 (gate off),
 # beta and on by default 1.31, GA 1.33
 RUN_KEYED_SINCE = (1, 31)
-
-# ConfigMap key -> path in the typed spec: the one table of the keys the function reads (the
-# parser, the unknown-key warning and `--help` all use it)
-CONFIGMAP_KEYS: dict[str, tuple[str, ...]] = {
-    "coschedule": ("coschedule",),
-    "disable-affinity-assistant": ("disableAffinityAssistant",),
-    "set-security-context": ("assistant", "setSecurityContext"),
-    "set-security-context-read-only-root-filesystem": (
-        "assistant",
-        "setSecurityContextReadOnlyRootFilesystem",
-    ),
-    "default-affinity-assistant-pod-template": ("assistant", "podTemplate"),
-    "default-pod-template": ("defaultPodTemplate",),
-    "default-service-account": ("defaultServiceAccount",),
-    "tekton-version": ("tektonVersion",),
-    "coschedule-strategy": ("strategy",),
-    "kubernetes-version": ("kubernetesVersion",),
-    "nop-image": ("assistant", "image"),
-}
-_CM_KEYS = CONFIGMAP_KEYS
-# Tekton's own keys of feature-flags and config-defaults that the function does not read: a
-# ConfigMap copied from the cluster holds them, and they are no typo (`_example` and other
-# keys starting with `_` are comments by Tekton's convention)
-_TEKTON_OTHER_KEYS = frozenset((
-    "await-sidecar-readiness", "disable-creds-init", "disable-home-env-overwrite",
-    "disable-inline-spec", "disable-working-directory-overwrite", "embedded-status",
-    "enable-api-fields", "enable-artifacts", "enable-cel-in-whenexpression",
-    "enable-concise-resolver-syntax", "enable-custom-tasks", "enable-keep-pod-on-cancel",
-    "enable-kubernetes-sidecar", "enable-param-enum", "enable-provenance-in-status",
-    "enable-spire", "enable-step-actions", "enable-tekton-oci-bundles",
-    "enable-wait-exponential-backoff", "enforce-nonfalsifiability", "keep-pod-on-cancel",
-    "max-result-size", "require-git-ssh-secret-known-hosts", "resource-verification-mode",
-    "results-from", "running-in-environment-with-injected-sidecars",
-    "scope-when-expressions-to-task", "send-cloudevents-for-runs",
-    "trusted-resources-verification-no-match-policy", "verification-mode",
-    "default-timeout-minutes", "default-managed-by-label-value", "default-cloud-events-sink",
-    "default-task-run-workspace-binding", "default-max-matrix-combinations-count",
-    "default-forbidden-env", "default-resolver-type", "default-imagepullbackoff-timeout",
-    "default-maximum-resolution-timeout", "default-container-resource-requirements",
-    "default-sidecar-log-polling-interval", "default-step-ref-concurrency-limit",
-))
-_BOOL_KEYS = {
-    "disable-affinity-assistant",
-    "set-security-context",
-    "set-security-context-read-only-root-filesystem",
-}
-_YAML_KEYS = {"default-affinity-assistant-pod-template", "default-pod-template"}
-# Go strconv.ParseBool
-_PARSE_BOOL = {
-    **dict.fromkeys(("1", "t", "T", "TRUE", "true", "True"), True),
-    **dict.fromkeys(("0", "f", "F", "FALSE", "false", "False"), False),
-}
 
 
 class Policy(Record):
@@ -341,19 +278,6 @@ def _schema_message(e: Any, original: Any = None) -> str:
     return str(e.message)
 
 
-def unknown_key_warning(key: str) -> str | None:
-    """The warning for a ConfigMap key the function does not read, naming the nearest key it
-    does; None for Tekton's other keys of feature-flags and config-defaults."""
-    if key in _CM_KEYS or key in _TEKTON_OTHER_KEYS or key.startswith("_"):
-        return None
-    import difflib
-
-    near = difflib.get_close_matches(key, list(_CM_KEYS), n=1)
-    if near:
-        return f"unknown key {key!r} is ignored; did you mean {near[0]!r}?"
-    return f"unknown key {key!r} is ignored; the keys read are " + ", ".join(_CM_KEYS)
-
-
 def _quote_hint(value: Any, node: Any) -> str:
     """`but YAML read 1.30 as a number; quote it: "1.30"`, in the spelling of the source
     (`node`, the round-trip value) where there is one."""
@@ -379,7 +303,7 @@ def _from_configmap(plain: dict[str, Any], src: _Source, fc: Any = None) -> tupl
     paths: dict[tuple[str, ...], str] = {}
     warnings: list[Result] = []
     for key in sorted(data):
-        if key not in _CM_KEYS:
+        if key not in CM_KEYS:
             unknown = unknown_key_warning(str(key))
             if unknown is not None:
                 warnings.append(_err(src, f"data.{key}", unknown, "warning"))
@@ -389,17 +313,17 @@ def _from_configmap(plain: dict[str, Any], src: _Source, fc: Any = None) -> tupl
         if not isinstance(value, str):
             errors.append(_err(src, fpath, f"must be a string, {_quote_hint(value, source.get(key))}"))
             continue
-        target = _CM_KEYS[key]
+        target = CM_KEYS[key]
         paths[target] = fpath
         parsed: Any
-        if key in _BOOL_KEYS:
-            if value not in _PARSE_BOOL:
+        if key in BOOL_KEYS:
+            if value not in PARSE_BOOL:
                 errors.append(
                     _err(src, fpath, f"{value!r} is not a boolean; use \"true\" or \"false\"")
                 )
                 continue
-            parsed = _PARSE_BOOL[value]
-        elif key in _YAML_KEYS:
+            parsed = PARSE_BOOL[value]
+        elif key in YAML_KEYS:
             try:
                 # bounded like the input itself: an alias bomb in a string is still a bomb
                 parsed = guards.load_guarded(value, f"{fpath}") if value.strip() else {}
@@ -443,13 +367,6 @@ def _from_configmap(plain: dict[str, Any], src: _Source, fc: Any = None) -> tupl
             return None, errs + warnings
     policy, results = _resolve(spec, src, "data", paths)
     return policy, warnings + results
-
-
-def parse_version(v: str) -> tuple[int, int, int]:
-    m = re.fullmatch(r"v?(\d+)\.(\d+)(?:\.(\d+))?", v.strip())
-    if not m:
-        raise ValueError(v)
-    return int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)
 
 
 def _resolve(
@@ -516,53 +433,6 @@ def _resolve(
             )
         ]
     return p, results
-
-
-_RELEASES: list[tuple[int, int, int]] = []
-
-
-def nop_releases() -> list[tuple[int, int, int]]:
-    """NOP_RELEASES as sorted versions (parsed on first use)."""
-    if not _RELEASES:
-        for token in NOP_RELEASES.split():
-            major, minor, patches = token.split(".")
-            first, _, last = patches.partition("-")
-            _RELEASES.extend((int(major), int(minor), n) for n in range(int(first), int(last or first) + 1))
-    return _RELEASES
-
-
-def nop_release(version: tuple[int, int, int]) -> tuple[int, int, int] | None:
-    """The newest release with a nop image that is not after `version` (None below v0.15.0,
-    whose assistant was not the nop image)."""
-    found = None
-    for release in nop_releases():
-        if release > version:
-            break
-        found = release
-    return found
-
-
-def nop_image(version: tuple[int, int, int]) -> str:
-    """The assistant image for a cluster that runs Tekton `version`: its release's nop image
-    (for a version between releases or newer than the table, the newest release before it);
-    below v0.15.0 the newest, since the placeholder needs the nop image's behaviour."""
-    release = nop_release(version)
-    return f"{NOP_REPOSITORY}:v{release[0]}.{release[1]}.{release[2]}" if release else DEFAULT_NOP_IMAGE
-
-
-def nop_tag(image: str) -> tuple[int, int, int] | None:
-    """The release in the tag of a nop image reference (any registry, so mirrors count:
-    the repository's last path segment is `nop`), or None when the image is not one or has no
-    version tag (a digest alone cannot be checked offline)."""
-    name = image.split("@", 1)[0]
-    last = name.rpartition("/")[2]
-    segment, sep, tag = last.partition(":")
-    if segment != "nop" or not sep:
-        return None
-    try:
-        return parse_version(tag) if tag[:1] in "v0123456789" and tag.count(".") == 2 else None
-    except ValueError:
-        return None
 
 
 def _image_version_check(
