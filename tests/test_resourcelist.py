@@ -13,8 +13,8 @@ import pytest
 import yaml
 
 from krm_fn.core import errors
+from krm_fn.io import identity
 from krm_fn.io import resourcelist
-from krm_fn.io import scanner
 from krm_fn.io.items import Item
 from krm_fn.io.items import ResourceList
 from krm_fn.modes.krm import run_resource_list
@@ -366,7 +366,7 @@ def test_directive_does_not_leak_into_later_dumps() -> None:
     ],
 )
 def test_scalar_reads_one_line_values(raw: str, value: Any) -> None:
-    assert scanner._scalar(raw) == value
+    assert identity.plain_scalar(raw) == value
 
 
 @pytest.mark.parametrize(
@@ -375,7 +375,7 @@ def test_scalar_reads_one_line_values(raw: str, value: Any) -> None:
      "&anchor x", "*alias", "!tag x", "|", ">-", "a: b", "x\t# tab", '"\\x41"'],
 )
 def test_scalar_is_unsure_about_anything_else(raw: str) -> None:
-    assert scanner._scalar(raw) is scanner._COMPLEX
+    assert identity.plain_scalar(raw) is identity.COMPLEX
 
 
 # --------------------------------------------------------------------------- rewrites

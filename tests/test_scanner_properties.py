@@ -171,14 +171,14 @@ def _identity(it: items_mod.Item) -> tuple[Any, ...]:
 def test_a_document_reads_as_its_entry(text: str) -> None:
     """Files mode reads an object's identity off its document (no re-indented copy): the same
     identity as the scanner reads off the document made into a `- ` entry, the form it had."""
-    from krm_fn.io import scanner
+    from krm_fn.io import identity
     from krm_fn.yaml import yamltext
 
     assume(text.strip())
     entry = yamltext.entry_of(text)
     assume("\n-" in "\n" + entry)
-    doc_item = scanner.make_document_item(0, text)
-    entry_item = scanner.make_item(0, entry, 0 if entry.startswith("-") else entry.index("\n-") + 1, 0)
+    doc_item = identity.make_document_item(0, text)
+    entry_item = identity.make_item(0, entry, 0 if entry.startswith("-") else entry.index("\n-") + 1, 0)
     assert _identity(doc_item) == _identity(entry_item)
     assert doc_item.text == text and doc_item.document and doc_item.entry_text() == entry
 

@@ -21,14 +21,22 @@ import re
 from krm_fn.core.errors import InputError
 from krm_fn.core.errors import Unsure
 from krm_fn.core.keys import PATH_ANNOTATIONS
+from krm_fn.io.identity import COMPLEX
+from krm_fn.io.identity import make_item
+from krm_fn.io.identity import plain_scalar
+from krm_fn.io.identity import strip_comment
 from krm_fn.io.items import Item
-from krm_fn.io.items import Meta
 from krm_fn.io.items import ResourceList
 from krm_fn.io.items import detect_indent
 from krm_fn.io.items import libyaml_reads
+from krm_fn.io.lines import CONTENT_RE
+from krm_fn.io.lines import INDENTED_RE
+from krm_fn.io.lines import KEY_RE
+from krm_fn.io.lines import TOP_LINE_RE
+from krm_fn.io.lines import only_blank_or_comment
+from krm_fn.io.lines import shallow_re
 from krm_fn.yaml import guards
 from krm_fn.yaml import lite
-from krm_fn.yaml import litescalar
 from krm_fn.yaml import yamlio
 from krm_fn.yaml import yamltext
 
@@ -36,63 +44,8 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 m
 if TYPE_CHECKING:
     from typing import Any
 
-_KEY_RE = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_./-]*) *:(?: +(.*?))? *$")
-# Patterns that find lines start with a literal "\n" (search from the "\n" that ends the line
-# before): the regex engine then scans for it in C, several times faster than `^` with re.M.
-_TOP_LINE_RE = re.compile(r"\n([^ \n][^\n]*)")  # every line that starts in column 0
-_CONTENT_RE = re.compile(r"\n( *)[^ \n#]")  # the next non-blank, non-comment line
-_INDENTED_RE = re.compile(r"\n +[^ \n#]")
-_BLANK_OR_COMMENT_RE = re.compile(r"(?:[ ]*(?:#[^\n]*)?(?:\n|\Z))*")
 _ALIAS_RE = r"(?m)(?:^[ ]*|[-?:][ ]+|[\[{,][ ]*)\*([^\s,\[\]{}]+)"  # compiled on first use (re's cache)
 KNOWN_SECTIONS = ("apiVersion", "kind", "items", "functionConfig", "results")
-_PATTERNS: dict[tuple[str, int, int], re.Pattern[str]] = {}
-
-
-def _shallow_re(d: int) -> re.Pattern[str]:
-    """Lines indented less than an item's content (d + 2): item starts, head comments."""
-    return _pattern("\\n( {0,%d}[^ \\n][^\\n]*)", 0, d + 1)
-
-
-_AT_INDENT: dict[int, re.Pattern[str]] = {}
-
-
-def _at_indent_re(c: int) -> re.Pattern[str]:
-    """Non-comment lines indented exactly `c`: the keys of a block mapping. Groups: 1 a key,
-    2 its inline value; 3 a sequence entry (an indentless list, the value of the key
-    before); 4 anything else (not a line this scanner understands). Kept by indent (asked
-    three times per item)."""
-    p = _AT_INDENT.get(c)
-    if p is None:
-        p = _AT_INDENT[c] = _pattern(
-            "\\n {%d}(?:([A-Za-z0-9_][A-Za-z0-9_./-]*) *:(?: +([^\\n]*?))? *|(-(?: [^\\n]*)?)|([^ \\n#][^\\n]*))(?=\\n)",
-            c,
-            0,
-        )
-    return p
-
-
-def _between_re(lo: int, hi: int) -> re.Pattern[str]:
-    """Non-comment lines indented lo..hi: too shallow for the mapping being read."""
-    return _pattern("\\n {%d,%d}[^ \\n#]", lo, hi)
-
-
-def _pattern(template: str, x: int, y: int) -> re.Pattern[str]:
-    key = (template, x, y)
-    p = _PATTERNS.get(key)
-    if p is None:
-        p = _PATTERNS[key] = re.compile(template % ((x, y) if template.count("%d") == 2 else (x or y,)))
-    return p
-
-
-
-
-def only_blank_or_comment(text: str, a: int = 0, b: int | None = None) -> bool:
-    end = len(text) if b is None else b
-    if a >= end:
-        return True
-    m = _BLANK_OR_COMMENT_RE.match(text, a, end)
-    return m is not None and m.end() == end
-
 
 
 def scan(text: str) -> ResourceList:
@@ -103,7 +56,7 @@ def scan(text: str) -> ResourceList:
         raise Unsure("CR or a Unicode line separator")
     # Tabs need no check of their own: a tab that YAML would take as separation, at the start
     # of a line or after a dash or colon, makes that line fail the key and dash patterns
-    # (-> Unsure), and _scalar() refuses values with tabs; deeper tabs are content.
+    # (-> Unsure), and plain_scalar() refuses values with tabs; deeper tabs are content.
     if not text.endswith("\n"):
         text += "\n"
     sections, order, header = _top_level(text)
@@ -152,7 +105,7 @@ def _top_level(text: str) -> tuple[dict[str, list[Any]], list[str], str]:
     doc_start: tuple[int, int] | None = None  # the `---` line before the first key
     header = ""
     end = len(text)
-    for m in _TOP_LINE_RE.finditer("\n" + text):
+    for m in TOP_LINE_RE.finditer("\n" + text):
         line = m.group(1)
         start = m.start()  # of the line, in `text`
         c0 = line[0]
@@ -170,7 +123,7 @@ def _top_level(text: str) -> tuple[dict[str, list[Any]], list[str], str]:
             if cur is None:
                 raise Unsure("content before the first key")
             continue
-        km = _KEY_RE.match(line)
+        km = KEY_RE.match(line)
         if not km:
             raise Unsure("top-level line")
         key = km.group(1)
@@ -179,7 +132,7 @@ def _top_level(text: str) -> tuple[dict[str, list[Any]], list[str], str]:
             raise InputError(f"line {lineno}: duplicate top-level key {key!r} in the ResourceList; remove one of them")
         if cur is None:
             head = text[:start]
-            if _INDENTED_RE.search("\n" + head):
+            if INDENTED_RE.search("\n" + head):
                 raise Unsure("content before the first key")
             # comments before the first key are kept; a leading `---` is dropped
             header = head if doc_start is None else head[: doc_start[0]] + head[doc_start[1] :]
@@ -217,8 +170,8 @@ def _scalar_section(text: str, sections: dict[str, list[Any]], key: str) -> tupl
     a, b, v, le = sections[key]
     if not only_blank_or_comment(text, le, b):
         raise Unsure(f"{key} spans lines")
-    val = _scalar(v)
-    if val is None or val is _COMPLEX:
+    val = plain_scalar(v)
+    if val is None or val is COMPLEX:
         raise Unsure(f"{key} value")
     return str(val), text[a:b]
 
@@ -229,12 +182,12 @@ def _items_section(text: str, sections: dict[str, list[Any]]) -> tuple[list[Item
         return [], 0, "items:\n", ""
     a, b, v, le = sections["items"]
     items_line = text[a:le]
-    if v is not None and _strip_comment(v) not in ("", "[]", "null", "~"):
+    if v is not None and strip_comment(v) not in ("", "[]", "null", "~"):
         raise Unsure("flow items")
-    if v is not None and _strip_comment(v) and not only_blank_or_comment(text, le, b):
+    if v is not None and strip_comment(v) and not only_blank_or_comment(text, le, b):
         raise Unsure("items value and content")
     items, items_indent, items_trailer = _split_items(text, le, b)
-    if not items and _strip_comment(v or ""):
+    if not items and strip_comment(v or ""):
         return items, items_indent, text[a:b], ""  # `items: []` and what follows it, as written
     return items, items_indent, items_line, items_trailer
 
@@ -307,7 +260,7 @@ def _check_aliases(text: str, items: list[Item], spans: list[tuple[int, int]]) -
 def _split_items(text: str, a: int, b: int) -> tuple[list[Item], int, str]:
     """Items of the block sequence in text[a:b]: (items, dash indent, trailing comments).
     `a` is a line start after a newline."""
-    m = _CONTENT_RE.search(text, a - 1, b)
+    m = CONTENT_RE.search(text, a - 1, b)
     if m is None:
         return [], 0, text[a:b]
     d = len(m.group(1))
@@ -316,7 +269,7 @@ def _split_items(text: str, a: int, b: int) -> tuple[list[Item], int, str]:
         raise Unsure("items not a block sequence")
     starts: list[tuple[int, int]] = []  # (chunk start, dash line start)
     comments: list[int] = []  # shallow comment lines since the last item start
-    for sm in _shallow_re(d).finditer(text, a - 1, b):
+    for sm in shallow_re(d).finditer(text, a - 1, b):
         line = sm.group(1)
         p = sm.start() + 1
         ind = len(line) - len(line.lstrip(" "))
@@ -355,291 +308,3 @@ def _head_start(text: str, comments: list[int], p: int) -> int:
 
 
 # --------------------------------------------------------------------------- item identity
-
-_COMPLEX = object()
-_SIMPLE_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_./-]*)|'([^'\n]*)'")
-# the only plain words of that shape a YAML 1.1 or 1.2 reader takes for a bool or null
-_BOOL_NULL_WORDS = frozenset(
-    v for w in ("y", "n", "yes", "no", "on", "off", "true", "false", "null") for v in (w, w.upper(), w.capitalize())
-)
-
-
-def _strip_comment(v: str) -> str:
-    if v.lstrip().startswith("#"):
-        return ""
-    k = v.find(" #")
-    return (v[:k] if k >= 0 else v).strip()
-
-
-def _scalar(v: str | None) -> Any:
-    """Decode a one-line scalar; None for an empty value, _COMPLEX when unsure."""
-    if v is None:
-        return None
-    m = _SIMPLE_RE.fullmatch(v)  # the common cases first: `v1`, `web-1`, `'0'`
-    if m is not None:
-        plain = m.group(1)
-        if plain is not None:
-            return _COMPLEX if plain in _BOOL_NULL_WORDS else plain
-        return m.group(2)
-    v = v.strip(" ")
-    if not v or v.startswith("#"):
-        return None
-    if "\t" in v:
-        return _COMPLEX
-    c = v[0]
-    if c == "'" or c == '"':
-        try:
-            value, end = litescalar.quoted(v, 0)  # one line, JSON's escapes: else the composer reads it
-        except Unsure:
-            return _COMPLEX
-        rest = v[end:].strip()
-        if rest and not rest.startswith("#"):
-            return _COMPLEX
-        return str(value)
-    if c in "&*!|>{[%@`?,-":
-        return _COMPLEX
-    s = _strip_comment(v)
-    if yamlio.is_ambiguous(s) or ": " in s or s.endswith(":"):
-        return _COMPLEX  # a number, bool, null or date to a YAML reader; or not a scalar
-    return s
-
-
-def make_item(pos: int, chunk: str, dash: int, d: int) -> Item:
-    """An Item for `chunk`, whose dash line starts at offset `dash`."""
-    item = Item(pos=pos, text=chunk, meta=Meta())
-    eol = chunk.find("\n", dash)
-    first = chunk[dash:eol]
-    after = first[d + 1 :].lstrip(" ")
-    try:
-        if not after or after.startswith("#"):
-            m = _CONTENT_RE.search(chunk, eol)
-            if m is None:
-                item.meta.is_mapping = False
-                item.complex_meta = True
-                return item
-            c = len(m.group(1))
-            entries = _entries(chunk, m.start() + 1, len(chunk), c, d + 1)
-        elif after[0] in "{[?!&*|>":
-            raise Unsure("flow, tagged or anchored")
-        else:
-            c = len(first) - len(after)
-            km = _KEY_RE.match(after)
-            k, v = (km.group(1), km.group(2)) if km else _quoted_entry(after)
-            entries = _entries(chunk, eol + 1, len(chunk), c, d + 1)
-            # the first key's body ends where the line of the next key starts
-            body_end = chunk.rfind("\n", 0, entries[0][2] - 1) + 1 if entries else len(chunk)
-            entries.insert(0, (k, v, eol + 1, body_end))
-        _read_identity(chunk, entries, c, item.meta)
-    except Unsure:
-        _composed_identity(item, chunk)
-    return item
-
-
-def make_document_item(pos: int, text: str) -> Item:
-    """An Item whose text is a whole document (files mode). Its identity is read off the
-    document as it is when its first content line is a plain key at column 0 (then every
-    key of it is: anything else is unsure); otherwise, or when unsure, exactly as the
-    document's `- ` entry would be read (make_item)."""
-    # every line after a newline and ending with one, as the patterns want them
-    t = "\n" + text if text.endswith("\n") else "\n" + text + "\n"
-    m = _CONTENT_RE.search(t)
-    if m is not None and not m.group(1):
-        item = Item(pos=pos, text=text, meta=Meta(), document=True)
-        a = m.start() + 1
-        if _KEY_RE.match(t, a, t.index("\n", a)) is not None:
-            try:
-                _read_identity(t, _entries(t, a, len(t), 0, -1), 0, item.meta)
-                return item
-            except Unsure:
-                pass
-    entry = yamltext.entry_of(text)
-    item = make_item(pos, entry, 0 if entry.startswith("-") else entry.index("\n-") + 1, 0)
-    item.text = text
-    item.document = True
-    return item
-
-
-def _entries(text: str, a: int, b: int, ind: int, outer: int) -> list[tuple[str, Any, int, int]]:
-    """The keys of the block mapping indented `ind` in text[a:b] (a: a line start after a
-    newline; lines indented `outer` or less are not part of it): (key, raw inline value,
-    body start, body end). Deeper lines are skipped in C."""
-    if ind > outer + 1 and _between_re(outer + 1, ind - 1).search(text, a - 1, b):
-        raise Unsure("a line indented less than the mapping's keys")
-    out: list[tuple[str, Any, int, int]] = []
-    key = value = None
-    start = 0
-    for m in _at_indent_re(ind).finditer(text, a - 1, b):
-        k, v, dash, other = m.groups()
-        if k is None:
-            if dash is not None:
-                continue  # an indentless sequence: the value of the key before
-            k, v = _quoted_entry(other)
-        s, e = m.span()
-        if key is not None:
-            out.append((key, value, start, s + 1))
-        key, value, start = k, v, e + 1
-    if key is not None:
-        out.append((key, value, min(start, b), b))
-    return out
-
-
-def _quoted_entry(line: str) -> tuple[str, str | None]:
-    """(key, raw inline value) of a line that starts with a quoted key (`"kind": Task`), as
-    the key pattern gives them for a plain one; Unsure for any other line."""
-    said = litescalar.quoted_key(line, 0)
-    if not said:
-        raise Unsure("not a key")
-    key, at = said
-    v = line[at:].strip(" ")
-    return str(key), v or None
-
-
-_WANTED_META = ("name", "namespace", "generateName")
-
-
-def _single(text: str, v: str | None, a: int, b: int) -> Any:
-    """The scalar value of an entry; _COMPLEX if it goes on below its line."""
-    val = _scalar(v)
-    if val is not None and a < b and not only_blank_or_comment(text, a, b):
-        return _COMPLEX
-    return val
-
-
-def _read_identity(chunk: str, entries: list[tuple[str, Any, int, int]], c: int, meta: Meta) -> None:
-    seen: set[str] = set()
-    for key, v, a, b in entries:
-        if key not in ("apiVersion", "kind", "metadata"):
-            continue
-        if key in seen:
-            raise Unsure("duplicate " + key)
-        seen.add(key)
-        if key == "metadata":
-            if _scalar(v) is not None:
-                raise Unsure("flow metadata")
-            m = _CONTENT_RE.search(chunk, a - 1, b)
-            if m is not None:
-                mi = len(m.group(1))
-                if mi <= c:
-                    raise Unsure("metadata is not a mapping")
-                _read_metadata(chunk, a, b, mi, c, meta)
-            continue
-        val = _single(chunk, v, a, b)
-        if not isinstance(val, str):
-            raise Unsure(key)
-        if key == "kind":
-            meta.kind = val
-        else:
-            meta.api_version = val
-
-
-def _read_metadata(chunk: str, a: int, b: int, mi: int, c: int, meta: Meta) -> None:
-    seen: set[str] = set()
-    for mk, mv, ma, mb in _entries(chunk, a, b, mi, c):
-        if mk in _WANTED_META:
-            val = _single(chunk, mv, ma, mb)
-            if mk in seen or not isinstance(val, str):
-                raise Unsure(mk)
-            seen.add(mk)
-            setattr(meta, "generate_name" if mk == "generateName" else mk, val)
-        elif mk == "annotations":
-            if mk in seen or _scalar(mv) is not None:
-                raise Unsure("flow annotations")
-            seen.add(mk)
-            m = _CONTENT_RE.search(chunk, ma - 1, mb)
-            if m is None:
-                continue
-            ai = len(m.group(1))
-            if ai <= mi:
-                raise Unsure("annotations is not a mapping")
-            for ak, av, aa, ab in _entries(chunk, ma, mb, ai, mi):
-                val = _single(chunk, av, aa, ab)
-                # unsure of a value (a block scalar, an escape JSON lacks, a number): parse
-                # the item, so that meta.annotations is always exactly what a reader sees
-                if not isinstance(val, str) or ak in meta.annotations:
-                    raise Unsure(ak)
-                meta.annotations[ak] = val
-
-
-_STR_TAG = "tag:yaml.org,2002:str"
-
-
-def _composed_identity(item: Item, chunk: str) -> None:
-    """Identity of an item the line scanner is unsure of (flow or JSON items, which kpt
-    passes through as `- {"apiVersion": ...}`, quoted keys, multi-line values, duplicate
-    keys...), read from libyaml's node graph: C speed, exact strings, and each scalar's
-    style, so that a plain `yes`, `0o17` or `null`, which YAML 1.1 and 1.2 read differently,
-    sends the item to the round-trip loader (`complex_meta`). Duplicate identity keys are
-    noted in meta.duplicates (the item is refused: readers disagree on which one counts)."""
-    item.complex_meta = True
-    item.meta = Meta()
-    if guards.may_nest_deeper_than_limit(chunk):
-        return  # the C composer recurses per level: the bounded loader names the depth
-    import yaml  # PyYAML; only lists with such items pay for it
-
-    try:
-        root = yaml.compose(chunk, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except yaml.YAMLError:
-        return
-    if not isinstance(root, yaml.SequenceNode) or len(root.value) != 1:
-        return
-    node = root.value[0]
-    meta = Meta()
-    dups: list[str] = []
-    try:
-        top = _mapping(yaml, node, dups, "", ("apiVersion", "kind", "metadata"))
-        if top is None:
-            return
-        meta.api_version = _plain_str(yaml, top.get("apiVersion"))
-        meta.kind = _plain_str(yaml, top.get("kind"))
-        md = _mapping(yaml, top.get("metadata"), dups, "metadata.", ("name", "namespace", "generateName", "annotations"))
-        meta.duplicates = tuple(dups)
-        if md is not None:
-            meta.name = _plain_str(yaml, md.get("name"))
-            meta.namespace = _plain_str(yaml, md.get("namespace"))
-            meta.generate_name = _plain_str(yaml, md.get("generateName"))
-            ann = _mapping(yaml, md.get("annotations"))
-            for k, v in (ann or {}).items():
-                if isinstance(v, yaml.ScalarNode) and not (not v.style and v.value in ("", "~")):
-                    meta.annotations[k] = _plain_str(yaml, v)
-    except Unsure:
-        return
-    item.meta = meta
-    item.complex_meta = False
-
-
-def _mapping(
-    yaml: Any, node: Any, dups: list[str] | None = None, prefix: str = "", watched: tuple[str, ...] = ()
-) -> dict[str, Any] | None:
-    """A mapping node's entries by key (last wins); None if absent or not a mapping. A
-    `watched` key met twice is added to `dups` (with `prefix`)."""
-    if node is None or not isinstance(node, yaml.MappingNode):
-        if node is not None and not isinstance(node, yaml.ScalarNode):
-            raise Unsure("a sequence where a mapping goes")
-        if isinstance(node, yaml.ScalarNode) and not (not node.style and node.value in ("", "~", "null")):
-            raise Unsure("a scalar where a mapping goes")
-        return None
-    out: dict[str, Any] = {}
-    for k, v in node.value:
-        key = _plain_str(yaml, k)
-        if key == "<<" or k.tag == "tag:yaml.org,2002:merge":
-            raise Unsure("merge key")
-        if key in out and key in watched and dups is not None:
-            dups.append(prefix + key)
-        out[key] = v
-    return out
-
-
-def _plain_str(yaml: Any, node: Any) -> str:
-    """The string a YAML 1.2 reader sees in a scalar node; Unsure for anything else."""
-    if node is None:
-        return ""
-    if not isinstance(node, yaml.ScalarNode):
-        raise Unsure("not a scalar")
-    if not node.style:  # plain (None, or "" from the C loader): typed by the schema, and 1.1 and 1.2 types differ
-        if not node.value or yamlio.is_ambiguous(node.value):
-            raise Unsure(node.value)
-    elif node.tag != _STR_TAG:
-        raise Unsure("explicit tag")
-    return str(node.value)
-
-

@@ -17,8 +17,8 @@ from krm_fn.core.keys import INDEX_KEY
 from krm_fn.core.keys import LOCATION_KEYS
 from krm_fn.core.keys import PATH_KEY
 from krm_fn.core.record import Record
+from krm_fn.io import identity
 from krm_fn.io import items as items_mod
-from krm_fn.io import scanner
 from krm_fn.io.items import Item
 from krm_fn.io.items import ResourceList
 from krm_fn.yaml import guards
@@ -377,7 +377,7 @@ def _document_item(body: str, where: str, line: int, checked: bool = False) -> I
         if standing is None:  # the breaks shape the document: write it as block YAML
             return Item(0, None, items_mod.meta_of(node), doc=RoundTripDocument(node, block=True))
         text, checked = standing, True  # read whole just now
-    item = scanner.make_document_item(0, text)
+    item = identity.make_document_item(0, text)
     item.line = line
     if not checked:
         _check_document(text, where, line)

@@ -1,0 +1,316 @@
+"""An item's identity (apiVersion, kind, metadata.name, namespace, generateName, annotations
+and labels) read from its text without parsing it: the top-level entries found by
+indentation and their plain or quoted scalars read here; anything else (a flow mapping, an
+anchor, a tag) read by libyaml's composer from that item's text alone.
+"""
+from __future__ import annotations
+
+import re
+
+from krm_fn.core.errors import Unsure
+from krm_fn.io.items import Item
+from krm_fn.io.items import Meta
+from krm_fn.io.lines import CONTENT_RE
+from krm_fn.io.lines import KEY_RE
+from krm_fn.io.lines import at_indent_re
+from krm_fn.io.lines import between_re
+from krm_fn.io.lines import only_blank_or_comment
+from krm_fn.yaml import guards
+from krm_fn.yaml import litescalar
+from krm_fn.yaml import yamlio
+from krm_fn.yaml import yamltext
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
+if TYPE_CHECKING:
+    from typing import Any
+
+
+COMPLEX = object()
+
+
+_SIMPLE_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_./-]*)|'([^'\n]*)'")
+
+
+# the only plain words of that shape a YAML 1.1 or 1.2 reader takes for a bool or null
+_BOOL_NULL_WORDS = frozenset(
+    v for w in ("y", "n", "yes", "no", "on", "off", "true", "false", "null") for v in (w, w.upper(), w.capitalize())
+)
+
+
+def strip_comment(v: str) -> str:
+    if v.lstrip().startswith("#"):
+        return ""
+    k = v.find(" #")
+    return (v[:k] if k >= 0 else v).strip()
+
+
+def plain_scalar(v: str | None) -> Any:
+    """Decode a one-line scalar; None for an empty value, COMPLEX when unsure."""
+    if v is None:
+        return None
+    m = _SIMPLE_RE.fullmatch(v)  # the common cases first: `v1`, `web-1`, `'0'`
+    if m is not None:
+        plain = m.group(1)
+        if plain is not None:
+            return COMPLEX if plain in _BOOL_NULL_WORDS else plain
+        return m.group(2)
+    v = v.strip(" ")
+    if not v or v.startswith("#"):
+        return None
+    if "\t" in v:
+        return COMPLEX
+    c = v[0]
+    if c == "'" or c == '"':
+        try:
+            value, end = litescalar.quoted(v, 0)  # one line, JSON's escapes: else the composer reads it
+        except Unsure:
+            return COMPLEX
+        rest = v[end:].strip()
+        if rest and not rest.startswith("#"):
+            return COMPLEX
+        return str(value)
+    if c in "&*!|>{[%@`?,-":
+        return COMPLEX
+    s = strip_comment(v)
+    if yamlio.is_ambiguous(s) or ": " in s or s.endswith(":"):
+        return COMPLEX  # a number, bool, null or date to a YAML reader; or not a scalar
+    return s
+
+
+def make_item(pos: int, chunk: str, dash: int, d: int) -> Item:
+    """An Item for `chunk`, whose dash line starts at offset `dash`."""
+    item = Item(pos=pos, text=chunk, meta=Meta())
+    eol = chunk.find("\n", dash)
+    first = chunk[dash:eol]
+    after = first[d + 1 :].lstrip(" ")
+    try:
+        if not after or after.startswith("#"):
+            m = CONTENT_RE.search(chunk, eol)
+            if m is None:
+                item.meta.is_mapping = False
+                item.complex_meta = True
+                return item
+            c = len(m.group(1))
+            entries = _entries(chunk, m.start() + 1, len(chunk), c, d + 1)
+        elif after[0] in "{[?!&*|>":
+            raise Unsure("flow, tagged or anchored")
+        else:
+            c = len(first) - len(after)
+            km = KEY_RE.match(after)
+            k, v = (km.group(1), km.group(2)) if km else _quoted_entry(after)
+            entries = _entries(chunk, eol + 1, len(chunk), c, d + 1)
+            # the first key's body ends where the line of the next key starts
+            body_end = chunk.rfind("\n", 0, entries[0][2] - 1) + 1 if entries else len(chunk)
+            entries.insert(0, (k, v, eol + 1, body_end))
+        _read_identity(chunk, entries, c, item.meta)
+    except Unsure:
+        _composed_identity(item, chunk)
+    return item
+
+
+def make_document_item(pos: int, text: str) -> Item:
+    """An Item whose text is a whole document (files mode). Its identity is read off the
+    document as it is when its first content line is a plain key at column 0 (then every
+    key of it is: anything else is unsure); otherwise, or when unsure, exactly as the
+    document's `- ` entry would be read (make_item)."""
+    # every line after a newline and ending with one, as the patterns want them
+    t = "\n" + text if text.endswith("\n") else "\n" + text + "\n"
+    m = CONTENT_RE.search(t)
+    if m is not None and not m.group(1):
+        item = Item(pos=pos, text=text, meta=Meta(), document=True)
+        a = m.start() + 1
+        if KEY_RE.match(t, a, t.index("\n", a)) is not None:
+            try:
+                _read_identity(t, _entries(t, a, len(t), 0, -1), 0, item.meta)
+                return item
+            except Unsure:
+                pass
+    entry = yamltext.entry_of(text)
+    item = make_item(pos, entry, 0 if entry.startswith("-") else entry.index("\n-") + 1, 0)
+    item.text = text
+    item.document = True
+    return item
+
+
+def _entries(text: str, a: int, b: int, ind: int, outer: int) -> list[tuple[str, Any, int, int]]:
+    """The keys of the block mapping indented `ind` in text[a:b] (a: a line start after a
+    newline; lines indented `outer` or less are not part of it): (key, raw inline value,
+    body start, body end). Deeper lines are skipped in C."""
+    if ind > outer + 1 and between_re(outer + 1, ind - 1).search(text, a - 1, b):
+        raise Unsure("a line indented less than the mapping's keys")
+    out: list[tuple[str, Any, int, int]] = []
+    key = value = None
+    start = 0
+    for m in at_indent_re(ind).finditer(text, a - 1, b):
+        k, v, dash, other = m.groups()
+        if k is None:
+            if dash is not None:
+                continue  # an indentless sequence: the value of the key before
+            k, v = _quoted_entry(other)
+        s, e = m.span()
+        if key is not None:
+            out.append((key, value, start, s + 1))
+        key, value, start = k, v, e + 1
+    if key is not None:
+        out.append((key, value, min(start, b), b))
+    return out
+
+
+def _quoted_entry(line: str) -> tuple[str, str | None]:
+    """(key, raw inline value) of a line that starts with a quoted key (`"kind": Task`), as
+    the key pattern gives them for a plain one; Unsure for any other line."""
+    said = litescalar.quoted_key(line, 0)
+    if not said:
+        raise Unsure("not a key")
+    key, at = said
+    v = line[at:].strip(" ")
+    return str(key), v or None
+
+
+_WANTED_META = ("name", "namespace", "generateName")
+
+
+def _single(text: str, v: str | None, a: int, b: int) -> Any:
+    """The scalar value of an entry; COMPLEX if it goes on below its line."""
+    val = plain_scalar(v)
+    if val is not None and a < b and not only_blank_or_comment(text, a, b):
+        return COMPLEX
+    return val
+
+
+def _read_identity(chunk: str, entries: list[tuple[str, Any, int, int]], c: int, meta: Meta) -> None:
+    seen: set[str] = set()
+    for key, v, a, b in entries:
+        if key not in ("apiVersion", "kind", "metadata"):
+            continue
+        if key in seen:
+            raise Unsure("duplicate " + key)
+        seen.add(key)
+        if key == "metadata":
+            if plain_scalar(v) is not None:
+                raise Unsure("flow metadata")
+            m = CONTENT_RE.search(chunk, a - 1, b)
+            if m is not None:
+                mi = len(m.group(1))
+                if mi <= c:
+                    raise Unsure("metadata is not a mapping")
+                _read_metadata(chunk, a, b, mi, c, meta)
+            continue
+        val = _single(chunk, v, a, b)
+        if not isinstance(val, str):
+            raise Unsure(key)
+        if key == "kind":
+            meta.kind = val
+        else:
+            meta.api_version = val
+
+
+def _read_metadata(chunk: str, a: int, b: int, mi: int, c: int, meta: Meta) -> None:
+    seen: set[str] = set()
+    for mk, mv, ma, mb in _entries(chunk, a, b, mi, c):
+        if mk in _WANTED_META:
+            val = _single(chunk, mv, ma, mb)
+            if mk in seen or not isinstance(val, str):
+                raise Unsure(mk)
+            seen.add(mk)
+            setattr(meta, "generate_name" if mk == "generateName" else mk, val)
+        elif mk == "annotations":
+            if mk in seen or plain_scalar(mv) is not None:
+                raise Unsure("flow annotations")
+            seen.add(mk)
+            m = CONTENT_RE.search(chunk, ma - 1, mb)
+            if m is None:
+                continue
+            ai = len(m.group(1))
+            if ai <= mi:
+                raise Unsure("annotations is not a mapping")
+            for ak, av, aa, ab in _entries(chunk, ma, mb, ai, mi):
+                val = _single(chunk, av, aa, ab)
+                # unsure of a value (a block scalar, an escape JSON lacks, a number): parse
+                # the item, so that meta.annotations is always exactly what a reader sees
+                if not isinstance(val, str) or ak in meta.annotations:
+                    raise Unsure(ak)
+                meta.annotations[ak] = val
+
+
+_STR_TAG = "tag:yaml.org,2002:str"
+
+
+def _composed_identity(item: Item, chunk: str) -> None:
+    """Identity of an item the line scanner is unsure of (flow or JSON items, which kpt
+    passes through as `- {"apiVersion": ...}`, quoted keys, multi-line values, duplicate
+    keys...), read from libyaml's node graph: C speed, exact strings, and each scalar's
+    style, so that a plain `yes`, `0o17` or `null`, which YAML 1.1 and 1.2 read differently,
+    sends the item to the round-trip loader (`complex_meta`). Duplicate identity keys are
+    noted in meta.duplicates (the item is refused: readers disagree on which one counts)."""
+    item.complex_meta = True
+    item.meta = Meta()
+    if guards.may_nest_deeper_than_limit(chunk):
+        return  # the C composer recurses per level: the bounded loader names the depth
+    import yaml  # PyYAML; only lists with such items pay for it
+
+    try:
+        root = yaml.compose(chunk, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError:
+        return
+    if not isinstance(root, yaml.SequenceNode) or len(root.value) != 1:
+        return
+    node = root.value[0]
+    meta = Meta()
+    dups: list[str] = []
+    try:
+        top = _mapping(yaml, node, dups, "", ("apiVersion", "kind", "metadata"))
+        if top is None:
+            return
+        meta.api_version = _plain_str(yaml, top.get("apiVersion"))
+        meta.kind = _plain_str(yaml, top.get("kind"))
+        md = _mapping(yaml, top.get("metadata"), dups, "metadata.", ("name", "namespace", "generateName", "annotations"))
+        meta.duplicates = tuple(dups)
+        if md is not None:
+            meta.name = _plain_str(yaml, md.get("name"))
+            meta.namespace = _plain_str(yaml, md.get("namespace"))
+            meta.generate_name = _plain_str(yaml, md.get("generateName"))
+            ann = _mapping(yaml, md.get("annotations"))
+            for k, v in (ann or {}).items():
+                if isinstance(v, yaml.ScalarNode) and not (not v.style and v.value in ("", "~")):
+                    meta.annotations[k] = _plain_str(yaml, v)
+    except Unsure:
+        return
+    item.meta = meta
+    item.complex_meta = False
+
+
+def _mapping(
+    yaml: Any, node: Any, dups: list[str] | None = None, prefix: str = "", watched: tuple[str, ...] = ()
+) -> dict[str, Any] | None:
+    """A mapping node's entries by key (last wins); None if absent or not a mapping. A
+    `watched` key met twice is added to `dups` (with `prefix`)."""
+    if node is None or not isinstance(node, yaml.MappingNode):
+        if node is not None and not isinstance(node, yaml.ScalarNode):
+            raise Unsure("a sequence where a mapping goes")
+        if isinstance(node, yaml.ScalarNode) and not (not node.style and node.value in ("", "~", "null")):
+            raise Unsure("a scalar where a mapping goes")
+        return None
+    out: dict[str, Any] = {}
+    for k, v in node.value:
+        key = _plain_str(yaml, k)
+        if key == "<<" or k.tag == "tag:yaml.org,2002:merge":
+            raise Unsure("merge key")
+        if key in out and key in watched and dups is not None:
+            dups.append(prefix + key)
+        out[key] = v
+    return out
+
+
+def _plain_str(yaml: Any, node: Any) -> str:
+    """The string a YAML 1.2 reader sees in a scalar node; Unsure for anything else."""
+    if node is None:
+        return ""
+    if not isinstance(node, yaml.ScalarNode):
+        raise Unsure("not a scalar")
+    if not node.style:  # plain (None, or "" from the C loader): typed by the schema, and 1.1 and 1.2 types differ
+        if not node.value or yamlio.is_ambiguous(node.value):
+            raise Unsure(node.value)
+    elif node.tag != _STR_TAG:
+        raise Unsure("explicit tag")
+    return str(node.value)
