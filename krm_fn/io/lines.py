@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 
-
 KEY_RE = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_./-]*) *:(?: +(.*?))? *$")
 
 
