@@ -13,6 +13,9 @@ from krm_fn.core.errors import KrmError
 from krm_fn.core.errors import internal_error_message
 from krm_fn.core.results import Result
 from krm_fn.core.results import summary_line
+from krm_fn.core.signals import SIGNAL_NAMES
+from krm_fn.core.signals import on_termination
+from krm_fn.core.signals import restore_handlers
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -259,12 +262,12 @@ def _guarded(mode: Callable[[], int], krm: bool = False) -> int:
     else is a bug: one line that says so and where to report it, exit 1. KRM mode still
     answers with a complete ResourceList carrying the error, so kpt shows it as a result."""
     _Answer.started = False
-    previous = _on_termination()
+    previous = on_termination()
     try:
         return mode()
     except KeyboardInterrupt as e:
-        signum = getattr(e, "signum", 2)  # SIGINT, or the signal _Terminated carries
-        how = "interrupted" if signum == 2 else f"terminated ({_SIGNAL_NAMES[signum]})"
+        signum = getattr(e, "signum", 2)  # SIGINT, or the signal Terminated carries
+        how = "interrupted" if signum == 2 else f"terminated ({SIGNAL_NAMES[signum]})"
         _ERR.write(f"krm-coschedule: {how}; nothing was written\n")
         return 128 + signum  # the shell's convention: 130, 143, 129
     except Exception as e:  # noqa: BLE001 - the top of every mode: no traceback reaches the user
@@ -280,50 +283,7 @@ def _guarded(mode: Callable[[], int], krm: bool = False) -> int:
         _ERR.write(f"krm-coschedule: {msg}\n")
         return 1
     finally:
-        _restore_handlers(previous)
-
-
-_SIGNAL_NAMES = {15: "SIGTERM", 1: "SIGHUP"}
-
-
-class _Terminated(KeyboardInterrupt):
-    """SIGTERM or SIGHUP, raised where the program is, as SIGINT raises KeyboardInterrupt: every
-    path that cleans up after an interrupt (files mode removes its temp files and puts back
-    what it wrote) does the same for them. CI runners and pre-commit send SIGTERM on cancel
-    or timeout; without this the default action left staged temp files in the repository."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-
-def _terminate(signum: int, _frame: object) -> None:
-    import signal
-
-    for s in _SIGNAL_NAMES:  # once: a second signal must not cut the clean-up short
-        signal.signal(s, signal.SIG_IGN)
-    raise _Terminated(signum)
-
-
-def _on_termination() -> dict[int, Any]:
-    """SIGTERM and SIGHUP handled as SIGINT is; the handlers they had (to put back)."""
-    import signal
-
-    previous: dict[int, Any] = {}
-    try:
-        for s in _SIGNAL_NAMES:
-            if signal.getsignal(s) != signal.SIG_IGN:  # nohup's ignored SIGHUP stays ignored
-                previous[s] = signal.signal(s, _terminate)
-    except ValueError:  # not the main thread (main() called from a thread): defaults stay
-        pass
-    return previous
-
-
-def _restore_handlers(previous: dict[int, Any]) -> None:
-    import signal
-
-    for s, handler in previous.items():
-        signal.signal(s, handler)
+        restore_handlers(previous)
 
 
 class _Loading:

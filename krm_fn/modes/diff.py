@@ -132,3 +132,22 @@ def _diff_name(side: str, name: str) -> str:
         else:
             out.append(c)
     return '"' + "".join(out) + '"'
+
+
+def coloured(diff: str) -> str:
+    """A unified diff with git's colours: headers bold, hunks cyan, removals red, additions
+    green."""
+    out = []
+    for line in diff.splitlines(keepends=True):
+        body, end = (line[:-1], "\n") if line.endswith("\n") else (line, "")
+        if line.startswith(("---", "+++")):
+            out.append(f"\x1b[1m{body}\x1b[m{end}")
+        elif line.startswith("@@"):
+            out.append(f"\x1b[36m{body}\x1b[m{end}")
+        elif line.startswith("-"):
+            out.append(f"\x1b[31m{body}\x1b[m{end}")
+        elif line.startswith("+"):
+            out.append(f"\x1b[32m{body}\x1b[m{end}")
+        else:
+            out.append(line)
+    return "".join(out)

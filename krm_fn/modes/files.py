@@ -30,6 +30,7 @@ from krm_fn.io import resourcelist
 from krm_fn.modes import dependents
 from krm_fn.modes import streams
 from krm_fn.modes import streamwrite
+from krm_fn.modes.diff import coloured
 from krm_fn.modes.diff import unified_diff
 from krm_fn.modes.writer import write_files
 from krm_fn.policy import config as config_mod
@@ -515,7 +516,7 @@ def commit(
     changed = outcome.changed
     if diff and not as_json:
         for f in changed:
-            out.write(_coloured(_diff(f)) if colour else _diff(f))
+            out.write(coloured(_diff(f)) if colour else _diff(f))
     failures: list[tuple[FileState, str]] = write_files(changed) if write else []
     code = 1 if (changed or outcome.has_error) else 0
     if as_json:
@@ -591,22 +592,3 @@ def _json_report(outcome: FilesOutcome, write: bool, diff: bool, failures: list[
 def _diff(f: FileState) -> str:
     assert f.stream is not None and f.new_text is not None
     return unified_diff(f.name, f.stream.raw, f.new_text)
-
-
-def _coloured(diff: str) -> str:
-    """A unified diff with git's colours: headers bold, hunks cyan, removals red, additions
-    green."""
-    out = []
-    for line in diff.splitlines(keepends=True):
-        body, end = (line[:-1], "\n") if line.endswith("\n") else (line, "")
-        if line.startswith(("---", "+++")):
-            out.append(f"\x1b[1m{body}\x1b[m{end}")
-        elif line.startswith("@@"):
-            out.append(f"\x1b[36m{body}\x1b[m{end}")
-        elif line.startswith("-"):
-            out.append(f"\x1b[31m{body}\x1b[m{end}")
-        elif line.startswith("+"):
-            out.append(f"\x1b[32m{body}\x1b[m{end}")
-        else:
-            out.append(line)
-    return "".join(out)

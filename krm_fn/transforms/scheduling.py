@@ -12,6 +12,13 @@ from krm_fn.io.items import Item
 from krm_fn.policy import hardening
 from krm_fn.policy import nodeaffinity
 from krm_fn.policy import validation
+from krm_fn.policy.tolerations import SHIPWRIGHT
+from krm_fn.policy.tolerations import TEKTON
+from krm_fn.policy.tolerations import indices_by_key
+from krm_fn.policy.tolerations import same_toleration
+from krm_fn.policy.tolerations import tol_identity
+from krm_fn.policy.tolerations import tol_key
+from krm_fn.policy.tolerations import tol_text
 from krm_fn.transforms.context import Context
 from krm_fn.yaml import yamlio
 
@@ -19,8 +26,6 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 m
 if TYPE_CHECKING:
     from typing import Any
 
-TEKTON = "tekton"
-SHIPWRIGHT = "shipwright"
 FIELDS = ("nodeSelector", "tolerations", "schedulerName")
 
 
@@ -43,28 +48,6 @@ def show(value: Any) -> str:
     import json  # here, as below: json costs ~1 ms to import, and most runs never call these
 
     return json.dumps(yamlio.to_plain(value), sort_keys=False)
-
-
-def tol_key(t: Any) -> str:
-    k = t.get("key") if isinstance(t, Mapping) else None
-    return "" if k is None else str(k)
-
-
-def same_toleration(a: Mapping[str, Any], b: Mapping[str, Any], flavour: str) -> bool:
-    """Tekton: the same when key, operator, value and effect match (an empty operator is
-    Kubernetes' Equal). Shipwright: every field matters, and an empty effect is the
-    NoSchedule the controller forces onto every toleration."""
-    return _tol_norm(a, flavour) == _tol_norm(b, flavour)
-
-
-def _tol_norm(t: Mapping[str, Any], flavour: str) -> tuple[Any, ...]:
-    op = str(t.get("operator") or "")
-    val = t.get("value")
-    val = "" if val is None else val
-    eff = str(t.get("effect") or "")
-    if flavour == TEKTON:
-        return (tol_key(t), op or "Equal", val, eff)
-    return (tol_key(t), op, val, eff or "NoSchedule", t.get("tolerationSeconds"))
 
 
 # --------------------------------------------------------------------------- conflicts
@@ -281,13 +264,13 @@ class _Merge:
         else:
             for t in new:
                 tols.append(self.doc.safe(dict(t)))
-        self.changes.extend(f"toleration {_tol_text(t)}" for t in new)
+        self.changes.extend(f"toleration {tol_text(t)}" for t in new)
 
     def _tekton_new(self, tols: list[Any] | None) -> list[Any]:
-        present = {_tol_identity(t, TEKTON) for t in (tols or []) if isinstance(t, Mapping)}
+        present = {tol_identity(t, TEKTON) for t in (tols or []) if isinstance(t, Mapping)}
         new: list[Any] = []
         for wt in self.ctx.policy.tolerations:
-            ident = _tol_identity(wt, TEKTON)
+            ident = tol_identity(wt, TEKTON)
             if ident not in present:
                 present.add(ident)
                 new.append(wt)
@@ -298,7 +281,7 @@ class _Merge:
         for t in self.inherited.tolerations if self.inherited is not None else ():
             if isinstance(t, Mapping):
                 inherited_by_key.setdefault(tol_key(t), t)
-        by_key = _indices_by_key(tols)
+        by_key = indices_by_key(tols)
         new: list[Any] = []
         new_keys: set[str] = set()
         for wt in self.ctx.policy.tolerations:
@@ -309,7 +292,7 @@ class _Merge:
             if idx:
                 assert tols is not None
                 if self._shipwright_conflict(tols, idx, wt, wkey):
-                    by_key = _indices_by_key(tols)  # entries were replaced and removed
+                    by_key = indices_by_key(tols)  # entries were replaced and removed
                 continue
             inh = inherited_by_key.get(wkey)
             if inh is not None and _inherited_conflict(self.ctx, inh, wt, same_toleration(inh, wt, SHIPWRIGHT)):
@@ -354,28 +337,6 @@ class _Merge:
             if _conflict(self.ctx, self.item, path, "schedulerName", cur, want) == "override":
                 self.holder["schedulerName"] = self.doc.safe(want)
                 self.changes.append(f"schedulerName {want} (override)")
-
-
-def _tol_identity(t: Mapping[str, Any], flavour: str) -> str:
-    """A hashable form of same_toleration's comparison (values of any type)."""
-    import json
-
-    return json.dumps(yamlio.to_plain(list(_tol_norm(t, flavour))))
-
-
-def _indices_by_key(tols: list[Any] | None) -> dict[str, list[int]]:
-    out: dict[str, list[int]] = {}
-    for j, t in enumerate(tols or []):
-        if isinstance(t, Mapping):
-            out.setdefault(tol_key(t), []).append(j)
-    return out
-
-
-def _tol_text(t: Mapping[str, Any]) -> str:
-    key = tol_key(t) or "<any key>"
-    op = t.get("operator") or "Equal"
-    s = key if op == "Exists" else f"{key}={t.get('value') or ''}"
-    return f"{s}:{t['effect']}" if t.get("effect") else s
 
 
 def report_changes(ctx: Context, item: Item, path: str, changes: list[str]) -> None:
