@@ -21,7 +21,7 @@ import yaml
 from krm_fn.cli import main
 from krm_fn.core import names
 from krm_fn.modes.krm import run_resource_list
-from krm_fn.transforms import scheduling
+from krm_fn.policy import tolerations
 
 BOUND = 8.0
 
@@ -124,7 +124,7 @@ def test_policy_tolerations_are_compared_linearly(monkeypatch: pytest.MonkeyPatc
     """Each policy toleration was compared with every toleration of the manifest."""
     def work(n: int) -> int:
         data = _tolerations_list(n)
-        return calls(monkeypatch, scheduling, "_tol_norm", lambda: run_resource_list(data))
+        return calls(monkeypatch, tolerations, "_tol_norm", lambda: run_resource_list(data))
 
     assert work(400) / work(100) < 5
 
