@@ -55,7 +55,7 @@ def _run_resource_list(source: list[bytes], light: bool | None) -> tuple[list[st
             raise
         except InputError as e:
             outcome = unchanged(rl, [*outcome.results, Result("error", str(e))])
-        if rl.fast and _doubtful_split(outcome):
+        if rl.fast and _doubtful_split(outcome) and _item_count(text) != len(rl.items):
             whole = _parse_whole_or_none(text)
             if whole is not None and len(whole.items) != len(rl.items):
                 rl, outcome = whole, process_guarded(whole)
@@ -109,6 +109,29 @@ def _parse_whole_or_none(text: str) -> resourcelist.ResourceList | None:
         return resourcelist.parse_whole(text)
     except InputError:
         return None
+
+
+def _item_count(text: str) -> int | None:
+    """How many items libyaml's composer (C) finds in the input's `items`, or None when it
+    cannot say (not YAML to it, nesting too deep for it, no items list). Counting is all a
+    doubtful split needs to be settled: the round-trip loader read the whole input for it,
+    about 0.2 ms an item (500,000 items `- {}`: 44 s, now 9 s)."""
+    import yaml
+
+    from krm_fn.yaml import guards
+
+    if not guards.flow_nesting_within_limit(text):
+        return None
+    try:
+        root = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError:
+        return None
+    if not isinstance(root, yaml.MappingNode):
+        return None
+    for key, value in root.value:
+        if isinstance(key, yaml.ScalarNode) and key.value == "items":
+            return len(value.value) if isinstance(value, yaml.SequenceNode) else None
+    return None
 
 
 def _doubtful_split(outcome: Outcome) -> bool:
