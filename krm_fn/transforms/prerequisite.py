@@ -31,7 +31,7 @@ def note(plans: list[Plan], command: bool = True) -> str:
     return (
         'placeholders rendered: the cluster needs Tekton\'s feature-flags coschedule: "disabled" '
         '(below v1.0: disable-affinity-assistant: "true"), or Tekton creates its own assistants '
-        "and overwrites the rendered affinity" + (f" ({PATCH})" if command else "")
+        "beside the rendered ones and adds its own affinity to the pinned pods" + (f" ({PATCH})" if command else "")
     )
 
 
