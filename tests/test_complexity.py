@@ -547,3 +547,21 @@ def test_items_without_a_kind_are_not_read_again_whole() -> None:
     assert code == 1 and out.count("\n- {}") == 50
     assert count[0] == 0, "the whole input was read by the round-trip loader"
     assert ratio(run, 2000) < BOUND
+
+
+@pytest.mark.parametrize("entry", ["- a\n", "- some words 1.5\n", "- []\n", "- [a, {b: c}]\n", '- "quoted"\n', "- 12\n"])
+def test_items_that_are_not_objects_are_not_read_again(entry: str) -> None:
+    """An item that is a scalar or a sequence is said to be no object from the scanner's (or
+    libyaml's) reading: the round-trip loader read each one to find it out, 0.2 ms an item
+    (500,000 items `- a`: 39 s, `- []`: 46 s; now 7.4 s and 7.6 s)."""
+    from krm_fn.yaml import yamlio
+
+    data = ("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" + entry * 30).encode()
+    with pytest.MonkeyPatch.context() as m:
+        count = [0]
+        real = yamlio.rt_load
+        m.setattr(yamlio, "rt_load", lambda *a, **k: count.__setitem__(0, count[0] + 1) or real(*a, **k))
+        out, _outcome, code = run_resource_list(data)
+    assert code == 1 and out.count("is not a mapping; every item must be a Kubernetes object") == 30, out[-500:]
+    assert out.startswith(data.decode()), "the items are echoed as they came"
+    assert count[0] == 0, "an item was read by the round-trip loader"

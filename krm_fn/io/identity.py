@@ -77,6 +77,10 @@ def plain_scalar(v: str | None) -> Any:
     return s
 
 
+# a plain scalar of words (no indicator, no colon, no quote, no comment) on its own line
+_PLAIN_WORDS_RE = re.compile(r"[A-Za-z0-9_.][A-Za-z0-9_./ -]*")
+
+
 def make_item(pos: int, chunk: str, dash: int, d: int) -> Item:
     """An Item for `chunk`, whose dash line starts at offset `dash`."""
     item = Item(pos=pos, text=chunk, meta=Meta())
@@ -92,7 +96,10 @@ def make_item(pos: int, chunk: str, dash: int, d: int) -> Item:
                 return item
             c = len(m.group(1))
             entries = _entries(chunk, m.start() + 1, len(chunk), c, d + 1)
-        elif after[0] == "{" and _flow_identity(item, chunk, eol, first, len(first) - len(after)):
+        elif after[0] in "{[" and _flow_identity(item, chunk, eol, first, len(first) - len(after)):
+            return item
+        elif _PLAIN_WORDS_RE.fullmatch(after) and only_blank_or_comment(chunk, eol + 1):
+            item.meta.is_mapping = False  # `- some words`: a plain scalar, no key on any line
             return item
         elif after[0] in "{[?!&*|>":
             raise Unsure("flow, tagged or anchored")
@@ -111,9 +118,9 @@ def make_item(pos: int, chunk: str, dash: int, d: int) -> Item:
 
 
 def _flow_identity(item: Item, chunk: str, eol: int, first: str, col: int) -> bool:
-    """The identity of an item that is one flow mapping on its dash line (kpt passes JSON and
-    flow items through as `- {"apiVersion": ...}`), read by the light reader's flow parser:
-    True when it is sure. Scalars must be strings YAML 1.1 and 1.2 both read as strings;
+    """The identity of an item that is one flow collection on its dash line (kpt passes JSON
+    and flow items through as `- {"apiVersion": ...}`), read by the light reader's flow
+    parser: True when it is sure (a sequence is no object). Scalars must be strings YAML 1.1 and 1.2 both read as strings;
     anything else (a second line, a tag, an anchor, a duplicate key) is left to libyaml's
     composer (_composed_identity), which 500,000 such items took 14 s to go through."""
     if not only_blank_or_comment(chunk, eol + 1):
@@ -123,6 +130,9 @@ def _flow_identity(item: Item, chunk: str, eol: int, first: str, col: int) -> bo
         rest = first[end:]
         if rest.strip(" ") and not rest.lstrip(" ").startswith("#"):
             return False
+        if isinstance(data, list):
+            item.meta.is_mapping = False  # `- [a, b]`: a sequence, not an object
+            return True
         meta = Meta()
         meta.api_version = _flow_str(data, "apiVersion")
         meta.kind = _flow_str(data, "kind")
@@ -305,6 +315,12 @@ def _composed_identity(item: Item, chunk: str) -> None:
     if not isinstance(root, yaml.SequenceNode) or len(root.value) != 1:
         return
     node = root.value[0]
+    if isinstance(node, (yaml.ScalarNode, yaml.SequenceNode)):
+        # not a mapping to any reader: said so at once (the round-trip loader took 0.2 ms
+        # an item to find it out: 500,000 items `- a` took 39 s)
+        item.meta.is_mapping = False
+        item.complex_meta = False
+        return
     meta = Meta()
     dups: list[str] = []
     try:
