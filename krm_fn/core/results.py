@@ -119,10 +119,8 @@ def has_error(results: Iterable[Result]) -> bool:
 
 
 def summary_line(results: Iterable[Result]) -> str:
-    counts = {"error": 0, "warning": 0, "info": 0}
-    for r in results:
-        counts[r.severity] = counts.get(r.severity, 0) + 1
-    return f"{counts['error']} error(s), {counts['warning']} warning(s), {counts['info']} info"
+    c = counts(results)
+    return f"{c['errors']} error(s), {c['warnings']} warning(s), {c['info']} info"
 
 
 def counts(results: Iterable[Result]) -> dict[str, int]:
