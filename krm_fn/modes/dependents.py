@@ -10,6 +10,7 @@ from krm_fn.io import packages
 from krm_fn.io.items import Item
 from krm_fn.policy import config as config_mod
 from krm_fn.transforms import process as process_mod
+from krm_fn.transforms.identity import TEKTON_RUNS
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -27,7 +28,6 @@ if TYPE_CHECKING:
     F = TypeVar("F", bound=_File)
 
 
-_TEKTON_RUNS = frozenset({("tekton.dev", "PipelineRun"), ("tekton.dev", "TaskRun")})
 _DEPENDED_ON = frozenset({("tekton.dev", "Pipeline"), ("shipwright.io", "Build"), ("kpt.dev", "Kptfile"), ("apps", "StatefulSet")})
 
 
@@ -78,7 +78,7 @@ def _named(files: list[F], config: str | None) -> tuple[dict[str, set[str]], boo
             everything = True
         for item in _items(f):
             m = item.meta
-            if (m.group, m.kind) in _TEKTON_RUNS and m.name:
+            if (m.group, m.kind) in TEKTON_RUNS and m.name:
                 named_runs.setdefault(m.namespace, set()).add(m.name)
             elif m.kind == config_mod.POLICY_KIND or (
                 (m.group, m.kind) in _DEPENDED_ON and OWNER_ANNOTATION not in m.annotations
@@ -92,7 +92,7 @@ def _may_collide(f: _File, named_runs: dict[str, set[str]], ends: dict[str, set[
     namespace, or is the end of one (`ends`: the ends of the named names)."""
     for item in _items(f):
         m = item.meta
-        names = named_runs.get(m.namespace) if (m.group, m.kind) in _TEKTON_RUNS and m.name else None
+        names = named_runs.get(m.namespace) if (m.group, m.kind) in TEKTON_RUNS and m.name else None
         if names is None:
             continue
         if m.name in ends[m.namespace] or any(m.name[i:] in names for i in range(len(m.name))):

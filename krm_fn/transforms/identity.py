@@ -13,17 +13,17 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 m
 if TYPE_CHECKING:
     from typing import Any
 
-_TEKTON_RUNS = frozenset({("tekton.dev", "PipelineRun"), ("tekton.dev", "TaskRun")})
+TEKTON_RUNS = frozenset({("tekton.dev", "PipelineRun"), ("tekton.dev", "TaskRun")})  # (group, kind)
 
 
-def duplicates(items: list[Item], ctx: Context) -> list[list[Item]]:
+def duplicates(items: list[Item]) -> list[list[Item]]:
     """The Tekton runs the input has more than once (one kind, namespace and name), each
     group in input order. Judged after the transforms (judge_duplicates), by what was
     generated for them."""
     groups: dict[tuple[str, str, str, str], list[Item]] = {}
     for item in items:
         m = item.meta
-        if (m.group, m.kind) not in _TEKTON_RUNS or not m.name or is_local_config(m.annotations):
+        if (m.group, m.kind) not in TEKTON_RUNS or not m.name or is_local_config(m.annotations):
             continue
         groups.setdefault((m.group, m.kind, m.namespace, m.name), []).append(item)
     return [g for g in groups.values() if len(g) > 1]
@@ -63,11 +63,6 @@ def judge_duplicates(twins: list[list[Item]], ctx: Context) -> None:
 def _where(item: Item) -> str:
     path, _ = file_of(item)
     return f"items[{item.pos}]" + (f" in {path}" if path else "")
-
-
-def _run_ref(item: Item) -> str:
-    m = item.meta
-    return f"{m.kind} {m.namespace + '/' if m.namespace else ''}{m.name}"
 
 
 def check_generated_names(ctx: Context) -> None:
@@ -115,7 +110,7 @@ def _clash(ctx: Context, one: Item, two: Item, what: str) -> None:
         ctx.error(
             item,
             None,
-            f"this run and {_run_ref(other)} ({_where(other)}) both need {what}: Tekton names it "
+            f"this run and {ctx.ref(other).display()} ({_where(other)}) both need {what}: Tekton names it "
             "from a hash of the workspace binding name and the run name joined with no separator, "
             "so the two names hash alike. They would share one StatefulSet and one claim, and "
             "deleting one run's manifest would delete the other's volume. Rename a workspace "

@@ -189,7 +189,7 @@ def _process(rl: ResourceList, policy_override: Any, light: bool) -> Outcome:
         _check_item(item, ctx)
     if has_error(ctx.results):
         return _unchanged(rl, ctx.results, [])
-    twins = identity.duplicates(rl.items, ctx) if ctx.policy.mode != "disabled" else []
+    twins = identity.duplicates(rl.items) if ctx.policy.mode != "disabled" else []
     ctx.reindex()  # loading may have corrected identities the scanner was unsure of
     for item in rl.items:
         _dispatch(item, ctx)
