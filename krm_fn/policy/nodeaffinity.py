@@ -51,12 +51,13 @@ def expression_allows(expr: Any, value: str) -> bool:
         return False
     if op in ("Gt", "Lt"):
         # labels.Requirement: both sides parsed as base-10 int64, no match when the label is not one
-        if len(values) != 1 or _int(values[0]) is None:
+        limit = _int(values[0]) if len(values) == 1 else None
+        if limit is None:
             return True
         have = _int(value)
         if have is None:
             return False
-        return have > _int(values[0]) if op == "Gt" else have < _int(values[0])  # type: ignore[operator]
+        return have > limit if op == "Gt" else have < limit
     return True
 
 
