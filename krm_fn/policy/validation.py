@@ -211,12 +211,14 @@ def with_value(tol: Any, sub: str, message: str) -> str:
     (Shipwright's own text lists the allowed values but not the one it refused)."""
     if sub not in ("operator", "effect") or not isinstance(tol, Mapping):
         return message
-    if tol.get(sub) is None:
+    v = tol.get(sub)
+    if v is None:
         return f"{message} ({sub} is not set)"
-    import json
+    if isinstance(v, str):
+        import json
 
-    v = tol[sub]
-    return f"{message} (got {json.dumps(v) if isinstance(v, (str, int, float, bool)) else type(v).__name__})"
+        return f"{message} (got {json.dumps(v)})"
+    return f"{message} (got {_shown(v)})"
 
 
 def node_selector_problems(ns: Any) -> list[tuple[str | None, str]]:
