@@ -63,8 +63,8 @@ def check_feature_flags(ctx: Context) -> None:
             ctx.warning(
                 item,
                 f"data.{key}",
-                f"{why}: Tekton then creates its own affinity assistants and overwrites the "
-                f"affinity this function renders; set {key}: {want} in the cluster"
+                f"{why}: Tekton then creates its own affinity assistants beside the rendered ones "
+                f"and adds its own affinity to the pinned pods; set {key}: {want} in the cluster"
                 + (f" ({PATCH})" if key == "coschedule" else ""),
                 tags={"reason": REASON},
             )
