@@ -402,3 +402,22 @@ def test_a_krmignore_that_is_a_fifo_is_not_read(tmp_path: Path) -> None:
     p = subprocess.run([sys.executable, "-m", "krm_fn", "--check", "run.yaml"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert p.returncode == 1, p.stderr
     assert "would rewrite run.yaml" in p.stderr, p.stderr
+
+
+def test_a_krmignore_over_its_limit_is_not_read(tmp_path: Path) -> None:
+    """A `.krmignore` over MAX_KRMIGNORE_BYTES excludes nothing, and the one reader refuses
+    it by its size, before a byte is read."""
+    from krm_fn.io import packages
+    from krm_fn.io import reader
+
+    (tmp_path / ".krmignore").write_text("scratch.yaml\n" + "#" * packages.MAX_KRMIGNORE_BYTES)
+    assert packages.krmignore(tmp_path) is None
+    try:
+        reader.read_bytes(tmp_path / ".krmignore", limit=packages.MAX_KRMIGNORE_BYTES)
+    except reader.FileRefused as e:
+        assert "the function reads files of at most 1 MiB" in str(e)
+    else:
+        raise AssertionError("a file over the limit was read")
+    (tmp_path / ".krmignore").write_text("scratch.yaml\n")
+    ignore = packages.krmignore(tmp_path)
+    assert ignore is not None and ignore.excludes("scratch.yaml")

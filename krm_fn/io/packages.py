@@ -187,10 +187,8 @@ def krmignore(root: Path) -> Ignore | None:
     if not reader.is_present(path):
         return None
     try:
-        data, _st = reader.read_bytes(path)  # a FIFO or a device is refused, never read
+        data, _st = reader.read_bytes(path, limit=MAX_KRMIGNORE_BYTES)  # a FIFO or a device is refused, never read
     except reader.FileRefused:
-        return None
-    if len(data) > MAX_KRMIGNORE_BYTES:
         return None
     return Ignore(data.decode("utf-8", "replace"))
 

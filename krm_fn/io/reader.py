@@ -38,10 +38,15 @@ class FileRefused(InputError):
         return self.reason.removeprefix("cannot be read: ")
 
 
-def read_bytes(path: str | os.PathLike[str], name: str | None = None) -> tuple[bytes, os.stat_result]:
+def read_bytes(
+    path: str | os.PathLike[str], name: str | None = None, limit: int | None = None
+) -> tuple[bytes, os.stat_result]:
     """The bytes of the regular file `path` and its stat as read. `name` is how messages name
-    it (default: the path). Raises FileRefused for anything else, or a file that cannot be read."""
+    it (default: the path); `limit`: the most bytes it may have (default MAX_FILE_BYTES).
+    Raises FileRefused for anything else, or a file that cannot be read."""
     shown = os.fspath(path) if name is None else name
+    if limit is None:
+        limit = MAX_FILE_BYTES
     flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
         fd = os.open(path, flags)
@@ -51,19 +56,19 @@ def read_bytes(path: str | os.PathLike[str], name: str | None = None) -> tuple[b
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise FileRefused(shown, _not_regular(st.st_mode))
-        if st.st_size > MAX_FILE_BYTES:
-            raise FileRefused(shown, f"is {st.st_size // (1024 * 1024)} MiB; the function reads files of at most {_limit()}: split it")
+        if st.st_size > limit:
+            raise FileRefused(shown, f"is {_mib(st.st_size)}; the function reads files of at most {_mib(limit)}: split it")
         # the size fstat gave and one byte more, to see a file that grew: reading the limit at
         # once would allocate (and map) 256 MB per file, ~0.1 ms each
         data = _read_up_to(fd, st.st_size + 1)
         if len(data) > st.st_size:
-            data += _read_up_to(fd, MAX_FILE_BYTES + 1 - len(data))
+            data += _read_up_to(fd, limit + 1 - len(data))
     except OSError as e:
         raise FileRefused(shown, f"cannot be read: {e.strerror or e}") from None
     finally:
         os.close(fd)
-    if len(data) > MAX_FILE_BYTES:
-        raise FileRefused(shown, f"grew past {_limit()} while it was read: split it")
+    if len(data) > limit:
+        raise FileRefused(shown, f"grew past {_mib(limit)} while it was read: split it")
     return data, st
 
 
@@ -73,9 +78,17 @@ def read_text(path: str | os.PathLike[str], name: str | None = None) -> str:
     shown = os.fspath(path) if name is None else name
     data, _st = read_bytes(path, shown)
     try:
+        return utf8(data)
+    except InputError as e:
+        raise FileRefused(shown, str(e)) from None
+
+
+def utf8(data: bytes) -> str:
+    """`data` decoded as UTF-8; InputError naming the first byte that is not."""
+    try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise FileRefused(shown, f"is not UTF-8 text (byte 0x{data[e.start]:02x} at offset {e.start})") from None
+        raise InputError(f"is not UTF-8 text (byte 0x{data[e.start]:02x} at offset {e.start})") from None
 
 
 def is_present(path: str | os.PathLike[str]) -> bool:
@@ -84,8 +97,8 @@ def is_present(path: str | os.PathLike[str]) -> bool:
     return os.path.lexists(path) and not os.path.isdir(path)
 
 
-def _limit() -> str:
-    return f"{MAX_FILE_BYTES // (1024 * 1024)} MiB"
+def _mib(n: int) -> str:
+    return f"{n // (1024 * 1024)} MiB"
 
 
 def _read_up_to(fd: int, n: int) -> bytes:

@@ -153,12 +153,7 @@ def _read(f: FileState) -> bytes:
 def _decode(data: bytes) -> str:
     if b"\x00" in data:
         raise InputError("contains NUL bytes (a binary file?)")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise InputError(
-            f"is not UTF-8 text (byte 0x{data[e.start]:02x} at offset {e.start})"
-        ) from None
+    text = reader.utf8(data)
     if not resourcelist.printable_ascii(data):
         resourcelist.check_printable(text, "")
     return text
