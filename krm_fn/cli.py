@@ -12,6 +12,7 @@ from krm_fn.core.errors import InputError
 from krm_fn.core.errors import KrmError
 from krm_fn.core.errors import internal_error_message
 from krm_fn.core.results import Result
+from krm_fn.core.results import result_line
 from krm_fn.core.results import summary_line
 from krm_fn.core.signals import SIGNAL_NAMES
 from krm_fn.core.signals import on_termination
@@ -395,7 +396,6 @@ def _load_config(path: str | None) -> Any:
         fc = streams.read_config(text, path)
     except InputError as e:
         from krm_fn.core.results import location
-        from krm_fn.core.results import result_line
 
         if location(str(e))[0] is None:
             raise InputError(f"--config {e}") from None
@@ -444,7 +444,6 @@ def _plugin(config_path: str) -> int:
         )
         return 2
     with _Loading():
-        from krm_fn.modes.files import result_line
         from krm_fn.modes.krm import light_default
         from krm_fn.modes.kustomize import run_plugin
 
@@ -494,7 +493,6 @@ def _files(argv: list[str]) -> int:
 
 def _explain(argv: list[str]) -> int:
     from krm_fn.modes import explain
-    from krm_fn.modes.files import result_line
     from krm_fn.modes.krm import light_default
 
     p = _parser(
