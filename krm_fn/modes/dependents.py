@@ -15,6 +15,7 @@ from krm_fn.transforms.identity import TEKTON_RUNS
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import Any
     from typing import Protocol
     from typing import TypeVar
 
@@ -31,12 +32,9 @@ if TYPE_CHECKING:
 _DEPENDED_ON = frozenset({("tekton.dev", "Pipeline"), ("shipwright.io", "Build"), ("kpt.dev", "Kptfile"), ("apps", "StatefulSet")})
 
 
-def config_file(pkg: packages.Package) -> str | None:
-    """The real path of the file the package's Kptfile names as this function's config."""
-    try:
-        node, source = packages.kptfile_config(pkg)
-    except ValueError:
-        return None  # said when the policy is read
+def config_file(node: Any, source: str | None) -> str | None:
+    """The real path of the file a package's Kptfile names as this function's config, from
+    what packages.kptfile_config gave: (None, path) for a `configPath`."""
     return os.path.realpath(source) if source is not None and node is None else None
 
 

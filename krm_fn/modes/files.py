@@ -255,11 +255,13 @@ def _run_package(
 def _render_package(pkg: packages.Package, override: Any, light: bool, defer: bool, tick: Callable[[str], None] | None) -> FilesOutcome:
     """One pass over the package: read it, decide every file's new text. Raises _ReadEagerly
     (only when `defer`)."""
-    files, context, errors = _read_package(pkg, override, defer, tick)
+    # the Kptfile's config for this function, read once for both uses: (node, path, problem)
+    kptfile = _kptfile_config(pkg) if override is None else (None, None, None)
+    files, context, errors = _read_package(pkg, dependents.config_file(*kptfile[:2]), defer, tick)
     if override is not None:
         policy: Any = override
     else:
-        policy, problem = _package_policy(pkg, files + context)
+        policy, problem = _package_policy(pkg, files + context, kptfile)
         if problem is not None:
             if defer:
                 raise _ReadEagerly
@@ -282,16 +284,17 @@ def _render_package(pkg: packages.Package, override: Any, light: bool, defer: bo
 
 
 def _read_package(
-    pkg: packages.Package, override: Any, defer: bool, tick: Callable[[str], None] | None
+    pkg: packages.Package, config: str | None, defer: bool, tick: Callable[[str], None] | None
 ) -> tuple[list[FileState], list[FileState], list[Result]]:
     """(the files to render: the named ones and those that depend on them, the package's other
-    files as context, the errors and warnings of reading them)."""
+    files as context, the errors and warnings of reading them). `config`: the real path of
+    the policy file the Kptfile names (dependents.config_file)."""
     files, read_errors = read_files(pkg.given, defer, tick)
     context, unreadable = read_files(pkg.context, defer)  # what cannot be read is not context
     inodes = {(f.stat.st_dev, f.stat.st_ino) for f in files if f.stat is not None}
     # a hard link to a named file is that file, not another file of the package
     context = [f for f in context if f.stat is None or (f.stat.st_dev, f.stat.st_ino) not in inodes]
-    promoted = dependents.promoted(files, context, dependents.config_file(pkg) if override is None else None)
+    promoted = dependents.promoted(files, context, config)
     if promoted:
         files = files + promoted
         context = [f for f in context if all(f is not p for p in promoted)]
@@ -400,14 +403,24 @@ def _drop_broken_context(results: list[Result], extra: list[FileState]) -> list[
     return [f for f in extra if f.name in names]
 
 
-def _package_policy(pkg: packages.Package, files: list[FileState]) -> tuple[Any, str | None]:
-    """The package's own policy: its Kptfile's config for this function, or a
-    CoschedulePolicy document among its files; (None, None) for none (the defaults), or
-    (None, reason) when there are two or one cannot be read."""
+def _kptfile_config(pkg: packages.Package) -> tuple[Any, str | None, str | None]:
+    """packages.kptfile_config as (node, path, None), or (None, None, why it cannot be read)."""
     try:
         node, source = packages.kptfile_config(pkg)
     except ValueError as e:
-        return None, str(e)
+        return None, None, str(e)
+    return node, source, None
+
+
+def _package_policy(
+    pkg: packages.Package, files: list[FileState], kptfile: tuple[Any, str | None, str | None]
+) -> tuple[Any, str | None]:
+    """The package's own policy: its Kptfile's config for this function (`kptfile`, from
+    _kptfile_config), or a CoschedulePolicy document among its files; (None, None) for none
+    (the defaults), or (None, reason) when there are two or one cannot be read."""
+    node, source, problem = kptfile
+    if problem is not None:
+        return None, problem
     found: dict[str, Any] = {}
     if source is not None:
         if node is not None:
