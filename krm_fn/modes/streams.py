@@ -537,7 +537,5 @@ def read_config(text: str, name: str) -> Any:
         # 17", a duplicate key's path and both lines), not as the parser's flattened dump
         node = guards.load_guarded(body, name)
     except InputError as e:
-        from krm_fn.io.items import in_file_lines
-
-        raise type(e)(in_file_lines(str(e), stream.docs[0].line)) from None
+        raise type(e)(items_mod.in_file_lines(str(e), stream.docs[0].line)) from None
     return node
