@@ -216,18 +216,9 @@ class _Merge:
             terms = nodeaffinity.required_terms(tpl)
             if terms is None or not nodeaffinity.contradicts(terms, fixed, after):
                 continue
-            action = _conflict(
-                self.ctx,
-                self.item,
-                f"{path}.affinity.nodeAffinity.{nodeaffinity.REQUIRED}",
-                f'the required nodeAffinity on "{k}"',
-                nodeaffinity.on_key(terms, k),
-                {k: want},
-                why=f" (the nodeSelector of {self.path}); no node can match both, so these pods would never be scheduled",
-            )
-            if action != "override":
+            why = f" (the nodeSelector of {self.path}); no node can match both, so these pods would never be scheduled"
+            if not _node_affinity_conflict(self.ctx, self.item, path, tpl, terms, k, want, why):
                 return False
-            nodeaffinity.drop_key(tpl, k)
             self.changes.append(f"nodeAffinity expressions on {k} removed (override)")
         return True
 
@@ -462,24 +453,37 @@ def assistant_node_selector(ctx: Context, item: Item, tpl: Any, tpl_path: str) -
     terms = nodeaffinity.required_terms(tpl)
     if not isinstance(sel, Mapping) or terms is None:
         return
+    why = (
+        " (spec.assistant.podTemplate.nodeSelector, which the placeholder takes because this "
+        "template sets no nodeSelector); no node can match both, so the placeholder would never be "
+        "scheduled and every TaskRun pod pinned to it would wait"
+    )
     for k in nodeaffinity.conflicting_keys(terms, sel):
-        action = _conflict(
-            ctx,
-            item,
-            f"{tpl_path}.affinity.nodeAffinity.{nodeaffinity.REQUIRED}",
-            f'the required nodeAffinity on "{k}"',
-            nodeaffinity.on_key(terms, k),
-            {k: sel[k]},
-            why=" (spec.assistant.podTemplate.nodeSelector, which the placeholder takes because this "
-            "template sets no nodeSelector); no node can match both, so the placeholder would never be "
-            "scheduled and every TaskRun pod pinned to it would wait",
-        )
-        if action == "override":
-            nodeaffinity.drop_key(tpl, k)
+        if _node_affinity_conflict(ctx, item, tpl_path, tpl, terms, k, sel[k], why):
             report_changes(ctx, item, tpl_path, [f"nodeAffinity expressions on {k} removed (override)"])
             terms = nodeaffinity.required_terms(tpl)
             if terms is None:
                 return
+
+
+def _node_affinity_conflict(ctx: Context, item: Item, path: str, tpl: Any, terms: list[Any], k: str, want: str, why: str) -> bool:
+    """onConflict for a nodeSelector key `k: want` that leaves the required nodeAffinity
+    `terms` of the template `tpl` (at `path`) no node; `why` follows the values in the
+    message. True when the key goes in: override, and the affinity's expressions on it leave
+    `tpl`."""
+    action = _conflict(
+        ctx,
+        item,
+        f"{path}.affinity.nodeAffinity.{nodeaffinity.REQUIRED}",
+        f'the required nodeAffinity on "{k}"',
+        nodeaffinity.on_key(terms, k),
+        {k: want},
+        why=why,
+    )
+    if action != "override":
+        return False
+    nodeaffinity.drop_key(tpl, k)
+    return True
 
 
 def _tekton_types_ok(ctx: Context, item: Item, tpl: Mapping[str, Any], path: str) -> bool:
