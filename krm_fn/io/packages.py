@@ -247,7 +247,17 @@ def _yaml_files(root: Path, recursive: bool, stop_at_packages: bool, ignore: Ign
     return out
 
 
-def kptfile_config(pkg: Package) -> tuple[Any, str | None]:
+def kptfile_config(pkg: Package) -> tuple[Any, str | None, str | None]:
+    """_kptfile_config as (node, path, None), or (None, None, why the Kptfile or its
+    `configPath` cannot be taken): a package's policy says the problem on its files."""
+    try:
+        node, source = _kptfile_config(pkg)
+    except ValueError as e:
+        return None, None, str(e)
+    return node, source, None
+
+
+def _kptfile_config(pkg: Package) -> tuple[Any, str | None]:
     """The function config the package's Kptfile gives this function: (a ConfigMap built from
     `configMap`, or the path of `configPath`) as (node, path); (None, None) when it gives none.
     Raises ValueError with the reason when the Kptfile cannot be read."""

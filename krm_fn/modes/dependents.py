@@ -34,7 +34,7 @@ _DEPENDED_ON = frozenset({("tekton.dev", "Pipeline"), ("shipwright.io", "Build")
 
 def config_file(node: Any, source: str | None) -> str | None:
     """The real path of the file a package's Kptfile names as this function's config, from
-    what packages.kptfile_config gave: (None, path) for a `configPath`."""
+    what packages.kptfile_config gave: (None, path, None) for a `configPath`."""
     return os.path.realpath(source) if source is not None and node is None else None
 
 

@@ -256,7 +256,7 @@ def _render_package(pkg: packages.Package, override: Any, light: bool, defer: bo
     """One pass over the package: read it, decide every file's new text. Raises _ReadEagerly
     (only when `defer`)."""
     # the Kptfile's config for this function, read once for both uses: (node, path, problem)
-    kptfile = _kptfile_config(pkg) if override is None else (None, None, None)
+    kptfile = packages.kptfile_config(pkg) if override is None else (None, None, None)
     files, context, errors = _read_package(pkg, dependents.config_file(*kptfile[:2]), defer, tick)
     if override is not None:
         policy: Any = override
@@ -403,20 +403,11 @@ def _drop_broken_context(results: list[Result], extra: list[FileState]) -> list[
     return [f for f in extra if f.name in names]
 
 
-def _kptfile_config(pkg: packages.Package) -> tuple[Any, str | None, str | None]:
-    """packages.kptfile_config as (node, path, None), or (None, None, why it cannot be read)."""
-    try:
-        node, source = packages.kptfile_config(pkg)
-    except ValueError as e:
-        return None, None, str(e)
-    return node, source, None
-
-
 def _package_policy(
     pkg: packages.Package, files: list[FileState], kptfile: tuple[Any, str | None, str | None]
 ) -> tuple[Any, str | None]:
     """The package's own policy: its Kptfile's config for this function (`kptfile`, from
-    _kptfile_config), or a CoschedulePolicy document among its files; (None, None) for none
+    packages.kptfile_config), or a CoschedulePolicy document among its files; (None, None) for none
     (the defaults), or (None, reason) when there are two or one cannot be read."""
     node, source, problem = kptfile
     if problem is not None:
