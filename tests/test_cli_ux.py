@@ -38,10 +38,10 @@ def test_bad_subcommand_argument_points_at_its_help() -> None:
     assert "unrecognized arguments: --nope" in p.stderr and "krm-coschedule explain --help" in p.stderr
 
 
-def _on_terminal(args: list[str], env: dict[str, str] | None = None) -> tuple[int, bytes]:
+def _on_terminal(args: list[str], env: dict[str, str] | None = None, cwd: Path = EXAMPLE) -> tuple[int, bytes]:
     """Run with stdout and stderr on one pseudo-terminal; (exit, what the terminal got)."""
     main, sub = pty.openpty()
-    p = subprocess.Popen([*CMD, *args], stdin=subprocess.DEVNULL, stdout=sub, stderr=sub, cwd=EXAMPLE, env=env)
+    p = subprocess.Popen([*CMD, *args], stdin=subprocess.DEVNULL, stdout=sub, stderr=sub, cwd=cwd, env=env)
     os.close(sub)
     chunks = []
     while True:
@@ -205,21 +205,8 @@ def test_no_arguments_on_a_terminal_says_what_it_waits_for() -> None:
 def test_progress_advances_per_file_in_one_package(tmp_path: Path) -> None:
     for i in range(60):
         (tmp_path / f"cm{i}.yaml").write_text(f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c{i}\n")
-    main, sub = pty.openpty()
-    p = subprocess.Popen([*CMD, "--check", str(tmp_path)], stdin=subprocess.DEVNULL, stdout=sub, stderr=sub)
-    os.close(sub)
-    chunks = []
-    while True:
-        try:
-            data = os.read(main, 65536)
-        except OSError:
-            break
-        if not data:
-            break
-        chunks.append(data)
-    os.close(main)
-    seen = b"".join(chunks)
-    assert p.wait() == 0
+    code, seen = _on_terminal(["--check", str(tmp_path)], cwd=tmp_path)
+    assert code == 0
     assert b"package 1/1, file 2/60" in seen and b"package 1/1, file 60/60" in seen
 
 
