@@ -1,6 +1,7 @@
 """SIGTERM and SIGHUP handled as SIGINT is: raised where the program is, as a
 KeyboardInterrupt that carries the signal, so every path that cleans up after an interrupt
-does the same for them.
+does the same for them; and Held, which makes a few steps complete together whichever of
+them arrives.
 """
 from __future__ import annotations
 
@@ -50,3 +51,29 @@ def restore_handlers(previous: dict[int, Any]) -> None:
 
     for s, handler in previous.items():
         signal.signal(s, handler)
+
+
+STOPS = (2, *SIGNAL_NAMES)  # SIGINT, and the signals handled as it
+
+
+class Held:
+    """`with Held():` SIGINT, SIGTERM and SIGHUP wait (blocked, pending) until the
+    block ends: the steps in it complete together, so an interrupt (on_termination turns SIGTERM
+    and SIGHUP into one) never lands between making a temp file and noting it for removal, or
+    between replacing a file and noting it to be put back. Each block is one file's step."""
+
+    __slots__ = ("held",)
+
+    def __enter__(self) -> None:
+        import signal
+
+        self.held = False
+        if hasattr(signal, "pthread_sigmask"):
+            signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)
+            self.held = True
+
+    def __exit__(self, *exc: object) -> None:
+        if self.held:
+            import signal
+
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPS)  # a pending signal is delivered here

@@ -10,6 +10,8 @@ import stat
 import tempfile
 from pathlib import Path
 
+from krm_fn.core.signals import Held
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
     from typing import Protocol
@@ -43,7 +45,7 @@ def write_files(files: list[F]) -> list[tuple[F, str]]:
             reason = _refusal(f)
             if reason is None:
                 try:
-                    with _SignalsHeld():  # a temp file is made and noted at once, or not at all
+                    with Held():  # a temp file is made and noted at once, or not at all
                         staged.append((f, _stage(f.path, f.new_text or "", sync=False)))
                     continue
                 except OSError as e:
@@ -58,7 +60,7 @@ def write_files(files: list[F]) -> list[tuple[F, str]]:
             reason = _refusal(f)
             if reason is None:
                 try:
-                    with _SignalsHeld():  # a file replaced is noted at once, to be put back
+                    with Held():  # a file replaced is noted at once, to be put back
                         _put(tmp, f)
                         done.append(f)
                     continue
@@ -67,41 +69,15 @@ def write_files(files: list[F]) -> list[tuple[F, str]]:
             f.failed = True
             failures.append((f, reason))
     except BaseException:
-        with _SignalsHeld():
+        with Held():
             for f in done:
                 _restore(f)
         raise
     finally:
-        with _SignalsHeld():
+        with Held():
             for _f, tmp in staged:
                 _unlink(tmp)
     return failures
-
-
-class _SignalsHeld:
-    """`with _SignalsHeld():` SIGINT, SIGTERM and SIGHUP wait (blocked, pending) until the
-    block ends: the steps in it complete together, so an interrupt (cli turns SIGTERM and
-    SIGHUP into one) never lands between making a temp file and noting it for removal, or
-    between replacing a file and noting it to be put back. Each block is one file's step."""
-
-    __slots__ = ("held",)
-
-    def __enter__(self) -> None:
-        import signal
-
-        self.held = False
-        if hasattr(signal, "pthread_sigmask"):
-            signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
-            self.held = True
-
-    def __exit__(self, *exc: object) -> None:
-        if self.held:
-            import signal
-
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)  # a pending signal is delivered here
-
-
-_STOPS = (2, 15, 1)  # SIGINT, SIGTERM, SIGHUP
 
 
 def _refusal(f: _File) -> str | None:
