@@ -453,16 +453,10 @@ def copy_data(v: Any) -> Any:
 def source_text(value: Any) -> str:
     """A scalar as it was written in the YAML it came from (`1.30`, `010`, `0x1F`: the
     round-trip loader keeps the spelling of numbers), else as YAML writes it."""
-    import io
-
-    from ruamel.yaml import YAML
-
-    out = io.StringIO()
     try:
-        YAML().dump(value, out)
+        text = rt_dump(value)
     except Exception:  # noqa: BLE001 - a value the emitter refuses: its Python spelling
         return repr(value)
-    text = out.getvalue()
     return text[: -len("\n...\n")] if text.endswith("\n...\n") else text.rstrip("\n")
 
 
