@@ -161,7 +161,7 @@ def test_krm_path_modules_import_nothing_heavy() -> None:
 NOT_IN_A_ONE_RUN = HEAVY_AT_START | {
     "ruamel", "_ruamel_yaml", "krm_fn.modes.files", "krm_fn.modes.streams", "krm_fn.io.packages", "krm_fn.modes.kustomize",
     "krm_fn.modes.explain",
-    "copy", "weakref",  # yamlio.copy_data copies the plain data transforms need
+    "copy", "weakref",  # core.data.copy_data copies the plain data transforms need
 }
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 
+from krm_fn.core.data import type_name
 from krm_fn.core.errors import InputError
 from krm_fn.core.errors import Unsure
 from krm_fn.core.errors import YamlSyntaxError
@@ -142,7 +143,7 @@ def _full_parse(text: str) -> ResourceList:
     root = guards.load_guarded(text, "the input")
     if not isinstance(root, dict):
         raise InputError(
-            f"input is a YAML {guards.type_name(root)}, not a ResourceList: expected a mapping with "
+            f"input is a YAML {type_name(root)}, not a ResourceList: expected a mapping with "
             "`kind: ResourceList` and `items`"
         )
     guards.check_limits(root)
@@ -154,7 +155,7 @@ def _full_parse(text: str) -> ResourceList:
         items_node = []
     if not isinstance(items_node, list):
         raise InputError(
-            f"`items` is a {guards.type_name(items_node)}; it must be a list of Kubernetes objects"
+            f"`items` is a {type_name(items_node)}; it must be a list of Kubernetes objects"
         )
     if re.search(_ALIAS, text):
         # an alias makes two places one node: an edit to one item must not reach another

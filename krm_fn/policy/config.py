@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from krm_fn.core import names
+from krm_fn.core.data import copy_data
+from krm_fn.core.data import type_name
 from krm_fn.core.errors import InputError
 from krm_fn.core.keys import INDEX_KEY
 from krm_fn.core.keys import LEGACY_INDEX_KEY
@@ -155,7 +157,7 @@ def load(fc: Any) -> tuple[Policy | None, list[Result]]:
         return None, [
             Result(
                 "error",
-                f"functionConfig is a {guards.type_name(fc)}, not an object; expect {ACCEPTED}",
+                f"functionConfig is a {type_name(fc)}, not an object; expect {ACCEPTED}",
                 field_path="functionConfig",
             )
         ]
@@ -284,7 +286,7 @@ def _quote_hint(value: Any, node: Any) -> str:
     import json
 
     written = yamlio.source_text(node if node is not None else value)
-    what = guards.type_name(value)
+    what = type_name(value)
     if what in ("number", "boolean", "null"):
         return f"but YAML read {written} as a {what if what != 'null' else 'null value'}; quote it: {json.dumps(written)}"
     return f"got a {what} {json.dumps(value)}; a ConfigMap value is text: quote it, or write YAML as a block string (`key: |`)"
@@ -397,18 +399,18 @@ def _resolve(
             results = results + _image_version_check(src, a["image"], p.tekton_version, where)
     else:
         p.assistant_image = nop_image(p.tekton_version)
-    p.assistant_pod_template = yamlio.copy_data(a.get("podTemplate") or {})
+    p.assistant_pod_template = copy_data(a.get("podTemplate") or {})
     p.set_security_context = bool(a.get("setSecurityContext", False))
     p.set_security_context_ro_rootfs = bool(a.get("setSecurityContextReadOnlyRootFilesystem", False))
     p.pvc_retention = {"whenDeleted": "Delete", "whenScaled": "Delete", **(a.get("pvcRetentionPolicy") or {})}
-    p.topology_spread = yamlio.copy_data(a.get("topologySpreadConstraints") or [])
-    p.scheduling_gates = yamlio.copy_data(a.get("schedulingGates") or [])
-    p.default_pod_template = yamlio.copy_data(spec.get("defaultPodTemplate") or {})
+    p.topology_spread = copy_data(a.get("topologySpreadConstraints") or [])
+    p.scheduling_gates = copy_data(a.get("schedulingGates") or [])
+    p.default_pod_template = copy_data(spec.get("defaultPodTemplate") or {})
     p.default_service_account = spec.get("defaultServiceAccount", DEFAULT_SERVICE_ACCOUNT)
     s = spec.get("scheduling") or {}
     # sorted: the output must not depend on the order of keys in the config
     p.node_selector = dict(sorted((s.get("nodeSelector") or {}).items()))
-    p.tolerations = yamlio.copy_data(s.get("tolerations") or [])
+    p.tolerations = copy_data(s.get("tolerations") or [])
     p.scheduler_name = s.get("schedulerName") or None
     p.on_conflict = s.get("onConflict", "error")
     h = spec.get("hardening") or {}
@@ -487,14 +489,14 @@ def _pod_template_problems(src: _Source, path: str, tpl: Any) -> list[Result]:
     if tpl is None:
         return []
     if not isinstance(tpl, dict):
-        return [_err(src, path, f"the pod template is a {guards.type_name(tpl)}; it must be a mapping of pod template fields")]
+        return [_err(src, path, f"the pod template is a {type_name(tpl)}; it must be a mapping of pod template fields")]
     out = []
     for key, (outer, inner) in _TEMPLATE_FIELDS.items():
         if key not in tpl or tpl[key] is None:
             continue
         v = tpl[key]
         if not isinstance(v, outer) or (outer is not bool and isinstance(v, bool)):
-            out.append(_err(src, f"{path}.{key}", f"{key} is a {guards.type_name(v)}; it must be {_TYPE_WORDS[outer]}"))
+            out.append(_err(src, f"{path}.{key}", f"{key} is a {type_name(v)}; it must be {_TYPE_WORDS[outer]}"))
             continue
         if inner is None:
             continue

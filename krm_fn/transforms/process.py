@@ -13,6 +13,7 @@ Every way of running (KRM stdin, kustomize plugin, files, explain) goes through 
 """
 from __future__ import annotations
 
+from krm_fn.core.data import type_name
 from krm_fn.core.errors import FieldError
 from krm_fn.core.errors import InputError
 from krm_fn.core.errors import KrmError
@@ -41,7 +42,6 @@ from krm_fn.transforms.generated import placeholder_cost
 from krm_fn.transforms.generated import reconcile
 from krm_fn.transforms.tekton import tekton
 from krm_fn.transforms.tekton import triggers
-from krm_fn.yaml import guards
 from krm_fn.yaml import yamlio
 from krm_fn.yaml import yamltext
 from krm_fn.yaml.document import LightDocument
@@ -254,7 +254,7 @@ def _check_identity_types(item: Item, ctx: Context) -> None:
             ctx.error_at(
                 item,
                 f"items[{item.pos}].{key}",
-                f"items[{item.pos}]: {key} is a {guards.type_name(v)}; it must be a string "
+                f"items[{item.pos}]: {key} is a {type_name(v)}; it must be a string "
                 "such as `apiVersion: tekton.dev/v1`, `kind: PipelineRun`",
             )
 
@@ -276,19 +276,19 @@ def _check_object(item: Item, ctx: Context) -> bool:
     else:
         md = node.get("metadata")
         if not isinstance(md, dict):
-            problems.append(("metadata", f"metadata is a {guards.type_name(md)}; it must be a mapping with name and namespace"))
+            problems.append(("metadata", f"metadata is a {type_name(md)}; it must be a mapping with name and namespace"))
         else:
             for k in ("name", "namespace", "generateName"):
                 v = md.get(k)
                 if v is not None and not isinstance(v, str):
-                    problems.append((f"metadata.{k}", f"metadata.{k} is a {guards.type_name(v)}; it must be a string: quote it"))
+                    problems.append((f"metadata.{k}", f"metadata.{k} is a {type_name(v)}; it must be a string: quote it"))
             for k in ("labels", "annotations"):
                 v = md.get(k)
                 if v is not None and not isinstance(v, dict):
-                    problems.append((f"metadata.{k}", f"metadata.{k} is a {guards.type_name(v)}; it must be a mapping of strings"))
+                    problems.append((f"metadata.{k}", f"metadata.{k} is a {type_name(v)}; it must be a mapping of strings"))
         spec = node.get("spec")
         if spec is not None and not isinstance(spec, dict):
-            problems.append(("spec", f"spec is a {guards.type_name(spec)}; it must be a mapping"))
+            problems.append(("spec", f"spec is a {type_name(spec)}; it must be a mapping"))
     for path, msg in problems:
         if item.meta.name or item.meta.generate_name:
             ctx.error(item, path or None, msg)

@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from collections.abc import MutableMapping
 
+from krm_fn.core.data import type_name
 from krm_fn.io.items import Item
 from krm_fn.policy import hardening
 from krm_fn.policy import validation as v
 from krm_fn.transforms import scheduling
 from krm_fn.transforms.context import Context
-from krm_fn.yaml import guards
 from krm_fn.yaml import yamlio
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
@@ -50,7 +50,7 @@ def handle_buildrun(item: Item, ctx: Context) -> None:
         return
     build = spec.get("build")
     if build is not None and not isinstance(build, MutableMapping):
-        ctx.error(item, "spec.build", f"spec.build is a {guards.type_name(build)}; it must be a mapping with name or spec")
+        ctx.error(item, "spec.build", f"spec.build is a {type_name(build)}; it must be a mapping with name or spec")
         return
     build = build if isinstance(build, MutableMapping) else {}
     has_name = build.get("name") is not None
@@ -58,12 +58,12 @@ def handle_buildrun(item: Item, ctx: Context) -> None:
     if embedded is not None and not isinstance(embedded, MutableMapping):
         ctx.error(
             item, "spec.build.spec",
-            f"spec.build.spec is a {guards.type_name(embedded)}; it must be a Build spec (a mapping with "
+            f"spec.build.spec is a {type_name(embedded)}; it must be a Build spec (a mapping with "
             "source, strategy and output), or use spec.build.name to reference a Build",
         )
         return
     if has_name and not isinstance(build.get("name"), str):
-        ctx.error(item, "spec.build.name", f"spec.build.name is a {guards.type_name(build.get('name'))}; it must be the name of a Build: quote it")
+        ctx.error(item, "spec.build.name", f"spec.build.name is a {type_name(build.get('name'))}; it must be the name of a Build: quote it")
         return
     has_spec = embedded is not None
     # the BuildRun controller's field checks, in its order

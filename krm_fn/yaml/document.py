@@ -16,6 +16,7 @@ transform again (`process`).
 """
 from __future__ import annotations
 
+from krm_fn.core.data import copy_data
 from krm_fn.core.errors import Unsure
 from krm_fn.yaml import lite
 from krm_fn.yaml import litesplice
@@ -94,7 +95,7 @@ class LightDocument(Document):
         self.data = data
         self.source = source
         self._layout: lite.Doc | None = layout
-        self._read: Any = yamlio.copy_data(data)  # the data as read, scalar types kept
+        self._read: Any = copy_data(data)  # the data as read, scalar types kept
         self._before: Any = None
         # (fingerprint of the data, text) last written: a copy of the data was kept instead,
         # a third of what a large list held per run

@@ -17,24 +17,6 @@ MAX_ALIAS_NODES = 200_000  # nodes an expanded tree may have (billion-laughs gua
 MAX_DEPTH = 200  # nesting depth of any collection
 
 
-def type_name(v: Any) -> str:
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "boolean"
-    if isinstance(v, (int, float)):
-        return "number"
-    if isinstance(v, str):
-        return "string"
-    if isinstance(v, list):
-        return "list"
-    if isinstance(v, dict):
-        return "mapping"
-    return type(v).__name__
-
-
-
-
 def load_guarded(text: str, what: str, limits: bool = True) -> Any:
     """Parse `text` with the round-trip loader, bounded: nesting is measured on the event
     stream first (the loader recurses, and slows down sharply on deep flow nesting), alias

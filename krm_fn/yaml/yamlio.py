@@ -440,16 +440,6 @@ def _forget_documents(y: Any) -> None:
         infos.clear()
 
 
-def copy_data(v: Any) -> Any:
-    """A copy of loaded or plain data (collections new, scalars shared: they are immutable);
-    copy.deepcopy's result for plain data, at several times less per node (no memo)."""
-    if isinstance(v, dict):
-        return {k: copy_data(x) if isinstance(x, (dict, list)) else x for k, x in v.items()}
-    if isinstance(v, list):
-        return [copy_data(x) if isinstance(x, (dict, list)) else x for x in v]
-    return v
-
-
 def source_text(value: Any) -> str:
     """A scalar as it was written in the YAML it came from (`1.30`, `010`, `0x1F`: the
     round-trip loader keeps the spelling of numbers), else as YAML writes it."""

@@ -1,18 +1,18 @@
 """The placeholder StatefulSet ("affinity assistant") of SPEC §4, as plain data in output order.
 
 Everything taken from the run or the policy is plain data already: copied with
-yamlio.copy_data (new collections, shared immutable scalars), not copy.deepcopy, which
+core.data.copy_data (new collections, shared immutable scalars), not copy.deepcopy, which
 costs several times more per node (two StatefulSets per run)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
 
 from krm_fn.core import names
+from krm_fn.core.data import copy_data
 from krm_fn.core.keys import OWNER_ANNOTATION
 from krm_fn.core.record import Record
 from krm_fn.policy import nodeaffinity
 from krm_fn.policy.config import Policy
-from krm_fn.yaml.yamlio import copy_data
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:

@@ -12,6 +12,7 @@ StatefulSet; `bindings_of` recognises such claims and takes their templates back
 from __future__ import annotations
 
 from krm_fn.core import names
+from krm_fn.core.data import copy_data
 from krm_fn.core.errors import FieldError
 from krm_fn.io.items import Item
 from krm_fn.io.items import Meta
@@ -36,7 +37,6 @@ from krm_fn.transforms.tekton.tekton_run import task_template
 from krm_fn.transforms.tekton.tekton_run import unpin_run_level
 from krm_fn.transforms.tekton.tekton_run import unpin_task
 from krm_fn.yaml import yamlio
-from krm_fn.yaml.yamlio import copy_data
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:

@@ -6,13 +6,13 @@ generated for the run."""
 from __future__ import annotations
 
 from krm_fn.core import names
+from krm_fn.core.data import type_name
 from krm_fn.core.errors import FieldError
 from krm_fn.core.keys import OWNER_ANNOTATION
 from krm_fn.policy import validation
 from krm_fn.transforms.tekton import tekton_workspaces
 from krm_fn.transforms.tekton.tekton_run import REQUIRED
 from krm_fn.transforms.tekton.tekton_run import Run
-from krm_fn.yaml import guards
 from krm_fn.yaml import yamlio
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
@@ -54,7 +54,7 @@ def valid(run: Run) -> bool:
                     run.ctx.error(
                         run.item,
                         f"spec.workspaces[{i}].volumeClaimTemplate.metadata.{key}",
-                        f"the volumeClaimTemplate's metadata.{key} is a {guards.type_name(value)}; "
+                        f"the volumeClaimTemplate's metadata.{key} is a {type_name(value)}; "
                         f"it must be a mapping of strings (the claim made from it carries them)",
                     )
                     ok = False
@@ -62,7 +62,7 @@ def valid(run: Run) -> bool:
                 run.ctx.error(
                     run.item,
                     f"spec.workspaces[{i}].volumeClaimTemplate.metadata",
-                    f"the volumeClaimTemplate's metadata is a {guards.type_name(md)}; it must be a mapping (name, labels, annotations)",
+                    f"the volumeClaimTemplate's metadata is a {type_name(md)}; it must be a mapping (name, labels, annotations)",
                 )
                 ok = False
             spec = vct.get("spec")
@@ -88,14 +88,14 @@ def _valid_workspaces(run: Run) -> bool:
     if ws is None:
         return True
     if not isinstance(ws, list):
-        run.ctx.error(run.item, "spec.workspaces", f"spec.workspaces is a {guards.type_name(ws)}; it must be a list of workspace bindings (- name: ...)")
+        run.ctx.error(run.item, "spec.workspaces", f"spec.workspaces is a {type_name(ws)}; it must be a list of workspace bindings (- name: ...)")
         return False
     for i, b in enumerate(ws):
         if not isinstance(b, dict):
-            run.ctx.error(run.item, f"spec.workspaces[{i}]", f"workspace binding {i} is a {guards.type_name(b)}; it must be a mapping with a name and a volume source")
+            run.ctx.error(run.item, f"spec.workspaces[{i}]", f"workspace binding {i} is a {type_name(b)}; it must be a mapping with a name and a volume source")
             return False
         if not isinstance(b.get("name"), str) or not b.get("name"):
-            run.ctx.error(run.item, f"spec.workspaces[{i}].name", f"workspace binding {i} has a name that is a {guards.type_name(b.get('name'))}; every binding needs the name of a pipeline workspace (a string)")
+            run.ctx.error(run.item, f"spec.workspaces[{i}].name", f"workspace binding {i} has a name that is a {type_name(b.get('name'))}; every binding needs the name of a pipeline workspace (a string)")
             return False
     return True
 
@@ -118,7 +118,7 @@ def _valid_names(run: Run) -> bool:
         if key_errs:
             checks.append((f"metadata.labels[{k}]", str(k), ["the key: " + e for e in key_errs]))
         elif not isinstance(v, str):
-            checks.append((f"metadata.labels[{k}]", str(v), [f"must be a string, not a {guards.type_name(v)}: quote it"]))
+            checks.append((f"metadata.labels[{k}]", str(v), [f"must be a string, not a {type_name(v)}: quote it"]))
         else:
             checks.append((f"metadata.labels[{k}]", v, _errors(validation.label_value_errors, v)))
     for path, value, errs in checks:
@@ -274,24 +274,24 @@ def check_pipeline_shape(spec: Any, prefix: str, owner: str = "") -> None:
         if tasks is None:
             continue
         if not isinstance(tasks, list):
-            raise FieldError(f"{prefix}.{key}", f"{who}{key} is a {guards.type_name(tasks)}; it must be a list of pipeline tasks (- name: ...)")
+            raise FieldError(f"{prefix}.{key}", f"{who}{key} is a {type_name(tasks)}; it must be a list of pipeline tasks (- name: ...)")
         for i, task in enumerate(tasks):
             where = f"{prefix}.{key}[{i}]"
             if not isinstance(task, dict):
-                raise FieldError(where, f"{who}{key}[{i}] is a {guards.type_name(task)}; every pipeline task must be a mapping with a name")
+                raise FieldError(where, f"{who}{key}[{i}] is a {type_name(task)}; every pipeline task must be a mapping with a name")
             if not isinstance(task.get("name"), str):
-                raise FieldError(f"{where}.name", f"{who}{key}[{i}].name is a {guards.type_name(task.get('name'))}; every pipeline task needs a name (a string)")
+                raise FieldError(f"{where}.name", f"{who}{key}[{i}].name is a {type_name(task.get('name'))}; every pipeline task needs a name (a string)")
             ws = task.get("workspaces")
             if ws is None:
                 continue
             if not isinstance(ws, list):
-                raise FieldError(f"{where}.workspaces", f"{who}the workspaces of task {task['name']} are a {guards.type_name(ws)}; they must be a list of {{name, workspace}} mappings")
+                raise FieldError(f"{where}.workspaces", f"{who}the workspaces of task {task['name']} are a {type_name(ws)}; they must be a list of {{name, workspace}} mappings")
             for j, w in enumerate(ws):
                 wp = f"{where}.workspaces[{j}]"
                 if not isinstance(w, dict) or not isinstance(w.get("name"), str):
                     raise FieldError(wp, f"{who}workspace {j} of task {task['name']} must be a mapping with a name (a string) and the pipeline workspace it binds (workspace: ...)")
                 if w.get("workspace") is not None and not isinstance(w.get("workspace"), str):
-                    raise FieldError(f"{wp}.workspace", f"{who}workspace {w['name']} of task {task['name']} binds a {guards.type_name(w.get('workspace'))}; workspace must name a pipeline workspace (a string)")
+                    raise FieldError(f"{wp}.workspace", f"{who}workspace {w['name']} of task {task['name']} binds a {type_name(w.get('workspace'))}; workspace must name a pipeline workspace (a string)")
 
 
 # --------------------------------------------------------------------------- while coscheduling

@@ -6,13 +6,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from krm_fn.core import names
+from krm_fn.core.data import type_name
 from krm_fn.core.errors import FieldError
 from krm_fn.io.items import Item
 from krm_fn.io.items import Meta
 from krm_fn.transforms.context import Context
 from krm_fn.transforms.context import file_of
 from krm_fn.transforms.tekton import assistant as assistant_mod
-from krm_fn.yaml import guards
 from krm_fn.yaml import yamlio
 from krm_fn.yaml.document import Document
 
@@ -297,7 +297,7 @@ def get_map(parent: Any, key: str, path: str) -> Any:
     if v is None:
         return None
     if not isinstance(v, dict):
-        raise FieldError(path, f"{path} is a {guards.type_name(v)}, not a mapping")
+        raise FieldError(path, f"{path} is a {type_name(v)}, not a mapping")
     return v
 
 
@@ -306,5 +306,5 @@ def get_list(parent: Any, key: str, path: str) -> Any:
     if v is None:
         return None
     if not isinstance(v, list):
-        raise FieldError(path, f"{path} is a {guards.type_name(v)}, not a list")
+        raise FieldError(path, f"{path} is a {type_name(v)}, not a list")
     return v

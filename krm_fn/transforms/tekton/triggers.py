@@ -5,12 +5,12 @@ under generateName or with `$(uid)` in the name), transformed in place like any 
 as written; other resources in the list are not touched."""
 from __future__ import annotations
 
+from krm_fn.core.data import type_name
 from krm_fn.core.errors import FieldError
 from krm_fn.io.items import Item
 from krm_fn.io.items import meta_of
 from krm_fn.transforms.context import Context
 from krm_fn.transforms.tekton import tekton
-from krm_fn.yaml import guards
 
 RUN_KINDS = ("PipelineRun", "TaskRun")
 RUN_VERSIONS = ("v1", "v1beta1")
@@ -26,7 +26,7 @@ def handle_triggertemplate(item: Item, ctx: Context) -> None:
     if not isinstance(templates, list):
         raise FieldError(
             "spec.resourcetemplates",
-            f"spec.resourcetemplates is a {guards.type_name(templates)}; it must be a list of resource templates",
+            f"spec.resourcetemplates is a {type_name(templates)}; it must be a list of resource templates",
         )
     for i, node in enumerate(templates):
         meta = meta_of(node)
