@@ -15,6 +15,7 @@ from krm_fn.core.errors import Unsure
 from krm_fn.core.record import Record
 from krm_fn.yaml import guards
 from krm_fn.yaml import lite
+from krm_fn.yaml import peek
 from krm_fn.yaml import yamltext
 from krm_fn.yaml.document import Document
 from krm_fn.yaml.document import LightDocument
@@ -113,6 +114,13 @@ class Item(Record):
         """The text as one `- ` entry (line for line: a document's lines, indented)."""
         assert self.text is not None
         return yamltext.entry_of(self.text) if self.document else self.text
+
+    def peek(self, path: tuple[str, ...]) -> Any:
+        """The value at `path` (keys of nested block mappings) read off the text alone, the
+        item left unread: only that field's lines are read (yaml/peek). None when a key on the
+        path is absent or null; raises errors.Unsure when not sure (read the item then)."""
+        assert self.text is not None
+        return peek.field(self.text, self.document, path)
 
     def load(self, light: bool = False) -> Any:
         """Parse this item (once): with the light reader when `light` and the text is in its

@@ -14,7 +14,6 @@ from krm_fn.core.results import ResourceRef
 from krm_fn.core.results import Result
 from krm_fn.io.items import Item
 from krm_fn.policy import config as config_mod
-from krm_fn.yaml import peek
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -117,7 +116,7 @@ class Context:
             at = (it.pos, path)
             if at not in self._peeked:  # asked for twice per assistant (the claim check, its volumes)
                 try:
-                    self._peeked[at] = peek.field(it.text, it.document, path)
+                    self._peeked[at] = it.peek(path)
                 except Unsure:
                     self._peeked[at] = _UNSURE
             found = self._peeked[at]
