@@ -20,7 +20,7 @@ from krm_fn.policy.tolerations import tol_identity
 from krm_fn.policy.tolerations import tol_key
 from krm_fn.policy.tolerations import tol_text
 from krm_fn.transforms.context import Context
-from krm_fn.yaml import yamlio
+from krm_fn.yaml import document
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ def show(value: Any) -> str:
     """A value as it reads in a message (JSON: strings quoted, maps inline)."""
     import json  # here, as below: json costs ~1 ms to import, and most runs never call these
 
-    return json.dumps(yamlio.to_plain(value), sort_keys=False)
+    return json.dumps(document.plain(value), sort_keys=False)
 
 
 # --------------------------------------------------------------------------- conflicts
@@ -65,7 +65,7 @@ def _conflict(
     """Report one conflict per ctx.policy.on_conflict and return that action. `why`, when
     given, says after the values why they conflict."""
     action = ctx.policy.on_conflict
-    cur, prop = yamlio.to_plain(current), yamlio.to_plain(proposed)
+    cur, prop = document.plain(current), document.plain(proposed)
     head = f"{what} is {show(cur)} in the manifest but the scheduling policy wants {show(prop)}{why}"
     if action == "keep":
         ctx.warning(

@@ -16,7 +16,7 @@ from krm_fn.policy import hardening
 from krm_fn.policy import validation as v
 from krm_fn.transforms import scheduling
 from krm_fn.transforms.context import Context
-from krm_fn.yaml import yamlio
+from krm_fn.yaml import document
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -168,7 +168,7 @@ def _inherited(
     bitem = ctx.find(GROUP, "Build", item.meta.namespace, name)
     if bitem is None:
         return None, None
-    plain = bitem.before if bitem.before is not None else yamlio.to_plain(bitem.node)
+    plain = bitem.before if bitem.before is not None else document.plain(bitem.node)
     bspec = plain.get("spec") if isinstance(plain, dict) else None
     if not isinstance(bspec, dict):
         return None, None

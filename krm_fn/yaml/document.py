@@ -329,3 +329,16 @@ class RoundTripDocument(Document):
             # blank lines before the object (after a file's `---`) are not the emitter's to drop
             out = "\n" * (len(self.text) - len(self.text.lstrip("\n"))) + out
         return out, faithful
+
+
+# --------------------------------------------------------------------------- document level
+# What the transforms need of the YAML layer besides a Document: they import nothing else of
+# it (tests/test_architecture.py).
+
+
+def plain(node: Any) -> Any:
+    """A node of a document's data (a subtree or a scalar) as plain data: new dicts and lists,
+    str keys, the loader's scalar types as bool, int, float, str (a date as its ISO text). For
+    comparing, hashing and building new objects from; edits go to the node itself."""
+    return yamlio.to_plain(node)
+

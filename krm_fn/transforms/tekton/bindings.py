@@ -15,7 +15,7 @@ from krm_fn.transforms.tekton.tekton_run import get_list
 from krm_fn.transforms.tekton.tekton_run import get_map
 from krm_fn.transforms.tekton.tekton_run import unpin_run_level
 from krm_fn.transforms.tekton.tekton_run import unpin_task
-from krm_fn.yaml import yamlio
+from krm_fn.yaml import document
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -133,7 +133,7 @@ def bindings_of(run: Run, own: frozenset[str], quiet: bool = False) -> list[Bind
             vct = b["volumeClaimTemplate"]
             if not isinstance(vct, dict):
                 raise FieldError(f"{path}.volumeClaimTemplate", "volumeClaimTemplate is not a mapping")
-            out.append(Binding(i, str(name), b, "vct", template=yamlio.to_plain(vct)))
+            out.append(Binding(i, str(name), b, "vct", template=document.plain(vct)))
             continue
         pvc = get_map(b, "persistentVolumeClaim", f"{path}.persistentVolumeClaim")
         if pvc is None:
@@ -210,7 +210,7 @@ def _existing_templates(run: Run, aa: str) -> list[dict[str, Any]]:
     found = run.ctx.memo.get(key)
     if found is None:  # asked twice per assistant: the claim check, its volumes
         vcts = run.ctx.generated_field("StatefulSet", run.namespace, aa, run.owner, ("spec", "volumeClaimTemplates"))
-        found = run.ctx.memo[key] = tuple(t for t in yamlio.to_plain(vcts) if isinstance(t, dict)) if isinstance(vcts, list) else ()
+        found = run.ctx.memo[key] = tuple(t for t in document.plain(vcts) if isinstance(t, dict)) if isinstance(vcts, list) else ()
     return list(found)  # the templates are shared: copy one to change it
 
 

@@ -36,7 +36,7 @@ from krm_fn.transforms.tekton.tekton_run import plain_affinity
 from krm_fn.transforms.tekton.tekton_run import set_key
 from krm_fn.transforms.tekton.tekton_run import task_template
 from krm_fn.transforms.tekton.tekton_run import unpin
-from krm_fn.yaml import yamlio
+from krm_fn.yaml import document
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -254,10 +254,10 @@ def _sync(
             for i in reversed(range(len(lst))):
                 # is_run_keyed_term reads a round-trip tree as its plain data (`==`, `get`):
                 # a copy is made only to compare with wanted terms
-                if names.is_run_keyed_term(lst[i]) and (not terms or yamlio.to_plain(lst[i]) not in terms):
+                if names.is_run_keyed_term(lst[i]) and (not terms or document.plain(lst[i]) not in terms):
                     del lst[i]
                     changed = True
-            present = [yamlio.to_plain(t) for t in lst] if terms else []
+            present = [document.plain(t) for t in lst] if terms else []
         for term in terms:
             if term in present:
                 continue
@@ -301,7 +301,7 @@ def _drop_copy(run: Run, index: int, own: frozenset[str], run_aff: Any, placehol
     if not _sync(run, tpl, f"spec.taskRunSpecs[{index}].{run.trs_key}", _none(), own, placeholder_too):
         return False
     now = tpl.get("affinity")
-    if isinstance(now, dict) and assistant_mod.prune_empty(yamlio.to_plain(now)) == (run_aff or {}) and not (not now and run_aff):
+    if isinstance(now, dict) and assistant_mod.prune_empty(document.plain(now)) == (run_aff or {}) and not (not now and run_aff):
         del tpl["affinity"]
     if not tpl:
         del entry[run.trs_key]

@@ -36,7 +36,7 @@ from krm_fn.transforms.tekton.tekton_run import plain_affinity
 from krm_fn.transforms.tekton.tekton_run import task_template
 from krm_fn.transforms.tekton.tekton_run import unpin_run_level
 from krm_fn.transforms.tekton.tekton_run import unpin_task
-from krm_fn.yaml import yamlio
+from krm_fn.yaml import document
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -342,7 +342,7 @@ def _pipeline_spec(run: Run) -> tuple[dict[str, Any], str] | None:
     """(plain pipeline spec, field path prefix for results), or None after an error."""
     embedded = run.spec.get("pipelineSpec")
     if isinstance(embedded, dict):
-        plain = yamlio.to_plain(embedded)
+        plain = document.plain(embedded)
         tekton_checks.check_pipeline_shape(plain, "spec.pipelineSpec")
         return plain, "spec.pipelineSpec"
     ref = run.spec.get("pipelineRef")
@@ -421,7 +421,7 @@ def _assistant_base(run: Run) -> dict[str, Any]:
     run_labels = {str(k): str(v) for k, v in labels.items()} if isinstance(labels, dict) else {}
     tpl = run.template()
     ref = run.spec.get("pipelineRef") if run.kind == "PipelineRun" else None
-    ref_plain = yamlio.to_plain(ref) if isinstance(ref, dict) else None
+    ref_plain = document.plain(ref) if isinstance(ref, dict) else None
     pipeline_meta = None  # the referenced Pipeline's labels and generateName, when in the input
     if ref_plain and isinstance(ref_plain.get("name"), str) and not (ref_plain.get("resolver") or ref_plain.get("bundle")):
         pipeline = run.ctx.find("tekton.dev", "Pipeline", run.namespace, ref_plain["name"])
@@ -433,7 +433,7 @@ def _assistant_base(run: Run) -> dict[str, Any]:
         "owner_kind": run.kind,
         "owner_name": run.name,
         "run_labels": run_labels,
-        "run_pod_template": yamlio.to_plain(tpl) if isinstance(tpl, dict) else {},
+        "run_pod_template": document.plain(tpl) if isinstance(tpl, dict) else {},
         "run_service_account": run.service_account(),
         "own_assistants": run.own_assistants(),
         "generate_name": run.item.meta.generate_name,
@@ -445,7 +445,7 @@ def _assistant_base(run: Run) -> dict[str, Any]:
 
 def _plain_metadata(node: Any) -> dict[str, Any] | None:
     md = node.get("metadata") if isinstance(node, dict) else None
-    return yamlio.to_plain(md) if isinstance(md, dict) else None
+    return document.plain(md) if isinstance(md, dict) else None
 
 
 def _record_plan(run: Run, groups: list[tuple[Group, list[dict[str, Any]], list[str]]]) -> None:

@@ -13,7 +13,7 @@ from krm_fn.policy import validation
 from krm_fn.transforms.tekton import tekton_workspaces
 from krm_fn.transforms.tekton.tekton_run import REQUIRED
 from krm_fn.transforms.tekton.tekton_run import Run
-from krm_fn.yaml import yamlio
+from krm_fn.yaml import document
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -249,7 +249,7 @@ def referenced_spec(pipeline: Item | None) -> dict[str, Any] | None:
 
 def _plain_spec(node: Any) -> dict[str, Any] | None:
     spec = node.get("spec") if isinstance(node, dict) else None
-    return yamlio.to_plain(spec) if isinstance(spec, dict) else None
+    return document.plain(spec) if isinstance(spec, dict) else None
 
 
 def task_uses(run: Run, spec: Any, substituted: frozenset[str]) -> list[tuple[str, int, dict[str, Any], tekton_workspaces.Uses]]:
@@ -342,7 +342,7 @@ def check_placement(run: Run, path: str, tpl: Any, aa: str, task: Any = None) ->
     placed = run_tpl.get("nodeSelector") if isinstance(run_tpl, dict) else None
     if placed is None:
         placed = run.ctx.policy.assistant_pod_template.get("nodeSelector")
-    placed = yamlio.to_plain(placed) if isinstance(placed, dict) else {}
+    placed = document.plain(placed) if isinstance(placed, dict) else {}
     missing = {str(k): str(v) for k, v in own.items() if placed.get(str(k)) != v}
     if not missing:
         return
@@ -362,7 +362,7 @@ def _required_node_terms(tpl: Any) -> Any:
     aff = tpl.get("affinity") if isinstance(tpl, dict) else None
     na = aff.get("nodeAffinity") if isinstance(aff, dict) else None
     req = na.get("requiredDuringSchedulingIgnoredDuringExecution") if isinstance(na, dict) else None
-    return yamlio.to_plain(req) if isinstance(req, dict) and req else None
+    return document.plain(req) if isinstance(req, dict) and req else None
 
 
 def _check_node_affinity(run: Run, path: str, tpl: Any, aa: str, task: Any) -> None:

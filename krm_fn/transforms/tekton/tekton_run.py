@@ -13,7 +13,7 @@ from krm_fn.io.items import Meta
 from krm_fn.transforms.context import Context
 from krm_fn.transforms.context import file_of
 from krm_fn.transforms.tekton import assistant as assistant_mod
-from krm_fn.yaml import yamlio
+from krm_fn.yaml import document
 from krm_fn.yaml.document import Document
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
@@ -150,7 +150,7 @@ def _in_tekton_dir(path: str | None) -> bool:
 
 def copy_affinity(doc: Document, aff: Any, own: frozenset[str]) -> Any:
     """A deep copy of the run-level affinity without our pinning terms, for a task template."""
-    plain = yamlio.to_plain(aff) if isinstance(aff, dict) else {}
+    plain = document.plain(aff) if isinstance(aff, dict) else {}
     cleaned = assistant_mod.prune_empty(strip_pins(plain, own))
     return doc.safe(cleaned)
 
@@ -228,7 +228,7 @@ def plain_affinity(tpl: Any, own: frozenset[str]) -> Any:
     aff = tpl.get("affinity") if isinstance(tpl, dict) else None
     if not isinstance(aff, dict):
         return None
-    return assistant_mod.prune_empty(strip_pins(yamlio.to_plain(aff), own))
+    return assistant_mod.prune_empty(strip_pins(document.plain(aff), own))
 
 
 def unpin_task(run: Run, index: int, own: frozenset[str], same_as: Any = None) -> None:
