@@ -23,7 +23,7 @@ from krm_fn.transforms.context import Generated
 from krm_fn.transforms.context import Plan
 from krm_fn.transforms.context import file_of
 from krm_fn.transforms.tekton import assistant as assistant_mod
-from krm_fn.yaml import yamlio
+from krm_fn.yaml import document
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -195,7 +195,7 @@ def _same_text(obj: dict[str, Any], ann: dict[str, str], existing: Item, d: int)
         return False
     md = obj["metadata"]
     placed = {**obj, "metadata": {**md, "annotations": {k: merged[k] for k in order}}}
-    text = yamlio.dump_block(placed) if existing.document else yamlio.dump_entry(placed, d)
+    text = document.new_block(placed) if existing.document else document.new_entry(placed, d)
     if text == existing.text:
         existing.was_read = True  # the emitter's own text: YAML, no syntax check needed
     elif existing.document or not _same_but_annotations(text, existing, merged, order, d):

@@ -42,9 +42,7 @@ from krm_fn.transforms.generated import placeholder_cost
 from krm_fn.transforms.generated import reconcile
 from krm_fn.transforms.tekton import tekton
 from krm_fn.transforms.tekton import triggers
-from krm_fn.yaml import yamlio
-from krm_fn.yaml import yamltext
-from krm_fn.yaml.document import LightDocument
+from krm_fn.yaml import document
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -103,20 +101,20 @@ class Outcome(Record):
     def generated_texts(self) -> list[str]:
         """The generated objects as block YAML documents (emitted once, on first use)."""
         if self._generated_texts is None:
-            self._generated_texts = [yamlio.dump_block(obj) for obj in self.generated]
+            self._generated_texts = [document.new_block(obj) for obj in self.generated]
         return self._generated_texts
 
     def generated_entries(self, d: int) -> list[str]:
         """The generated objects as entries of a list's `items` at dash indent `d`, each
         object let go of once written (a large list's objects and texts were all held at
         once, with the texts twice: as documents, then indented)."""
-        if self._generated_texts is not None:
-            return [yamltext.indent_entry(t, d) for t in self._generated_texts]
+        if self._generated_texts is not None:  # asked for as documents (or none: all or nothing)
+            return [document.new_entry(obj, d) for obj in self.generated]
         objs, self.generated = self.generated, []
         objs.reverse()
         out = []
         while objs:
-            out.append(yamlio.dump_entry(objs.pop(), d))
+            out.append(document.new_entry(objs.pop(), d))
         return out
 
     @property
@@ -155,7 +153,7 @@ class PausedGC:
         if self.was:
             import gc
 
-            if gc.get_count()[0] <= self.FREEZE_ABOVE and yamlio.round_trip_used():
+            if gc.get_count()[0] <= self.FREEZE_ABOVE and document.round_trip_used():
                 gc.collect(0)
             gc.freeze()
             gc.enable()
@@ -328,7 +326,7 @@ def _dispatch(item: Item, ctx: Context) -> None:
         return
     if not _load(item, ctx, ctx.light, named=True):
         return
-    light = isinstance(item.doc, LightDocument)
+    light = document.is_light(item.doc)
     mark = ctx.mark()
     _transform(handler, item, ctx)
     if not light or not item.changed:
@@ -404,7 +402,7 @@ def _unchanged(rl: ResourceList, results: list[Result], plans: list[Plan]) -> Ou
         texts = []
         for it in rl.items:
             if it.before is not None:
-                texts.append(yamltext.indent_entry(yamlio.dump_block(it.before), 0))
+                texts.append(document.new_entry(it.before, 0))
             else:
                 texts.append(it.render(0)[0])
     # info results describe changes, and none is written: keep errors and warnings, and say so
@@ -421,7 +419,7 @@ def _emit(rl: ResourceList, ctx: Context) -> Outcome:
         # a generated object that may not be written (a user's StatefulSet under its name):
         # found only now, and all or nothing still holds (the run's edits were kept)
         return _unchanged(rl, ctx.results, ctx.plans)
-    replaced = {pos: yamltext.indent_entry(yamlio.dump_block(obj), d) for pos, obj in regenerated.items()}
+    replaced = {pos: document.new_entry(obj, d) for pos, obj in regenerated.items()}
     texts: list[str] = []
     positions: list[int] = []
     for it in rl.items:

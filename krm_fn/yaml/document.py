@@ -342,3 +342,27 @@ def plain(node: Any) -> Any:
     comparing, hashing and building new objects from; edits go to the node itself."""
     return yamlio.to_plain(node)
 
+
+def new_block(obj: Any) -> str:
+    """A new object (plain data: a generated placeholder) as a block YAML document, keys in
+    insertion order (the project's own emitter)."""
+    return yamlio.dump_block(obj)
+
+
+def new_entry(obj: Any, d: int) -> str:
+    """new_block(obj) as one `- ` entry of a list's items at dash indent `d` (the same text,
+    emitted in place)."""
+    return yamlio.dump_entry(obj, d)
+
+
+def is_light(doc: Document | None) -> bool:
+    """Whether `doc` is the light reader's (a LightDocument): its render raises errors.Unsure
+    when the splicing writer is not sure of an edit (the item is then read again on the
+    round-trip path)."""
+    return isinstance(doc, LightDocument)
+
+
+def round_trip_used() -> bool:
+    """Whether this process made a round-trip or verifying loader (their loads make reference
+    cycles, which process.PausedGC collects)."""
+    return yamlio.round_trip_used()
