@@ -1,7 +1,8 @@
 """The package's shape, checked on its source: imports go one way (no cycle, counting the
 imports inside functions), no module sets another module's attributes, and no module grows
 past 600 lines, no function over cyclomatic complexity 25. The folders of krm_fn are the layers (`FOLDERS`, bottom to top): a module may
-import only from its own folder or the ones below it."""
+import only from its own folder or the ones below it. Transforms see the YAML layer through
+yaml/document alone (issue 26)."""
 from __future__ import annotations
 
 import ast
@@ -84,6 +85,45 @@ def test_imports_go_down_the_layers() -> None:
         for dep in sorted(_imports(tree)):
             if dep != name and _level(dep) > _level(name):
                 wrong.append(f"{name} {_level(name)} imports {dep} {_level(dep)}")
+    assert wrong == []
+
+
+def _document_names(tree: ast.Module) -> set[str]:
+    """The names a module takes from krm_fn.yaml.document: imported from it by name, or read
+    off the module as an attribute (`document.plain`), anywhere in it."""
+    out: set[str] = set()
+    aliases = {"krm_fn.yaml.document"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "krm_fn.yaml.document":
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module == "krm_fn.yaml":
+            aliases.update(a.asname or a.name for a in node.names if a.name == "document")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and ast.unparse(node.value) in aliases:
+            out.add(node.attr)
+    return out
+
+
+def test_transforms_see_the_yaml_layer_only_through_the_document_module() -> None:
+    """Issue 26: transforms edit plain data through the Document interface. Of the YAML layer
+    they import yaml/document alone (counting the imports inside functions), and of it only
+    what it defines for them: Document and the document-level functions, not a concrete
+    document (LightDocument, ...) nor a module or name it imports itself."""
+    from krm_fn.yaml import document
+
+    def for_transforms(value: object) -> bool:
+        if getattr(value, "__module__", None) != document.__name__:
+            return False
+        return not (isinstance(value, type) and issubclass(value, document.Document) and value is not document.Document)
+
+    allowed = {n for n, v in vars(document).items() if not n.startswith("_") and for_transforms(v)}
+    assert {"Document", "plain", "new_block", "new_entry"} <= allowed
+    wrong = []
+    for name, tree in _modules().items():
+        if name.split(".")[0] != "transforms":
+            continue
+        wrong += [f"{name} imports {dep}" for dep in sorted(_imports(tree)) if dep.startswith("yaml.") and dep != "yaml.document"]
+        wrong += [f"{name} uses document.{n}" for n in sorted(_document_names(tree) - allowed)]
     assert wrong == []
 
 
