@@ -989,3 +989,54 @@ def test_a_written_document_keeps_its_text_and_reads_it_when_looked_at() -> None
     whole.add_key(whole.data["metadata"], "annotations", whole.safe({"k": "v"}))
     assert item.render(0)[0] == whole.render(0)[0]
     assert "annotations:" in whole.render(0)[0]
+
+
+_FLOW_BUILD = """\
+apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items:
+- apiVersion: shipwright.io/v1beta1
+  kind: Build
+  metadata: {name: gpu-build, namespace: ci}
+  spec:
+    strategy: {name: buildah}
+    output: {image: 'registry.example.com/gpu'}
+    nodeSelector: {pool: gpu, "zone": 'a'}
+    tolerations: [{key: dedicated, operator: Equal, value: gpu}]
+    schedulerName: default-scheduler
+functionConfig:
+  apiVersion: fn.kpt.dev/v1alpha1
+  kind: CoschedulePolicy
+  metadata:
+    name: ci
+  spec:
+    scheduling:
+      nodeSelector:
+        pool: builds
+      tolerations:
+      - key: team
+        operator: Equal
+        value: builds
+        effect: NoSchedule
+      onConflict: override
+"""
+
+
+@pytest.mark.parametrize("edit", ["nodeSelector", "tolerations"])
+def test_a_flow_collection_edited_in_place_is_written_on_the_light_path(edit: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A flow mapping or sequence the policy edits (`nodeSelector: {pool: gpu}` overridden,
+    a toleration added to a flow list) is written by the light path as the round-trip path
+    writes it: the entry in flow style, its quoted scalars still quoted, and the item is
+    not read again by the round-trip loader (it used to be, for every such edit)."""
+    text = _FLOW_BUILD if edit == "nodeSelector" else _FLOW_BUILD.replace("        pool: builds\n", "        pool: gpu\n")
+    light, full = both(text.encode())
+    assert light == full and light[1] == 0
+    if edit == "nodeSelector":
+        assert "    nodeSelector: {pool: builds, \"zone\": 'a'}\n" in light[0]
+    else:
+        assert "    tolerations: [{key: dedicated, operator: Equal, value: gpu}, {key: team, operator: Equal, value: builds, effect: NoSchedule}]\n" in light[0]
+    loads: list[int] = []
+    real = yamlio.rt_load
+    monkeypatch.setattr(yamlio, "rt_load", lambda *a, **k: loads.append(1) or real(*a, **k))
+    assert run_resource_list(text.encode(), light=True)[0] == light[0]
+    assert not loads

@@ -440,7 +440,7 @@ def test_random_edits_splice_or_step_aside(data: Any) -> None:
 
     rtedit.flush(doc.pending)
     try:
-        out = rtsplice.splice(item, doc.data, doc.before, doc.indent)
+        out = rtsplice.splice(item, doc.before, doc.data, doc.indent)
     except Unsure:
         return
     back = yamlio.to_plain(yamlio.rt_load(items_mod.yamltext.item_document(out)[0]))

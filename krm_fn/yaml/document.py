@@ -316,7 +316,7 @@ class RoundTripDocument(Document):
         rtedit.flush(self.pending)
         if self.text is not None and not self.block:
             try:
-                return rtsplice.splice(self.text, self.data, self.before, self.indent), True
+                return rtsplice.splice(self.text, self.before, self.data, self.indent), True
             except Unsure:
                 pass
             except Exception:  # noqa: BLE001 - a splice bug costs the layout, never the object

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from krm_fn.core.errors import Unsure
+from krm_fn.yaml import yamlio
 from krm_fn.yaml import yamltext
 from krm_fn.yaml.lite import Doc
 from krm_fn.yaml.lite import Entry
@@ -22,6 +23,7 @@ from krm_fn.yaml.litescalar import _KEY_RE
 from krm_fn.yaml.litescalar import _PLAIN_KEYS
 from krm_fn.yaml.litescalar import DQ
 from krm_fn.yaml.litescalar import SQ
+from krm_fn.yaml.litescalar import Folded
 from krm_fn.yaml.litescalar import Lit
 from krm_fn.yaml.litescalar import _resolve
 
@@ -178,7 +180,8 @@ class _Writer:
             if isinstance(a, list) and isinstance(e.value, SeqPos) and not e.value.flow:
                 self.sequence(e.value, b, a)
                 return
-            raise Unsure("flow collection edited")
+            self.replace(e, self.flow_entry_lines(key, a, indent), indent)  # a flow collection
+            return
         if _same(b, a) and (e.value is None or not e.value.flow) and not isinstance(a, Lit):
             # equal data, written fresh: the same text, as this reader only takes the layout
             # the writer gives; comments inside would be lost (replace() refuses those)
@@ -233,6 +236,20 @@ class _Writer:
 
     # --- emission, in the layout of ruamel's round-trip writer
 
+    def flow_entry_lines(self, key: str, v: Any, indent: int) -> list[str]:
+        """A flow collection of the input, edited in place, as the round-trip writer writes
+        the entry: in flow style, its scalars quoted as they were read (ruamel's emitter on
+        a copy carrying those styles: a rare edit, and its layout is the emitter's to give)."""
+        if key.__class__ is not str or not _KEY_RE.fullmatch(key + ":") or _resolve(key) is not key:
+            raise Unsure("key form")
+        try:
+            text = yamlio.rt_dump({key: _styled(v, flow=True)}, self.m, self.o + 2, self.o)
+        except Unsure:
+            raise
+        except Exception:  # noqa: BLE001 - what the emitter refuses is the round-trip path's
+            raise Unsure("flow collection the emitter refuses") from None
+        return [" " * indent + x if x else x for x in text.split("\n")[:-1]]
+
     def entry_lines(self, key: str, v: Any, indent: int) -> list[str]:
         out: list[str] = []
         self._entry(key, v, indent, out)
@@ -283,6 +300,37 @@ class _Writer:
         if isinstance(v, list) or v is None:
             raise Unsure("nested sequence or null item")
         out.append(f"{pad}- {_scalar(v)}")
+
+
+def _styled(v: Any, flow: bool = False) -> Any:
+    """Plain data of the light reader as ruamel's emitter takes it: quoted and block scalars
+    as its scalar-string types, `flow` collections in flow style (what they hold is written
+    in flow style by the emitter in any case)."""
+    from ruamel.yaml.comments import CommentedMap
+    from ruamel.yaml.comments import CommentedSeq
+    from ruamel.yaml.scalarstring import DoubleQuotedScalarString
+    from ruamel.yaml.scalarstring import FoldedScalarString
+    from ruamel.yaml.scalarstring import LiteralScalarString
+    from ruamel.yaml.scalarstring import SingleQuotedScalarString
+
+    if isinstance(v, dict):
+        m = CommentedMap()
+        for k, x in v.items():
+            m[_styled(k)] = _styled(x)
+        if flow:
+            m.fa.set_flow_style()
+        return m
+    if isinstance(v, list):
+        s = CommentedSeq(_styled(x) for x in v)
+        if flow:
+            s.fa.set_flow_style()
+        return s
+    for lite_type, rt_type in ((DQ, DoubleQuotedScalarString), (SQ, SingleQuotedScalarString), (Folded, FoldedScalarString), (Lit, LiteralScalarString)):
+        if isinstance(v, lite_type):
+            return rt_type(str(v))
+    if isinstance(v, str) and v.__class__ is not str:
+        raise Unsure("scalar type")
+    return v
 
 
 def _kept(e: Entry, b: Any, a: Any) -> bool:

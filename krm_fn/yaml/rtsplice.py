@@ -39,9 +39,10 @@ class _Replace(Exception):
     """An edit this level cannot splice: the entry that holds it is replaced whole."""
 
 
-def splice(chunk: str, after: Any, before: Any, indent: tuple[int, int, int]) -> str:
+def splice(chunk: str, before: Any, after: Any, indent: tuple[int, int, int]) -> str:
     """The item text `chunk` (one `- ` entry) with `after`'s changes over `before` (the plain
-    data `chunk` was read as) spliced in; Unsure when this writer is not sure of it."""
+    data `chunk` was read as) spliced in; Unsure when this writer is not sure of it. The
+    arguments in litesplice.render_item's order: what was read, then what is to be written."""
     lines = yamltext.split_lines(chunk, keepends=False)
     doc_text, cut = yamltext.item_document(chunk)
     root = _compose(doc_text)
