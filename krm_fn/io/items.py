@@ -115,7 +115,7 @@ class Item(Record):
         assert self.text is not None
         return yamltext.entry_of(self.text) if self.document else self.text
 
-    def peek(self, path: tuple[str, ...]) -> Any:
+    def field(self, path: tuple[str, ...]) -> Any:
         """The value at `path` (keys of nested block mappings) read off the text alone, the
         item left unread: only that field's lines are read (yaml/peek). None when a key on the
         path is absent or null; raises errors.Unsure when not sure (read the item then)."""

@@ -116,7 +116,7 @@ class Context:
             at = (it.pos, path)
             if at not in self._peeked:  # asked for twice per assistant (the claim check, its volumes)
                 try:
-                    self._peeked[at] = it.peek(path)
+                    self._peeked[at] = it.field(path)
                 except Unsure:
                     self._peeked[at] = _UNSURE
             found = self._peeked[at]
