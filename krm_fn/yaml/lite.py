@@ -1,5 +1,5 @@
 """A strict reader for the plain block YAML that CI manifests are made of (its splicing writer
-is `litesplice`), so a small run never imports, let alone runs, the comment-preserving
+is `splice`), so a small run never imports, let alone runs, the comment-preserving
 round-trip loader.
 
 The round-trip loader (ruamel) costs about 20 ms to import and 20 to 40 ms to read and write
@@ -73,7 +73,9 @@ class Entry:
     def __init__(self, line: int) -> None:
         self.line = line
         self.last = line
-        self.comment = False  # the first line has an end-of-line comment
+        # the column of the end-of-line comment of its first line (0: none; 1: one on a later
+        # line of the entry, a multi-line scalar's; a comment's own column is never below 2)
+        self.comment = 0
         self.value: MapPos | SeqPos | None = None  # block collection or flow `{}`/`[...]`
         self.node: Any = None  # the loaded collection (to tell edits in place from new ones)
 
@@ -84,7 +86,7 @@ class Entry:
 class Doc:
     """An item read by this module: its lines and positions, for the splicing writer."""
 
-    __slots__ = ("lines", "root", "m", "o", "head", "first_inline", "order")
+    __slots__ = ("lines", "root", "m", "o", "head", "first_inline", "order", "notes", "flows")
 
     def __init__(self, lines: list[str], m: int, o: int) -> None:
         self.lines = lines
@@ -94,6 +96,8 @@ class Doc:
         self.o = o
         self.head: list[str] = []  # item text before the body (the dash line of `- # c`)
         self.first_inline = ""  # the dash line when the first key sits on it
+        self.notes: list[int] = []  # the lines that start with `#` (comments, or a block scalar's text)
+        self.flows: list[Entry] = []  # the entries whose value is a flow collection
 
 
 # Deepest indentation the reader takes. Every level of nesting it reads is at least one column
@@ -118,6 +122,8 @@ class _Reader:
         self.i = 0
         self.last_line = -1
         self.order: list[Entry] = []  # every Entry made, in reading order
+        self.notes: list[int] = []  # the lines that start with `#`, in order
+        self.flows: list[Entry] = []  # the entries whose value is a flow collection
         # Each line's indentation, and for each line the first content line at or after it
         # (nxt[n] = n): one pass here instead of a strip per look at a line. A blank or
         # comment line that ends in a blank other than a space (a tab) is refused here,
@@ -132,9 +138,12 @@ class _Reader:
             # a blank or comment line (few): the next content line is the one after it's
             if lines[j][-1:].isspace():
                 raise Unsure("trailing blanks")
-            if stripped[j] and ind[j] < left:
-                raise Unsure("comment left of the item")
+            if stripped[j]:
+                if ind[j] < left:
+                    raise Unsure("comment left of the item")
+                self.notes.append(j)
             nxt[j] = nxt[j + 1]
+        self.notes.reverse()
         self.nxt = nxt
 
     def skip(self) -> None:
@@ -206,12 +215,12 @@ class _Reader:
             if rest[0] == " " and rest[1:2] != "#":
                 if rest[1:2] == " ":
                     if rest.lstrip(" ")[:1] == "#":  # `spec:   # comment`
-                        e.comment = True
+                        e.comment = line.index("#", at)
                         return self.below(e, indent)
                     raise Unsure("two spaces")
                 if rest == " !!map" or rest == " !!seq":
                     # a block collection tagged as what it is (the tag stays in the key's line,
-                    # which the writer rewrites only with the whole entry, as rtsplice does)
+                    # which the writer rewrites only with the whole entry, as the splicing writer does)
                     v = self.below(e, indent)
                     if v.__class__ is not (dict if rest == " !!map" else list) or not v:
                         raise Unsure("tagged collection")
@@ -221,7 +230,7 @@ class _Reader:
                 return v
             if not rest.startswith(" #"):
                 raise Unsure("value")
-            e.comment = True
+            e.comment = at + 1
         return self.below(e, indent)
 
     def below(self, e: Entry, indent: int) -> Any:
@@ -362,10 +371,12 @@ class _Reader:
                 return self.flow_lines(e, line, col, indent)
             e.value = SeqPos(-1) if c == "[" else MapPos(-1)
             e.value.flow = True
+            if v:  # an empty one is written in block style once filled, as ruamel does
+                self.flows.append(e)
         else:  # "|" or ">"
             return self.literal(e, line, col, indent)
         if _comment_after(line, end):
-            e.comment = True
+            e.comment = line.index("#", end)
         return v
 
     def flow_lines(self, e: Entry, line: str, col: int, indent: int) -> Any:
@@ -396,9 +407,11 @@ class _Reader:
         text = " ".join(parts)
         v, end = _flow(text, 0, 0)
         if _comment_after(text, end):
-            e.comment = True
+            e.comment = 1  # on the last line
         e.value = SeqPos(-1) if line[col] == "[" else MapPos(-1)
         e.value.flow = True
+        if v:
+            self.flows.append(e)
         e.last = self.last_line = j
         self.i = j + 1
         return v
@@ -407,7 +420,7 @@ class _Reader:
         """A quoted scalar that closes on a later line (litelines.quoted_lines)."""
         v, j, comment = litelines.quoted_lines(self.raw, self.i - 1, line, col, indent)
         if comment:
-            e.comment = True
+            e.comment = 1  # on the last line
         e.last = self.last_line = j
         self.i = j + 1
         return v
@@ -424,7 +437,7 @@ class _Reader:
 
 # _key_line of lines already read, by their text (bounded: cleared when full); of sequence
 # entries' lines, the _key_line after the dash, or False for an entry that is no mapping
-_LINES: dict[str, tuple[str, int, int, Any, bool]] = {}
+_LINES: dict[str, tuple[str, int, int, Any, int]] = {}
 _ITEM_LINES: dict[str, Any] = {}
 _LINES_MAX = 4096  # each: the lines that repeat are few, and each kept line is kept alive
 
@@ -443,9 +456,9 @@ def _item_line(line: str, col: int) -> Any:
     return said
 
 
-def _key_line(line: str, col: int) -> tuple[str, int, int, Any, bool] | None:
+def _key_line(line: str, col: int) -> tuple[str, int, int, Any, int] | None:
     """(key, end of `key:`, what follows: 1 a plain scalar, 2 nothing, 0 anything else; the
-    scalar's value, whether an end-of-line comment follows it) of a mapping line whose key
+    scalar's value, the column of the end-of-line comment after it or 0) of a mapping line whose key
     sits at `col`; None for a sequence entry (`-`), Unsure for anything else."""
     km = _KEY_RE.match(line, col)
     if km is not None:
@@ -465,17 +478,17 @@ def _key_line(line: str, col: int) -> tuple[str, int, int, Any, bool] | None:
             raise Unsure("trailing blanks")
         cut = line.find(" #", at + 1)
         if cut < 0:
-            return key, at, 1, _plain(line[at + 1 :]), False
-        return key, at, 1, _plain(line[at + 1 : cut].rstrip(" ")), True
+            return key, at, 1, _plain(line[at + 1 :]), 0
+        return key, at, 1, _plain(line[at + 1 : cut].rstrip(" ")), cut + 1
     if line.startswith((" '", ' "'), at):
         # `key: 'quoted'`: as value() and inline() read it (a scalar, like a plain one)
         if line[-1].isspace():
             raise Unsure("trailing blanks")
         if _closing_quote(line, at + 2, line[at + 1]) < 0:
-            return key, at, 0, None, False  # it closes on a later line: value() reads it
+            return key, at, 0, None, 0  # it closes on a later line: value() reads it
         v, end = quoted(line, at + 1)
-        return key, at, 1, v, _comment_after(line, end)
-    return key, at, 2 if at == len(line) else 0, None, False
+        return key, at, 1, v, line.index("#", end) if _comment_after(line, end) else 0
+    return key, at, 2 if at == len(line) else 0, None, 0
 
 
 def read(lines: list[str], m: int, o: int, indent: int) -> tuple[dict[str, Any], Doc]:
@@ -491,6 +504,8 @@ def read(lines: list[str], m: int, o: int, indent: int) -> tuple[dict[str, Any],
         raise Unsure("content after the mapping")
     doc.root = pos
     doc.order = r.order
+    doc.notes = r.notes
+    doc.flows = r.flows
     return data, doc
 
 
@@ -530,7 +545,7 @@ def load_item(chunk: str, m: int, s: int, o: int, lines: list[str] | None = None
         first_inline = ""
     if pre:
         # the round-trip path reads them as the object's head comment and writes that after
-        # the dash (`- # comment`): see rtsplice._head_after_dash and yamltext.indent_entry
+        # the dash (`- # comment`): see splice._head_after_dash and yamltext.indent_entry
         moved = yamltext.head_after_dash(pre, d, c)
         if moved is None:
             raise Unsure("blank lines before the dash")
