@@ -43,7 +43,7 @@ def test_the_round_trip_emitter_bug_is_real() -> None:
 
 
 def test_spliced_object_keeps_the_text_the_emitter_would_break() -> None:
-    """The edit is spliced into the object's text (rtsplice): the params the emitter would
+    """The edit is spliced into the object's text (yaml/splice): the params the emitter would
     break are not written anew at all, so no warning."""
     out, outcome, code = run_resource_list(RUN.encode())
     assert code == 0 and outcome is not None

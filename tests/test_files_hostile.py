@@ -474,7 +474,7 @@ def test_a_binding_written_name_last_is_bound_on_the_light_path(tmp_path: Path, 
 
 def test_comments_inside_a_bound_claim_template_go_with_it_on_the_light_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Binding a volumeClaimTemplate to its claim drops the template's lines, comments and
-    blank lines inside them too, as the round-trip splice does (rtsplice: drop_comments);
+    blank lines inside them too, as the round-trip splice does (yaml/splice: drop_comments);
     the light writer stepped aside for them (a round-trip load per run on the first
     render). A comment after the binding stays where it is."""
     text = run_doc("r").replace(

@@ -851,7 +851,7 @@ items:
 
 @pytest.mark.parametrize("between", ["", "    # b next\n", "          # deeper\n", "\n", "\n    # after a blank\n", "# column 0\n", "    # one\n\n    # two\n"])
 def test_a_bound_claim_template_followed_by_comments_or_blank_lines(between: str) -> None:
-    """Binding the template rewrites its entry in place (litesplice.swap), dropping the
+    """Binding the template rewrites its entry in place (splice: a swapped key), dropping the
     comment inside it; what follows it stays after the new lines, on both paths alike,
     and the light path does it without the round-trip loader."""
     data = (_BOUND % between).encode()
@@ -882,13 +882,13 @@ def test_explicit_null_is_read_light_and_kept() -> None:
 
 
 def test_explicit_null_outside_the_edit_stays_on_the_light_path(monkeypatch: pytest.MonkeyPatch) -> None:
-    from krm_fn.yaml import rtsplice
+    from krm_fn.yaml import splice
 
     def never(*_a: Any, **_k: Any) -> str:
         raise AssertionError("the round-trip path was taken")
 
     text = NULL_RUN.replace("        metadata:\n          creationTimestamp: null\n", "")
-    monkeypatch.setattr(rtsplice, "splice", never)
+    monkeypatch.setattr(splice, "render_round_trip", never)
     out, _, code = run_resource_list(text.encode(), light=True)
     assert code == 0 and "    creationTimestamp: null\n" in out and "persistentVolumeClaim:" in out
 

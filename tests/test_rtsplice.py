@@ -1,5 +1,5 @@
 """A changed object differs from its input only in the lines the edit needs (issue 11, classes
-16 and 17), on the round-trip path too: krm_fn.yaml.rtsplice splices the changed entries into the
+16 and 17), on the round-trip path too: krm_fn.yaml.splice splices the changed entries into the
 item's text instead of writing the whole object anew.
 
 Each case is a realistic PipelineRun in a layout the light reader refuses (so it goes on the
@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from krm_fn.core.errors import Unsure
 from krm_fn.modes.krm import run_resource_list
-from krm_fn.yaml import rtsplice
+from krm_fn.yaml import splice
 from krm_fn.yaml import yamlio
 
 POLICY = function_config("pipelineruns", "ci")
@@ -160,7 +160,7 @@ def _whole(item: str, policy: str, monkeypatch: pytest.MonkeyPatch) -> str:
         raise Unsure("off")
 
     with monkeypatch.context() as m:
-        m.setattr(rtsplice, "splice", unsure)
+        m.setattr(splice, "render_round_trip", unsure)
         return _first_item(_run(item, policy)[0])
 
 
@@ -440,11 +440,11 @@ def test_random_edits_splice_or_step_aside(data: Any) -> None:
 
     rtedit.flush(doc.pending)
     try:
-        out = rtsplice.splice(item, doc.before, doc.data, doc.indent)
+        out = splice.render_round_trip(item, doc.before, doc.data, doc.indent)
     except Unsure:
         return
     back = yamlio.to_plain(yamlio.rt_load(items_mod.yamltext.item_document(out)[0]))
-    assert rtsplice._ordered(back) == rtsplice._ordered(yamlio.to_plain(doc.data))
+    assert splice.ordered(back) == splice.ordered(yamlio.to_plain(doc.data))
     if swaps:  # a replaced value takes its comments with it, as on the whole-object path
         assert _full_line_comments(out) <= _full_line_comments(item)
     else:

@@ -1,3 +1,3 @@
 """YAML machinery: reading (the light reader, the round-trip loader behind the guards),
-writing (the emitter, the splicing writers) and the Document interface the layers above
+writing (the emitter, the splicing writer) and the Document interface the layers above
 use. Imports only core."""

@@ -19,9 +19,8 @@ from __future__ import annotations
 from krm_fn.core.data import copy_data
 from krm_fn.core.errors import Unsure
 from krm_fn.yaml import lite
-from krm_fn.yaml import litesplice
 from krm_fn.yaml import rtedit
-from krm_fn.yaml import rtsplice
+from krm_fn.yaml import splice
 from krm_fn.yaml import yamlio
 from krm_fn.yaml import yamltext
 
@@ -191,7 +190,7 @@ class LightDocument(Document):
     def render(self, d: int) -> tuple[str, bool]:
         fp = fingerprint(self.data)
         if self._rendered is None or self._rendered[0] != fp:
-            text, _written = litesplice.render_item(self.layout, self.read, self.data)
+            text = splice.render_light(self.layout, self.read, self.data)
             self._rendered = (fp, text)
         return self._rendered[1], True
 
@@ -283,7 +282,7 @@ class RoundTripDocument(Document):
     reading the text back). `indent` is (mapping, sequence, offset) as the item's text has
     them; `block` writes every collection in block style (the full-parse path). `text` is the
     item's own text when it has one: then only the changed entries are written anew
-    (rtsplice), and the whole object only when the splice is not sure."""
+    (splice), and the whole object only when the splice is not sure."""
 
     def __init__(
         self, data: Any, indent: tuple[int, int, int] = (2, 2, 0), block: bool = False, text: str | None = None
@@ -316,11 +315,11 @@ class RoundTripDocument(Document):
         rtedit.flush(self.pending)
         if self.text is not None and not self.block:
             try:
-                return rtsplice.splice(self.text, self.before, self.data, self.indent), True
+                return splice.render_round_trip(self.text, self.before, self.data, self.indent), True
             except Unsure:
                 pass
             except Exception:  # noqa: BLE001 - a splice bug costs the layout, never the object
-                pass  # (tests/test_rtsplice.py calls rtsplice.splice itself, where it shows)
+                pass  # (tests/test_rtsplice.py calls splice.render_round_trip itself, where it shows)
         if self.block:
             yamlio.set_block_style(self.data)
         dumped, faithful = yamlio.dump_verified(self.data, *self.indent)

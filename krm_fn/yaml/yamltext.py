@@ -162,7 +162,7 @@ def unentry_lines(text: str) -> str:
 
 def splice_lines(lines: list[str], edits: list[tuple[int, int, list[str]]]) -> list[str]:
     """`lines` with each edit (start, end, new lines) replacing lines[start:end]; the
-    splicing writers' last step (litesplice, rtsplice). Raises errors.Unsure when two edits
+    splicing writer's last step (splice). Raises errors.Unsure when two edits
     overlap."""
     out: list[str] = []
     at = 0
