@@ -1,0 +1,122 @@
+"""One splicing writer for both read paths (krm_fn.yaml.splice, issue 26): where the light
+path used to step aside only because its own writer was stricter than the round-trip
+path's (an end-of-line comment on a replaced one-line entry, comments at an insertion
+point, a list with entries removed and added at once, a scalar entry removed, blank lines
+inside a replaced entry), it now writes the edit itself, with the round-trip path's bytes,
+and the round-trip loader is never called. Each test here failed on the two writers."""
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from test_lite import _FLOW_BUILD  # type: ignore[import-not-found]
+from test_lite import both  # type: ignore[import-not-found]
+
+from krm_fn.io import items as items_mod
+from krm_fn.modes.krm import run_resource_list
+from krm_fn.yaml.document import LightDocument
+from krm_fn.yaml.document import RoundTripDocument
+
+
+def _light_only(data: bytes, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The output of the light run, which must equal the round-trip run's, and must not
+    read any item with the round-trip loader."""
+    light, full = both(data)
+    assert light == full and light[1] == 0
+    calls: list[str] = []
+    real = items_mod._round_trip_document
+
+    def spy(text: str) -> Any:
+        calls.append(text)
+        return real(text)
+
+    with monkeypatch.context() as m:
+        m.setattr(items_mod, "_round_trip_document", spy)
+        out = run_resource_list(data, light=True)[0]
+    assert out == light[0]
+    assert not calls, calls
+    return out
+
+
+def test_comment_at_the_insertion_point_stays_after_the_new_entries(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A comment right where the policy's toleration goes (after the list's last entry)
+    stays after it: rtedit puts it there on the whole-object path, and the splice leaves it
+    there."""
+    text = _FLOW_BUILD.replace(
+        "    tolerations: [{key: dedicated, operator: Equal, value: gpu}]\n",
+        "    tolerations:\n    - key: dedicated\n      operator: Equal\n      value: gpu\n    # more to come\n",
+    )
+    assert text != _FLOW_BUILD
+    out = _light_only(text.encode(), monkeypatch)
+    assert "      value: gpu\n    - key: team\n      operator: Equal\n      value: builds\n      effect: NoSchedule\n    # more to come\n    schedulerName: " in out
+
+
+def test_end_of_line_comment_of_a_replaced_one_line_entry_stays(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`nodeSelector: {pool: gpu}  # the GPU pool` overridden: the entry is rewritten on its
+    line, and its comment stays after it."""
+    text = _FLOW_BUILD.replace("""    nodeSelector: {pool: gpu, "zone": 'a'}\n""", """    nodeSelector: {pool: gpu, "zone": 'a'}   # the GPU pool\n""")
+    assert text != _FLOW_BUILD
+    out = _light_only(text.encode(), monkeypatch)
+    assert "    nodeSelector: {pool: builds, \"zone\": 'a'}   # the GPU pool\n" in out
+
+
+def test_comment_line_before_the_next_key_of_an_edited_build(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A comment line between the edited flow mapping and the list the policy extends (the
+    shipwright-conflict-override fixture's Build)."""
+    text = _FLOW_BUILD.replace("\n    tolerations: [", "\n    # Shipwright merges tolerations by key\n    tolerations: [")
+    out = _light_only(text.encode(), monkeypatch)
+    assert "    # Shipwright merges tolerations by key\n    tolerations: [" in out
+
+
+ITEM = (
+    "- apiVersion: v1\n  kind: X\n  metadata:\n    name: x   # keep\n  spec:\n    terms:\n"
+    "    - name: a   # first\n      v: 1\n    - name: b\n      v: 2\n    # about c\n"
+    "    - name: c\n      v: 3\n    args:\n    - one\n    - two\n    - one\n    tail: t\n"
+)
+
+
+def _both_documents(item: str) -> tuple[LightDocument, RoundTripDocument]:
+    light = items_mod._light_document(item)
+    assert isinstance(light, LightDocument)
+    full = items_mod._round_trip_document(item)
+    return light, full
+
+
+def test_list_entry_removed_and_another_added_at_once_on_the_light_path() -> None:
+    """A term removed from the middle of a list while another is added and a third edited
+    (a re-render that pins another assistant): the light path edits each entry where it is,
+    as the round-trip path does, instead of stepping aside."""
+    light, full = _both_documents(ITEM)
+    for doc in (light, full):
+        terms = doc.data["spec"]["terms"]
+        del terms[1]
+        doc.add_key(terms[0], "v2", 1)
+        doc.append(terms, doc.safe({"name": "d"}))
+    out = light.render(0)[0]
+    assert out == full.render(0)[0]
+    assert out == ITEM.replace("    - name: b\n      v: 2\n", "").replace(
+        "      v: 1\n", "      v: 1\n      v2: 1\n"
+    ).replace("      v: 3\n", "      v: 3\n    - name: d\n"), out
+
+
+def test_a_scalar_entry_removed_on_the_light_path() -> None:
+    """One of two equal scalar entries removed: the first that no longer matches goes, as
+    on the round-trip path."""
+    light, full = _both_documents(ITEM)
+    for doc in (light, full):
+        del doc.data["spec"]["args"][0]
+    out = light.render(0)[0]
+    assert out == full.render(0)[0]
+    assert "    args:\n    - two\n    - one\n    tail: t\n" in out
+
+
+def test_blank_lines_inside_a_replaced_entry_go_with_it() -> None:
+    """A list replaced whole (a new list object) that held a blank line: the entry's lines
+    are written anew, as on the round-trip path."""
+    item = ITEM.replace("    - two\n", "\n    - two\n")
+    light, full = _both_documents(item)
+    for doc in (light, full):
+        doc.data["spec"]["args"] = doc.safe(["three"])
+    out = light.render(0)[0]
+    assert out == full.render(0)[0]
+    assert "    args:\n    - three\n    tail: t\n" in out
