@@ -60,6 +60,11 @@ def render_light(doc: Doc, before: Any, after: Any) -> str:
     off = len(head)
     if off:
         lines = head + lines
+    if any("\t" in x for x in lines):
+        # libyaml refuses a tab where a block scalar's indentation is (ruamel and the light
+        # reader read it): the round-trip path cannot splice such an item and writes the
+        # whole object, so the light path must not splice it either (the same bytes)
+        splicepos.compose(yamltext.item_document("\n".join(lines) + "\n")[0])
     flows = {id(e.node) for e in doc.flows} if doc.flows else _NONE
     w = _Walker(lines, splicepos.LitePositions(doc, off), splicetext.FastEmitter((doc.m, doc.o + 2, doc.o), flows), _same_plain)
     try:
