@@ -277,7 +277,7 @@ class _Walker:
             return
         del self.edits[mark:]
         line, col = self.src.start(node, h)
-        self.replace(line, col, self.src.end(h), self.emit.entry(key, a, col), h)
+        self.replace(line, col, self.src.end(h), self.emit.entry(key, self.emit.restyled(b, a), col), h)
 
     def _descend(self, h: Any, b: Any, a: Any) -> bool:
         """Whether the edit of the entry `h` was spliced one level down (its block collection

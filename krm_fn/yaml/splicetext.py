@@ -42,6 +42,11 @@ class Emitter:
     def prepare_key(self, k: Any) -> Any:
         return k
 
+    def restyled(self, old: Any, new: Any) -> Any:
+        """The value `new` set where `old` was, as the tree holds it (ruamel's own mappings
+        keep the old scalar's style already)."""
+        return new
+
     def _dump(self, m: Any) -> list[str]:
         try:
             text = yamlio.rt_dump(m, *self.indent)
@@ -96,6 +101,15 @@ class FastEmitter(Emitter):
 
     def prepare_key(self, k: Any) -> Any:
         return _styled(k, self.flows)
+
+    def restyled(self, old: Any, new: Any) -> Any:
+        """A plain string set where a quoted or block scalar was keeps that style, as it
+        does in a round-trip tree (ruamel's CommentedMap.__setitem__): the policy's
+        `volcano` over `schedulerName: 'default-scheduler'` is written `'volcano'` on both
+        paths."""
+        if new.__class__ is str and old.__class__ in _STYLES:
+            return old.__class__(new)
+        return new
 
     def entry(self, key: Any, value: Any, col: int) -> list[str]:
         out: list[str] = []
@@ -160,6 +174,9 @@ class FastEmitter(Emitter):
         if isinstance(v, list) or v is None:
             raise Unsure("nested sequence or null item")
         out.append(f"{pad}- {_scalar(v)}")
+
+
+_STYLES = (DQ, SQ, Lit, Folded)  # the light reader's scalar styles (str subclasses)
 
 
 def _styled(v: Any, flows: set[int]) -> Any:
