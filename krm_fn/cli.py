@@ -331,7 +331,7 @@ def _krm() -> int:
         from krm_fn.transforms.prerequisite import note
 
         tail = " (see the results)" if code else ""
-        needs = note(outcome.plans, command=False)
+        needs = note(outcome.plans, command=False, assistant_off=outcome.assistant_off)
         tail += f"; {needs}" if needs else ""
         _ERR.write(f"krm-coschedule: {summary_line(outcome.results)}{tail}{end}")
     return code
