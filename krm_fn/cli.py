@@ -15,8 +15,10 @@ from krm_fn.core.results import Result
 from krm_fn.core.results import result_line
 from krm_fn.core.results import summary_line
 from krm_fn.core.signals import SIGNAL_NAMES
+from krm_fn.core.signals import Held
 from krm_fn.core.signals import on_termination
 from krm_fn.core.signals import restore_handlers
+from krm_fn.core.signals import written
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -263,13 +265,16 @@ def _guarded(mode: Callable[[], int], krm: bool = False) -> int:
     else is a bug: one line that says so and where to report it, exit 1. KRM mode still
     answers with a complete ResourceList carrying the error, so kpt shows it as a result."""
     _Answer.started = False
-    previous = on_termination()
+    previous: dict[int, object] = {}
     try:
+        with Held():  # installed together, inside the try: a signal now is one line, not a traceback
+            previous.update(on_termination())
         return mode()
     except KeyboardInterrupt as e:
         signum = getattr(e, "signum", 2)  # SIGINT, or the signal Terminated carries
         how = "interrupted" if signum == 2 else f"terminated ({SIGNAL_NAMES[signum]})"
-        _ERR.write(f"krm-coschedule: {how}; nothing was written\n")
+        n = written()
+        _ERR.write(f"krm-coschedule: {how}; " + (f"after writing {n} file(s)\n" if n else "nothing was written\n"))
         return 128 + signum  # the shell's convention: 130, 143, 129
     except Exception as e:  # noqa: BLE001 - the top of every mode: no traceback reaches the user
         msg = str(e) if isinstance(e, KrmError) else internal_error_message(e)
@@ -284,7 +289,8 @@ def _guarded(mode: Callable[[], int], krm: bool = False) -> int:
         _ERR.write(f"krm-coschedule: {msg}\n")
         return 1
     finally:
-        restore_handlers(previous)
+        with Held():  # put back together; one pending then gets the handler it finds
+            restore_handlers(previous)
 
 
 class _Loading:
@@ -331,7 +337,7 @@ def _krm() -> int:
         from krm_fn.transforms.prerequisite import note
 
         tail = " (see the results)" if code else ""
-        needs = note(outcome.plans, command=False)
+        needs = note(outcome.plans, command=False, assistant_off=outcome.assistant_off)
         tail += f"; {needs}" if needs else ""
         _ERR.write(f"krm-coschedule: {summary_line(outcome.results)}{tail}{end}")
     return code

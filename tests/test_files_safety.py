@@ -305,13 +305,53 @@ def test_a_termination_signal_during_writes_removes_temp_files_and_leaves_each_f
             assert "file(s) rewritten" in err, err
             assert [p.name for p in work.iterdir() if p.name.endswith(".krm-tmp")] == []
             continue
+        after = False  # the signal came once every file was replaced: they stay new, and it says so
         if proc.returncode != 1:  # 1: the run had finished
             signalled += 1
             assert proc.returncode == 128 + sig, (proc.returncode, err)
-            assert err.splitlines()[-1].startswith("krm-coschedule: ") and "nothing was written" in err, err
+            last = err.splitlines()[-1]
+            after = last.endswith(f"after writing {len(names)} file(s)")
+            assert last.startswith("krm-coschedule: ") and ("nothing was written" in last or after), err
         assert [p.name for p in work.iterdir() if p.name.endswith(".krm-tmp")] == []
         for name in names:
             assert (work / name).read_bytes() in (old[name], new[name]), f"{name} is neither old nor new"
         if proc.returncode != 1:
-            assert all((work / name).read_bytes() == old[name] for name in names), "an interrupted run puts back what it wrote"
+            want = new if after else old
+            assert all((work / name).read_bytes() == want[name] for name in names), "an interrupted run puts back what it wrote"
     assert signalled, "no attempt reached the write phase before the run ended"
+
+
+@pytest.mark.parametrize("when", ["after the writes", "before the writes"])
+def test_a_termination_signal_is_told_whether_the_files_were_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], when: str
+) -> None:
+    """SIGTERM right after the files are replaced (while the summary is written) finds them
+    written for good: the line says so, and they stay new. It used to say "nothing was
+    written" over files that had been. Before the writes, nothing is written and it says so."""
+    from krm_fn.modes import files as files_mod
+
+    (tmp_path / "policy.yaml").write_text(POLICY)
+    names = [f"m{i}.yaml" for i in range(3)]
+    for i, name in enumerate(names):
+        (tmp_path / name).write_text(_manifest(i, 0))
+    old = {n: (tmp_path / n).read_bytes() for n in names}
+    target = "_write_summary" if when == "after the writes" else "_write_results"
+    real = getattr(files_mod, target)
+
+    def then_terminated(*a: Any, **k: Any) -> None:
+        os.kill(os.getpid(), signal.SIGTERM)  # delivered here: the handler raises at once
+        real(*a, **k)
+
+    monkeypatch.setattr(files_mod, target, then_terminated)
+    monkeypatch.chdir(tmp_path)
+    code = main(["--config", "policy.yaml", *names])
+    err = capsys.readouterr().err
+    assert code == 128 + signal.SIGTERM, err
+    assert "Traceback" not in err
+    if when == "after the writes":
+        assert err.splitlines()[-1] == "krm-coschedule: terminated (SIGTERM); after writing 3 file(s)", err
+        assert all((tmp_path / n).read_bytes() != old[n] for n in names)
+    else:
+        assert err.splitlines()[-1] == "krm-coschedule: terminated (SIGTERM); nothing was written", err
+        assert all((tmp_path / n).read_bytes() == old[n] for n in names)
+    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL  # the handler put back

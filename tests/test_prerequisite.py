@@ -95,6 +95,26 @@ def test_files_mode_warns_for_the_packages_feature_flags(tmp_path: Path) -> None
     assert p.stderr.count("placeholders rendered: the cluster needs Tekton's feature-flags") == 1
 
 
+@pytest.mark.parametrize("flags", [{"coschedule": "disabled"}, {"coschedule": "workspaces"}])
+def test_a_package_that_turns_the_assistant_off_is_not_told_again(tmp_path: Path, flags: dict[str, str]) -> None:
+    """A repository that manages its Tekton holds feature-flags: when it turns the assistant
+    off, the prerequisite is met as far as the package can say, and the summary does not
+    name it on every commit (files mode and KRM mode alike); when it leaves it on, the
+    warning and the note both stay."""
+    (tmp_path / "Kptfile").write_text("apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: p\n")
+    for name in ("pipeline.yaml", "pipelinerun.yaml"):
+        (tmp_path / name).write_text((EXAMPLE / name).read_text())
+    (tmp_path / "flags.yaml").write_text(_flags(flags))
+    p = subprocess.run([sys.executable, "-m", "krm_fn", "--check", "pipelinerun.yaml"], capture_output=True, text=True, cwd=tmp_path)
+    off = flags["coschedule"] == "disabled"
+    assert ("placeholders rendered" in p.stderr) is not off, p.stderr
+    assert ("[warning]" in p.stderr) is not off, p.stderr
+    _found, outcome = _run(flags)
+    assert outcome.assistant_off is off  # type: ignore[attr-defined]
+    needs = prerequisite.note(outcome.plans, assistant_off=outcome.assistant_off)  # type: ignore[attr-defined]
+    assert (needs == "") is off
+
+
 def test_a_feature_flags_copy_used_as_config_is_not_the_clusters() -> None:
     """Without a namespace, or marked local-config, it is a copy of Tekton's values used as
     the function's own config (SPEC §3), not the cluster's ConfigMap."""

@@ -32,10 +32,29 @@ def _terminate(signum: int, _frame: object) -> None:
     raise Terminated(signum)
 
 
+class _Written:
+    """How many files this run has replaced for good (files mode's commit), for the message
+    of an interrupt that comes after it: then the files are written, not put back."""
+
+    files = 0
+
+
+def files_written(n: int) -> None:
+    """Files mode has replaced `n` files and will not put them back (writer.write_files)."""
+    _Written.files = n
+
+
+def written() -> int:
+    """The files replaced for good since on_termination() (0: nothing was written)."""
+    return _Written.files
+
+
 def on_termination() -> dict[int, Any]:
-    """SIGTERM and SIGHUP handled as SIGINT is; the handlers they had (to put back)."""
+    """SIGTERM and SIGHUP handled as SIGINT is; the handlers they had (to put back). A new
+    run: nothing written yet."""
     import signal
 
+    _Written.files = 0
     previous: dict[int, Any] = {}
     try:
         for s in SIGNAL_NAMES:

@@ -39,6 +39,11 @@ def unified_diff(name: str, old: str, new: str) -> str:
     return "".join(out)
 
 
+def line_opcodes(a: list[str], b: list[str]) -> list[Opcode]:
+    """difflib's opcodes turning lines `a` into lines `b`, in time linear in the changes."""
+    return _Anchored(a, b).get_opcodes()
+
+
 def _hunk_range(start: int, stop: int) -> str:
     """A hunk's line range: `first,count` (1-based); `first` alone for one line; for none,
     the line before the hunk and 0."""

@@ -73,7 +73,7 @@ class FileState(Record):
 
 
 class FilesOutcome(Record):
-    __slots__ = ("files", "results", "plans", "global_error")
+    __slots__ = ("files", "results", "plans", "global_error", "assistant_off")
 
     def __init__(
         self,
@@ -86,6 +86,7 @@ class FilesOutcome(Record):
         self.results = results
         self.plans = plans
         self.global_error = global_error
+        self.assistant_off = False  # a package's feature-flags turn Tekton's assistant off
 
     @property
     def changed(self) -> list[FileState]:
@@ -204,6 +205,7 @@ def _run(
         outcome.results.extend(part.results)
         outcome.plans.extend(part.plans)
         outcome.global_error = outcome.global_error or part.global_error
+        outcome.assistant_off = outcome.assistant_off or part.assistant_off
     if many and progress is not None:
         progress(len(groups), len(groups), "")
     by_name = {f.name: i for i, f in enumerate(outcome.files)}
@@ -280,7 +282,9 @@ def _render_package(pkg: packages.Package, override: Any, light: bool, defer: bo
         return FilesOutcome(files, sorted_results(errors), [], True)
     _decide(live, texts, problems, errors)
     kept = _shown_results(outcome.results, files, extra, policy)
-    return FilesOutcome(files, sorted_results(errors + kept), outcome.plans)
+    done = FilesOutcome(files, sorted_results(errors + kept), outcome.plans)
+    done.assistant_off = outcome.assistant_off
+    return done
 
 
 def _read_package(
@@ -552,7 +556,7 @@ def _write_summary(outcome: FilesOutcome, write: bool, err: Writer) -> None:
         f"krm-coschedule: {rewritten} file(s) {verb}, {failed} failed, {unchanged} unchanged; "
         f"{summary_line(outcome.results)}\n"
     )
-    needs = prerequisite.note(outcome.plans)
+    needs = prerequisite.note(outcome.plans, assistant_off=outcome.assistant_off)
     if needs:
         err.write(f"krm-coschedule: {needs}\n")
 

@@ -11,6 +11,7 @@ from krm_fn.core.errors import InputError
 from krm_fn.core.keys import LEGACY_PATH_KEY
 from krm_fn.core.keys import LOCATION_KEYS
 from krm_fn.core.keys import PATH_KEY
+from krm_fn.modes.diff import line_opcodes
 from krm_fn.modes.streams import FROM_STAND_INS
 from krm_fn.modes.streams import STAND_INS
 from krm_fn.modes.streams import Doc
@@ -102,7 +103,7 @@ def _stream_text(s: Stream, by_pos: dict[int, str], regenerated: dict[int, dict[
         new = _put_back(doc, str(new), s) if doc.stand_ins else str(new)
         for verbatim, written_as in doc.tags.items():
             new = new.replace(verbatim, written_as)
-        new_text = _newlines(new, s.newline)
+        new_text = _newlines(new, s.newline) if not _mixed(doc.body) else _line_ends_kept(doc.body, new)
         parts.append(_own_line_marker(doc.sep, s.newline))
         parts.append(new_text)
         written.append(new_text)
@@ -233,3 +234,33 @@ def _placed(obj: dict[str, Any], keep: dict[str, str]) -> tuple[str | None, str]
 
 def _newlines(text: str, newline: str) -> str:
     return text.replace("\n", newline) if newline != "\n" else text
+
+
+def _mixed(body: str) -> bool:
+    """Whether a document's text ends some lines in CRLF and others in LF alone."""
+    crlf = body.count("\r\n")
+    return 0 < crlf < body.count("\n")
+
+
+_LINE_RE = re.compile(r"[^\n]*\n|[^\n]+$")
+
+
+def _line_ends_kept(body: str, new: str) -> str:
+    """A changed document of mixed line ends (a file edited on two systems): each line the
+    edit kept keeps its own line end, and the lines it wrote get the document's commoner one.
+    Written with the stream's line end throughout, every untouched line of the other kind
+    changed too, where a changed object must differ from its input only where the edit
+    needs. The kept lines are found by a line diff of the two texts (only for such files)."""
+    old_lines = _LINE_RE.findall(body)
+    old_keys = [x.rstrip("\n").removesuffix("\r") for x in old_lines]
+    new_keys = new.split("\n")
+    crlf = body.count("\r\n")
+    default = "\r\n" if crlf * 2 >= body.count("\n") else "\n"
+    ends = [default] * (len(new_keys) - 1) + [""]  # the text after the last LF has no line end
+    for tag, a, b, c, _d in line_opcodes(old_keys, new_keys):
+        if tag == "equal":
+            for k in range(b - a):
+                if c + k < len(new_keys) - 1:
+                    line = old_lines[a + k]
+                    ends[c + k] = "\r\n" if line.endswith("\r\n") else "\n" if line.endswith("\n") else default
+    return "".join(key + end for key, end in zip(new_keys, ends, strict=True))

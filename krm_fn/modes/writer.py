@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 
 from krm_fn.core.signals import Held
+from krm_fn.core.signals import files_written
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -35,8 +36,12 @@ def write_files(files: list[F]) -> list[tuple[F, str]]:
     """Write every file's new text, each atomically (a temp file in the same directory, then a
     rename), keeping its mode and, where allowed, its owner and group. A file that cannot be
     written, is a symlink, or changed on disk since it was read fails on its own (returned
-    with the reason). Anything unexpected puts back the files already written and removes
-    every temp file before it propagates: then no file has changed."""
+    with the reason). Anything unexpected while files are staged or replaced puts back the
+    files already replaced and removes every temp file before it propagates: then no file
+    has changed. The files are replaced together, with SIGINT, SIGTERM and SIGHUP held: one
+    that comes then is delivered once they all are, and finds them written for good
+    (signals.written), where it used to land between the last file and the end of this
+    function and be told "nothing was written"."""
     failures: list[tuple[F, str]] = []
     staged: list[tuple[F, str]] = []
     done: list[F] = []
@@ -56,23 +61,24 @@ def write_files(files: list[F]) -> list[tuple[F, str]]:
             if problem is not None:  # not on disk for sure: this file is not replaced
                 f.failed = True
                 failures.append((f, f"cannot write: {problem}"))
-        for f, tmp in [(f, tmp) for f, tmp in staged if not f.failed]:
-            reason = _refusal(f)
-            if reason is None:
-                try:
-                    with Held():  # a file replaced is noted at once, to be put back
-                        _put(tmp, f)
-                        done.append(f)
-                    continue
-                except OSError as e:
-                    reason = f"cannot write: {e.strerror or e}"
-            f.failed = True
-            failures.append((f, reason))
-    except BaseException:
         with Held():
-            for f in done:
-                _restore(f)
-        raise
+            try:
+                for f, tmp in [(f, tmp) for f, tmp in staged if not f.failed]:
+                    reason = _refusal(f)
+                    if reason is None:
+                        try:
+                            _put(tmp, f)
+                            done.append(f)
+                            continue
+                        except OSError as e:
+                            reason = f"cannot write: {e.strerror or e}"
+                    f.failed = True
+                    failures.append((f, reason))
+            except BaseException:
+                for f in done:
+                    _restore(f)
+                raise
+            files_written(len(done))  # in the held block: no signal lands before it
     finally:
         with Held():
             for _f, tmp in staged:

@@ -74,6 +74,9 @@ class Context:
         self.generated: list[Generated] = []
         self.plans: list[Plan] = []
         self.stale: set[int] = set()  # positions of generated items no run wants any more
+        # a Tekton feature-flags ConfigMap among the items turns Tekton's own assistant off,
+        # as placeholders need (prerequisite): the summaries need not say it again
+        self.assistant_off = False
         self._index: dict[tuple[str, str, str, str], Item] = {}
         self._peeked: dict[tuple[int, tuple[str, ...]], Any] = {}  # generated_field's readings
         self.memo: dict[tuple[Any, ...], Any] = {}  # what transforms derive from the input, once (shared: do not change it)

@@ -22,11 +22,13 @@ REASON = "TektonAffinityAssistantOn"  # the warning's tag (files mode shows it f
 _TRUE = ("1", "t", "T", "TRUE", "true", "True")  # Go strconv.ParseBool
 
 
-def note(plans: list[Plan], command: bool = True) -> str:
+def note(plans: list[Plan], command: bool = True, assistant_off: bool = False) -> str:
     """The prerequisite, once, for the human summary when placeholders were rendered; ""
-    otherwise. `command`: with the kubectl command (not in kpt's output, which repeats it on
-    every render)."""
-    if not any(p.strategy == "placeholder" and p.assistants for p in plans):
+    otherwise, and when the input holds Tekton's feature-flags with the assistant off
+    (`assistant_off`: Context.assistant_off; a pre-commit hook on a repository that manages
+    its Tekton said it on every commit). `command`: with the kubectl command (not in kpt's
+    output, which repeats it on every render)."""
+    if assistant_off or not any(p.strategy == "placeholder" and p.assistants for p in plans):
         return ""
     return (
         'placeholders rendered: the cluster needs Tekton\'s feature-flags coschedule: "disabled" '
@@ -59,7 +61,9 @@ def check_feature_flags(ctx: Context) -> None:
         raw = data.get("data") if isinstance(data, dict) else None
         flags: dict[str, Any] = dict(raw) if isinstance(raw, dict) else {}
         item.release()  # read, not changed: written back as its text
-        for key, want, why in _problems(flags, ctx.policy.tekton_version):
+        problems = _problems(flags, ctx.policy.tekton_version)
+        ctx.assistant_off = ctx.assistant_off or not problems
+        for key, want, why in problems:
             ctx.warning(
                 item,
                 f"data.{key}",

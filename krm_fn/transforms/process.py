@@ -73,7 +73,7 @@ class Outcome(Record):
     """What process() decided: every item's output text (the ResourceList writer's), and the
     generated objects as data (the stream writer's: it places them by their path)."""
 
-    __slots__ = ("item_texts", "_generated_texts", "results", "plans", "positions", "generated", "regenerated")
+    __slots__ = ("item_texts", "_generated_texts", "results", "plans", "positions", "generated", "regenerated", "assistant_off")
 
     def __init__(
         self,
@@ -96,6 +96,7 @@ class Outcome(Record):
         # the objects of generated_texts, and the earlier generated items replaced (by position)
         self.generated: list[dict[str, Any]] = [] if generated is None else generated
         self.regenerated: dict[int, dict[str, Any]] = {} if regenerated is None else regenerated
+        self.assistant_off = False  # Context.assistant_off (prerequisite.note)
 
     @property
     def generated_texts(self) -> list[str]:
@@ -447,7 +448,9 @@ def _emit(rl: ResourceList, ctx: Context) -> Outcome:
             f"{len(replaced)} regenerated (coschedule mode {ctx.policy.mode})" + placeholder_cost(ctx.plans),
         )
     )
-    return Outcome(texts, None, sorted_results(ctx.results), ctx.plans, positions, generated, regenerated)
+    outcome = Outcome(texts, None, sorted_results(ctx.results), ctx.plans, positions, generated, regenerated)
+    outcome.assistant_off = ctx.assistant_off
+    return outcome
 
 
 def unchanged(rl: ResourceList, results: list[Result]) -> Outcome:
