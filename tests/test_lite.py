@@ -639,9 +639,9 @@ def test_reader_takes_the_benchmark_targets() -> None:
         assert yamlio.to_plain(got) == yamlio.to_plain(items_mod.parse_item_text(it.text))
 
 
-def test_unsure_edit_is_redone_on_the_round_trip_path() -> None:
-    """A comment right where the new taskRunSpecs go: the splicing writer steps aside for
-    that item alone, and the output is the round-trip path's."""
+def test_a_comment_where_the_new_entries_go_stays_after_them() -> None:
+    """A comment at the end of the spec, right where the new taskRunSpecs go: the new lines
+    go before it, and the output is the round-trip path's."""
     data = gen.generate(1, 1.0, 1).replace(
         "        claimName: cache-0\n", "        claimName: cache-0\n    # end of spec\n", 1
     ).encode()

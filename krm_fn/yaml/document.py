@@ -319,7 +319,7 @@ class RoundTripDocument(Document):
             except Unsure:
                 pass
             except Exception:  # noqa: BLE001 - a splice bug costs the layout, never the object
-                pass  # (tests/test_rtsplice.py calls splice.render_round_trip itself, where it shows)
+                pass  # (tests/test_splice_round_trip.py calls splice.render_round_trip itself, where it shows)
         if self.block:
             yamlio.set_block_style(self.data)
         dumped, faithful = yamlio.dump_verified(self.data, *self.indent)
