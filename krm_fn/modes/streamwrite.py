@@ -242,16 +242,13 @@ def _mixed(body: str) -> bool:
     return 0 < crlf < body.count("\n")
 
 
-_LINE_RE = re.compile(r"[^\n]*\n|[^\n]+$")
-
-
 def _line_ends_kept(body: str, new: str) -> str:
     """A changed document of mixed line ends (a file edited on two systems): each line the
     edit kept keeps its own line end, and the lines it wrote get the document's commoner one.
     Written with the stream's line end throughout, every untouched line of the other kind
     changed too, where a changed object must differ from its input only where the edit
     needs. The kept lines are found by a line diff of the two texts (only for such files)."""
-    old_lines = _LINE_RE.findall(body)
+    old_lines = yamltext.split_lines(body)
     old_keys = [x.rstrip("\n").removesuffix("\r") for x in old_lines]
     new_keys = new.split("\n")
     crlf = body.count("\r\n")
