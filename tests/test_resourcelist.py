@@ -620,3 +620,18 @@ def test_a_users_statefulset_under_an_assistants_name_changes_no_item(elsewhere:
     assert code == 1
     assert out.startswith(text), "an item changed although the run failed"
     assert "nothing was changed (all or nothing)" in out
+
+
+@pytest.mark.parametrize("d", [0, 2])
+def test_generated_entries_after_the_documents_are_those_emitted_in_place(d: int) -> None:
+    """Once the generated objects were written as documents (generated_texts), their entries
+    are those texts indented: the same text as emitting each object as an entry."""
+    from krm_fn.yaml import document
+
+    frame = resourcelist.parse(gen.generate(3, 1.0))
+    outcome = process.process(frame)
+    objs = list(outcome.generated)
+    assert objs, "the runs generate placeholders"
+    texts = outcome.generated_texts
+    assert texts == [document.new_block(o) for o in objs]
+    assert outcome.generated_entries(d) == [document.new_entry(o, d) for o in objs]

@@ -109,8 +109,8 @@ class Outcome(Record):
         """The generated objects as entries of a list's `items` at dash indent `d`, each
         object let go of once written (a large list's objects and texts were all held at
         once, with the texts twice: as documents, then indented)."""
-        if self._generated_texts is not None:  # asked for as documents (or none: all or nothing)
-            return [document.new_entry(obj, d) for obj in self.generated]
+        if self._generated_texts is not None:  # written as documents already: indented, not emitted again
+            return [document.as_entry(t, d) for t in self._generated_texts]
         objs, self.generated = self.generated, []
         objs.reverse()
         out = []

@@ -354,6 +354,11 @@ def new_entry(obj: Any, d: int) -> str:
     return yamlio.dump_entry(obj, d)
 
 
+def as_entry(block: str, d: int) -> str:
+    """A document new_block gave, as new_entry(obj, d) gives it (indented, not emitted again)."""
+    return yamltext.indent_entry(block, d)
+
+
 def is_light(doc: Document | None) -> bool:
     """Whether `doc` is the light reader's (a LightDocument): its render raises errors.Unsure
     when the splicing writer is not sure of an edit (the item is then read again on the
