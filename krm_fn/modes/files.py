@@ -81,12 +81,13 @@ class FilesOutcome(Record):
         results: list[Result],
         plans: list[Plan],
         global_error: bool = False,
+        assistant_off: bool = False,
     ) -> None:
         self.files = files
         self.results = results
         self.plans = plans
         self.global_error = global_error
-        self.assistant_off = False  # a package's feature-flags turn Tekton's assistant off
+        self.assistant_off = assistant_off  # a package's feature-flags turn Tekton's assistant off
 
     @property
     def changed(self) -> list[FileState]:
@@ -282,9 +283,7 @@ def _render_package(pkg: packages.Package, override: Any, light: bool, defer: bo
         return FilesOutcome(files, sorted_results(errors), [], True)
     _decide(live, texts, problems, errors)
     kept = _shown_results(outcome.results, files, extra, policy)
-    done = FilesOutcome(files, sorted_results(errors + kept), outcome.plans)
-    done.assistant_off = outcome.assistant_off
-    return done
+    return FilesOutcome(files, sorted_results(errors + kept), outcome.plans, assistant_off=outcome.assistant_off)
 
 
 def _read_package(

@@ -84,6 +84,7 @@ class Outcome(Record):
         positions: list[int] | None = None,
         generated: list[dict[str, Any]] | None = None,
         regenerated: dict[int, dict[str, Any]] | None = None,
+        assistant_off: bool = False,
     ) -> None:
         self.item_texts = item_texts
         # None: written when asked for (the ResourceList writer asks; files mode places the
@@ -96,7 +97,7 @@ class Outcome(Record):
         # the objects of generated_texts, and the earlier generated items replaced (by position)
         self.generated: list[dict[str, Any]] = [] if generated is None else generated
         self.regenerated: dict[int, dict[str, Any]] = {} if regenerated is None else regenerated
-        self.assistant_off = False  # Context.assistant_off (prerequisite.note)
+        self.assistant_off = assistant_off  # Context.assistant_off (prerequisite.note)
 
     @property
     def generated_texts(self) -> list[str]:
@@ -448,9 +449,7 @@ def _emit(rl: ResourceList, ctx: Context) -> Outcome:
             f"{len(replaced)} regenerated (coschedule mode {ctx.policy.mode})" + placeholder_cost(ctx.plans),
         )
     )
-    outcome = Outcome(texts, None, sorted_results(ctx.results), ctx.plans, positions, generated, regenerated)
-    outcome.assistant_off = ctx.assistant_off
-    return outcome
+    return Outcome(texts, None, sorted_results(ctx.results), ctx.plans, positions, generated, regenerated, ctx.assistant_off)
 
 
 def unchanged(rl: ResourceList, results: list[Result]) -> Outcome:
