@@ -11,7 +11,7 @@ import os
 import shutil
 from pathlib import Path
 
-from krm_fn.modes import streams
+from krm_fn.io import streams
 from krm_fn.yaml import yamlio
 
 UPDATE = os.environ.get("KRM_UPDATE_EXPECTED", "") == "1"

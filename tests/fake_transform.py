@@ -78,7 +78,7 @@ def handle_pipelinerun(item: Item, ctx: Context) -> None:
 
 
 def install() -> None:
-    from krm_fn.transforms import process
+    from krm_fn.orchestration import process
 
     process.HANDLERS[("tekton.dev", "PipelineRun")] = handle_pipelinerun
 

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from krm_fn.core import names
 from krm_fn.policy.config import Policy
 from krm_fn.transforms.tekton import assistant
+from krm_fn.transforms.tekton import names
 
 AA = names.assistant_name("", "r")
 

@@ -30,7 +30,7 @@ from krm_fn.core import errors
 from krm_fn.core import keys
 from krm_fn.io.items import Item
 from krm_fn.io.items import ResourceList
-from krm_fn.transforms import process
+from krm_fn.orchestration import process
 from krm_fn.transforms.context import Context
 from krm_fn.yaml import guards
 

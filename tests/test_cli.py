@@ -130,8 +130,8 @@ HEAVY_AT_START = {
     "yaml", "ruamel.yaml", "json",
 }
 KRM_PATH_MODULES = (
-    "krm_fn.cli", "krm_fn.transforms.process", "krm_fn.policy.config", "krm_fn.io.resourcelist", "krm_fn.yaml.yamlio", "krm_fn.transforms.tekton.tekton",
-    "krm_fn.transforms.shipwright", "krm_fn.transforms.scheduling", "krm_fn.transforms.tekton.assistant", "krm_fn.core.names", "krm_fn.policy.validation",
+    "krm_fn.cli", "krm_fn.orchestration.process", "krm_fn.policy.config", "krm_fn.io.resourcelist", "krm_fn.yaml.yamlio", "krm_fn.transforms.tekton.handlers",
+    "krm_fn.transforms.shipwright", "krm_fn.transforms.scheduling", "krm_fn.transforms.tekton.assistant", "krm_fn.transforms.tekton.names", "krm_fn.policy.validation",
     "krm_fn.policy.hardening", "krm_fn.yaml.rtedit", "krm_fn.core.results", "krm_fn.yaml.lite", "krm_fn.yaml.litescalar", "krm_fn.modes.krm", "krm_fn.transforms.context",
     "krm_fn.yaml.document", "krm_fn.io.items", "krm_fn.io.scanner", "krm_fn.yaml.guards", "krm_fn.core.errors", "krm_fn.core.keys",
     "krm_fn.yaml.yamltext",
@@ -159,7 +159,7 @@ def test_krm_path_modules_import_nothing_heavy() -> None:
 # are compiled on first use only. (The package's own small modules are imported at the top
 # where they are used: each costs 0.1-0.6 ms, which a deferred import does not earn back.)
 NOT_IN_A_ONE_RUN = HEAVY_AT_START | {
-    "ruamel", "_ruamel_yaml", "krm_fn.modes.files", "krm_fn.modes.streams", "krm_fn.io.packages", "krm_fn.modes.kustomize",
+    "ruamel", "_ruamel_yaml", "krm_fn.modes.files", "krm_fn.io.streams", "krm_fn.io.packages", "krm_fn.modes.kustomize",
     "krm_fn.modes.explain",
     "copy", "weakref",  # core.data.copy_data copies the plain data transforms need
 }
@@ -196,7 +196,7 @@ def test_a_one_pipelinerun_run_loads_and_compiles_only_what_it_uses() -> None:
     p = subprocess.run([sys.executable, "-S", "-c", code], input=data, capture_output=True, check=True)
     status, modules, compiled, no_control = eval(p.stderr.decode().split("\n@@")[1])  # noqa: S307 - our own repr
     assert status == 0 and p.stdout.decode() == run_resource_list(data)[0]
-    assert "krm_fn.transforms.tekton.tekton" in modules and "re" in modules  # the probe sees what the run loads
+    assert "krm_fn.transforms.tekton.handlers" in modules and "re" in modules  # the probe sees what the run loads
     assert sorted(m for m in modules if m in NOT_IN_A_ONE_RUN or m.split(".")[0] in NOT_IN_A_ONE_RUN) == []
     lazy = {
         yamlio._NUMBER, yamlio._TIMESTAMP, resourcelist._NON_PRINTABLE, resourcelist._ALIAS, scanner._ALIAS_RE,

@@ -19,9 +19,9 @@ import pytest
 import yaml
 
 from krm_fn.cli import main
-from krm_fn.core import names
 from krm_fn.modes.krm import run_resource_list
 from krm_fn.policy import tolerations
+from krm_fn.transforms.tekton import names
 
 BOUND = 8.0
 
@@ -91,7 +91,7 @@ def test_claim_workspaces_of_one_run_take_linear_time() -> None:
 def test_workspace_references_are_read_in_linear_time() -> None:
     """A script of many `$(workspaces` openings that never close (or close on a later line):
     a backtracking reader looks for the closing again from every opening."""
-    from krm_fn.transforms.tekton.tekton_workspaces import references
+    from krm_fn.transforms.tekton.workspaces import references
 
     def make(n: int) -> Callable[[], object]:
         text = "$(workspaces.a" * n + '$(workspaces["b' * n + "\n)\"])" + "$(workspaces.c" * n
@@ -154,8 +154,8 @@ def test_joining_documents_appended_to_one_file_is_linear(monkeypatch: pytest.Mo
     for every document, whether the text so far held anything, with a strip that copied it
     (1.46 s -> 0.95 s for the 20,000-document file of the benchmark). The read-back check is
     left out here (linear, and timed by the test above)."""
-    from krm_fn.modes import streams
-    from krm_fn.modes import streamwrite
+    from krm_fn.io import streams
+    from krm_fn.io import streamwrite
 
     monkeypatch.setattr(streamwrite, "_check", lambda *a, **k: None)
 
@@ -386,17 +386,17 @@ def test_a_pipeline_named_by_many_runs_is_read_once(monkeypatch: pytest.MonkeyPa
     checked and asked what its tasks use once, however many runs name it (it was once per
     run, and its metadata once per assistant: a package of 1,500 runs converted it 4,500
     times)."""
-    from krm_fn.transforms.tekton import tekton_checks
-    from krm_fn.transforms.tekton import tekton_workspaces
+    from krm_fn.transforms.tekton import checks
+    from krm_fn.transforms.tekton import workspaces
 
     def work(n: int) -> tuple[int, int, int]:
         files = gen.package(n)
         data = gen.package_resource_list(files).encode()
         run = lambda: run_resource_list(data)  # noqa: E731
         return (
-            calls(monkeypatch, tekton_checks, "_plain_spec", run),
-            calls(monkeypatch, tekton_checks, "check_pipeline_shape", run),
-            calls(monkeypatch, tekton_workspaces, "pipeline_uses", run),
+            calls(monkeypatch, checks, "_plain_spec", run),
+            calls(monkeypatch, checks, "check_pipeline_shape", run),
+            calls(monkeypatch, workspaces, "pipeline_uses", run),
         )
 
     assert work(4) == work(16) == (1, 1, 1)
@@ -437,7 +437,7 @@ def test_a_rendered_package_is_syntax_checked_only_where_nothing_read_it(tmp_pat
     (streams.check_deferred): the passes are those of the few other files, however many
     runs there are (exact counts; one pass per run file before)."""
     from krm_fn.io import items as items_mod
-    from krm_fn.modes import streams
+    from krm_fn.io import streams
 
     monkeypatch.setattr(streams, "_LIGHT_CHECK_BUDGET", [0])  # every file's check by libyaml
     counts = []

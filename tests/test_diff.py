@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from test_complexity import BOUND  # type: ignore[import-not-found]
 from test_complexity import ratio  # type: ignore[import-not-found]
 
-from krm_fn.modes import streams
-from krm_fn.modes.diff import unified_diff
+from krm_fn.io import streams
+from krm_fn.io.textdiff import unified_diff
 
 HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@\n")
 

@@ -124,7 +124,7 @@ def test_render_with_a_transform_that_generates(tmp_path: Path) -> None:
     assert "persistentVolumeClaim:\n      claimName: pvc-" in run
     assert "\n---\napiVersion: apps/v1\nkind: StatefulSet\n" in run
     assert check_generated_beside_runs(after) == 1
-    from krm_fn.transforms import process
+    from krm_fn.orchestration import process
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setitem(process.HANDLERS, ("tekton.dev", "PipelineRun"), fake_transform.handle_pipelinerun)

@@ -66,7 +66,7 @@ def test_plugin_with_a_transform_that_generates(tmp_path: Path, monkeypatch: pyt
     assert kinds == ["Pipeline", "PipelineRun", "StatefulSet"]
     sts = next(d for d in docs if d["kind"] == "StatefulSet")
     assert sts["metadata"]["annotations"] == {"krm-coschedule.dev/owner": "PipelineRun/build-and-test-1"}
-    from krm_fn.transforms import process
+    from krm_fn.orchestration import process
 
     monkeypatch.setitem(process.HANDLERS, ("tekton.dev", "PipelineRun"), fake_transform.handle_pipelinerun)
     assert normalized(docs) == stdin_objects([app / r for r in RESOURCES], app / "coschedule-policy.yaml")

@@ -10,7 +10,7 @@ import pytest
 from krm_fn.cli import main
 from krm_fn.core.results import ResourceRef
 from krm_fn.modes import explain
-from krm_fn.transforms import process
+from krm_fn.orchestration import process
 from krm_fn.transforms.context import Plan
 
 PLANS = [

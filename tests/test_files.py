@@ -8,8 +8,8 @@ import fake_transform
 import pytest
 
 from krm_fn.cli import main
+from krm_fn.io import streams
 from krm_fn.modes import files
-from krm_fn.modes import streams
 from krm_fn.yaml import yamlio
 
 POLICY = "apiVersion: fn.kpt.dev/v1alpha1\nkind: CoschedulePolicy\nmetadata:\n  name: p\nspec:\n  coschedule: workspaces\n"
@@ -51,7 +51,7 @@ NOT_KRM = "name: ci\non:\n  push: {}\njobs: {}\n"
 
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch) -> None:
-    from krm_fn.transforms import process
+    from krm_fn.orchestration import process
 
     monkeypatch.setitem(process.HANDLERS, ("tekton.dev", "PipelineRun"), fake_transform.handle_pipelinerun)
 

@@ -334,7 +334,7 @@ def test_an_error_in_valid_yaml_is_decided_without_reading_again(
     for name, text in files.items():
         (d / name).write_text(text)
     from krm_fn.io import items as items_mod
-    from krm_fn.modes import streams
+    from krm_fn.io import streams
 
     reads, checked = [], []
     real, real_check = files_mod.read_files, items_mod.libyaml_reads

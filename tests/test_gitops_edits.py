@@ -9,9 +9,9 @@ from typing import Any
 
 import yaml
 
-from krm_fn.core import names
 from krm_fn.core.keys import OWNER_ANNOTATION
 from krm_fn.modes.krm import run_resource_list
+from krm_fn.transforms.tekton import names
 
 RUN = {
     "apiVersion": "tekton.dev/v1",

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from krm_fn.core import names
+from krm_fn.transforms.tekton import names
 
 PER_RUN = [
     ("test-pipelinerun", "622aca4516"),
@@ -128,7 +128,7 @@ def test_names_does_not_load_openssl() -> None:
     import sys
 
     code = (
-        "import importlib.util, sys; import krm_fn.core.names; "
+        "import importlib.util, sys; import krm_fn.transforms.tekton.names; "
         "has = any(importlib.util.find_spec(m) for m in ('_sha256', '_sha2')); "
         "print(has, '_hashlib' in sys.modules, 'hashlib' in sys.modules)"
     )

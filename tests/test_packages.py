@@ -360,7 +360,7 @@ def test_names_that_hash_alike_are_an_error_naming_both_runs(tmp_path: Path) -> 
     run `run1` with workspace `source` and run `cerun1` with workspace `sour` get one
     StatefulSet and one claim. An error on both runs, naming each other and the fix,
     whichever file is named, before or after either is rendered."""
-    from krm_fn.core import names
+    from krm_fn.transforms.tekton import names
 
     assert names.assistant_name("source", "run1") == names.assistant_name("sour", "cerun1")
     pkg = tmp_path / "pkg"

@@ -28,7 +28,7 @@ from krm_fn.core import errors
 from krm_fn.core import keys
 from krm_fn.io import resourcelist
 from krm_fn.modes.krm import run_resource_list
-from krm_fn.transforms import process
+from krm_fn.orchestration import process
 from krm_fn.yaml import yamlio
 
 FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

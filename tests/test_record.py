@@ -9,9 +9,9 @@ from krm_fn.core.results import Result
 from krm_fn.io.items import Item
 from krm_fn.io.items import Meta
 from krm_fn.io.items import ResourceList
+from krm_fn.orchestration.process import Outcome
 from krm_fn.policy.config import Policy
 from krm_fn.policy.hardening import Finding
-from krm_fn.transforms.process import Outcome
 
 
 def test_equality_is_field_wise_and_same_class_only() -> None:

@@ -18,7 +18,7 @@ from krm_fn.io import resourcelist
 from krm_fn.io.items import Item
 from krm_fn.io.items import ResourceList
 from krm_fn.modes.krm import run_resource_list
-from krm_fn.transforms import process
+from krm_fn.orchestration import process
 from krm_fn.yaml import yamlio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))

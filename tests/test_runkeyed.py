@@ -14,9 +14,9 @@ import schemacheck
 import yaml
 from files_util import cli  # type: ignore[import-not-found]
 
-from krm_fn.core import names
 from krm_fn.core.keys import OWNER_ANNOTATION
 from krm_fn.modes.krm import run_resource_list
+from krm_fn.transforms.tekton import names
 
 REQ = "requiredDuringSchedulingIgnoredDuringExecution"
 PREF = "preferredDuringSchedulingIgnoredDuringExecution"

@@ -17,7 +17,7 @@ from krm_fn.core import errors
 from krm_fn.io import items as items_mod
 from krm_fn.io import resourcelist
 from krm_fn.io.items import ResourceList
-from krm_fn.transforms import process
+from krm_fn.orchestration import process
 
 TRICKY = [
     "web", "0755", "yes", "on", "null", "~", "", "1.5", "2024-01-01", "a: b", "x #y", "#z", "'q'",

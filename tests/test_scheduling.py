@@ -1,5 +1,5 @@
 """Scheduling policy on Tekton pod templates (constrain_pod_template called directly, as the
-Tekton transform does) and the policy's own check (validate_policy)."""
+Tekton transform does) and the policy's own check (policy/validation.check_policy)."""
 from __future__ import annotations
 
 import copy
@@ -10,6 +10,7 @@ import pytest
 from krm_fn.core.results import ResourceRef
 from krm_fn.io import items as items_mod
 from krm_fn.io.items import Item
+from krm_fn.policy import validation
 from krm_fn.policy.config import Policy
 from krm_fn.transforms import scheduling
 from krm_fn.transforms.context import Context
@@ -288,6 +289,12 @@ def test_template_that_is_not_a_map() -> None:
 # ---------------------------------------------------------------- the policy's own values
 
 
+def _validate_policy(ctx: Context) -> None:
+    """What process does with the policy's own values: each finding a config result."""
+    for sev, where, msg, tags in validation.check_policy(ctx.policy):
+        ctx.config_result(sev, where, msg, tags=tags)
+
+
 def policy_ctx(**kw: Any) -> Context:
     p = Policy(ref=ResourceRef("fn.kpt.dev/v1alpha1", "CoschedulePolicy", "ci"), **kw)
     return Context(p, [])
@@ -295,7 +302,7 @@ def policy_ctx(**kw: Any) -> Context:
 
 def test_valid_policy_has_no_results() -> None:
     ctx = policy_ctx(**copy.deepcopy(POLICY))
-    scheduling.validate_policy(ctx)
+    _validate_policy(ctx)
     assert ctx.results == []
 
 
@@ -309,7 +316,7 @@ def test_policy_values_are_validated_with_the_shipwright_rules() -> None:
         ],
         scheduler_name="not valid!",
     )
-    scheduling.validate_policy(ctx)
+    _validate_policy(ctx)
     got = [(r.severity, r.field_path, dict(r.tags).get("reason")) for r in ctx.results]
     assert got == [
         ("error", "spec.scheduling.nodeSelector[bad key!]", "NodeSelectorNotValid"),
@@ -327,20 +334,20 @@ def test_policy_hardening() -> None:
         "tolerations": [{"key": "node.kubernetes.io/not-ready", "operator": "Exists"}],
     }
     ctx = policy_ctx(**risky)
-    scheduling.validate_policy(ctx)
+    _validate_policy(ctx)
     assert [(r.severity, r.field_path) for r in ctx.results] == [
         ("error", "spec.scheduling.tolerations[0]"),
         ("error", "spec.scheduling.nodeSelector[node-role.kubernetes.io/control-plane]"),
     ]
     ctx = policy_ctx(hardening="warn", **risky)
-    scheduling.validate_policy(ctx)
+    _validate_policy(ctx)
     assert {r.severity for r in ctx.results} == {"warning"}
     ctx = policy_ctx(
         hardening_allow_toleration_keys=["node.kubernetes.io/*"],
         hardening_allow_node_selector_keys=["node-role.kubernetes.io/control-plane"],
         **risky,
     )
-    scheduling.validate_policy(ctx)
+    _validate_policy(ctx)
     assert ctx.results == []
 
 
@@ -544,6 +551,6 @@ def test_an_enum_violation_names_the_value_and_the_allowed_ones(tol: dict[str, A
     p, res = config.load(fc)
     assert p is not None and res == []  # the schema leaves it to the Shipwright rules, beside the others
     ctx = Context(p, [])
-    scheduling.validate_policy(ctx)
+    _validate_policy(ctx)
     (e,) = ctx.results
     assert e.field_path == path and all(f in e.message for f in fragments), e.message

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from krm_fn.core import errors
 from krm_fn.core import keys
-from krm_fn.modes import streams
+from krm_fn.io import streams
 from krm_fn.modes.kustomize import run_plugin
 from krm_fn.yaml import yamlio
 from krm_fn.yaml import yamltext
@@ -155,7 +155,7 @@ def _plugin(text: str, policy: str, tmp: Path | None = None) -> tuple[str, list,
 
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch) -> None:
-    from krm_fn.transforms import process
+    from krm_fn.orchestration import process
 
     monkeypatch.setitem(process.HANDLERS, ("tekton.dev", "PipelineRun"), fake_transform.handle_pipelinerun)
 

@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 import yaml
 
-from krm_fn.core import names
 from krm_fn.modes.krm import run_resource_list
+from krm_fn.orchestration.process import Outcome
 from krm_fn.transforms import scheduling
-from krm_fn.transforms.process import Outcome
+from krm_fn.transforms.tekton import names
 
 HEADER = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
 

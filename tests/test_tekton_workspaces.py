@@ -1,4 +1,4 @@
-"""Which PipelineRun workspaces a pipeline task uses (krm_fn.transforms.tekton.tekton_workspaces): Tekton's
+"""Which PipelineRun workspaces a pipeline task uses (krm_fn.transforms.tekton.workspaces): Tekton's
 propagated workspaces, optional and unbound declarations, pipelines in pipelines. First the
 rule on plain data, then whole runs through the KRM entry in coschedule workspaces mode."""
 from __future__ import annotations
@@ -13,13 +13,13 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from krm_fn.core import names
 from krm_fn.modes.krm import run_resource_list
-from krm_fn.transforms.process import Outcome
-from krm_fn.transforms.tekton.tekton_workspaces import references
-from krm_fn.transforms.tekton.tekton_workspaces import scanned_strings
-from krm_fn.transforms.tekton.tekton_workspaces import substituted
-from krm_fn.transforms.tekton.tekton_workspaces import task_workspaces
+from krm_fn.orchestration.process import Outcome
+from krm_fn.transforms.tekton import names
+from krm_fn.transforms.tekton.workspaces import references
+from krm_fn.transforms.tekton.workspaces import scanned_strings
+from krm_fn.transforms.tekton.workspaces import substituted
+from krm_fn.transforms.tekton.workspaces import task_workspaces
 
 # --------------------------------------------------------------------------- references
 

@@ -7,10 +7,10 @@ from krm_fn.core.errors import InputError
 from krm_fn.core.errors import YamlSyntaxError
 from krm_fn.core.results import Result
 from krm_fn.io import resourcelist
-from krm_fn.transforms.process import Outcome
-from krm_fn.transforms.process import PausedGC
-from krm_fn.transforms.process import process_guarded
-from krm_fn.transforms.process import unchanged
+from krm_fn.orchestration.process import Outcome
+from krm_fn.orchestration.process import PausedGC
+from krm_fn.orchestration.process import process_guarded
+from krm_fn.orchestration.process import unchanged
 from krm_fn.yaml import yamlio
 
 # The user's escape hatch: KRM_COSCHEDULE_LIGHT=0 takes the round-trip path for every item

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from krm_fn.core import names
 from krm_fn.core.data import copy_data
 from krm_fn.core.data import type_name
 from krm_fn.core.errors import InputError
@@ -12,6 +11,8 @@ from krm_fn.core.keys import INDEX_KEY
 from krm_fn.core.keys import LEGACY_INDEX_KEY
 from krm_fn.core.keys import LEGACY_PATH_KEY
 from krm_fn.core.keys import PATH_KEY
+from krm_fn.core.keys import RUN_NAME_KEY
+from krm_fn.core.keys import RUN_UID_KEY
 from krm_fn.core.record import Record
 from krm_fn.core.results import ResourceRef
 from krm_fn.core.results import Result
@@ -125,7 +126,7 @@ class Policy(Record):
     def run_key(self) -> str:
         """The Tekton pod label run-keyed terms key on: the run's UID where Tekton sets it on
         TaskRuns and pods (v0.63.0 on), else its name."""
-        return names.RUN_UID_KEY if self.tekton_version >= (0, 63, 0) else names.RUN_NAME_KEY
+        return RUN_UID_KEY if self.tekton_version >= (0, 63, 0) else RUN_NAME_KEY
 
     @property
     def run_keyed_ok(self) -> bool:
@@ -241,7 +242,7 @@ def _validate(doc: dict[str, Any], src: _Source, render_path: Any, original: Any
 
 def _shipwright_checks(e: Any) -> bool:
     """An enum error of spec.scheduling.tolerations[i].operator or .effect: the schema names
-    the values for editors, and the policy's check (scheduling.validate_policy) reports it
+    the values for editors, and the policy's check (validation.check_policy) reports it
     with Shipwright's rule and reason, beside every other problem of the scheduling values."""
     p = list(e.absolute_path)
     return (

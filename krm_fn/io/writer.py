@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from typing import Protocol
     from typing import TypeVar
 
-    from krm_fn.modes import streams
+    from krm_fn.io import streams
 
     class _File(Protocol):
         """What the writes need of files mode's FileState."""

@@ -1,6 +1,9 @@
 """Name formulas of Tekton's affinity assistant (reference §1), reproduced at render time."""
 from __future__ import annotations
 
+from krm_fn.core.keys import RUN_NAME_KEY
+from krm_fn.core.keys import RUN_UID_KEY
+
 # hashlib loads OpenSSL (_hashlib, ~4-10 ms at start-up: #5) for one SHA-256 over a short name;
 # CPython's builtin module gives the same digest (3.10/3.11: _sha256, 3.12+: _sha2)
 try:
@@ -121,10 +124,6 @@ def pinned_assistant(term: object) -> str | None:
 # pods); its value names the coschedule mode the run was rendered with
 RUN_KEYED_LABEL = "krm-coschedule.dev/coschedule"
 PIPELINE_TASK_LABEL = "tekton.dev/pipelineTask"
-# the Tekton pod label that identifies the run: the run's UID from Tekton v0.63.0 on, its
-# name before (`createChildResourceLabels` in Tekton's pipelinerun reconciler)
-RUN_UID_KEY = "tekton.dev/pipelineRunUID"
-RUN_NAME_KEY = "tekton.dev/pipelineRun"
 _RUN_KEYS = frozenset({RUN_UID_KEY, RUN_NAME_KEY})
 _OURS = {"key": RUN_KEYED_LABEL, "operator": "Exists"}
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from krm_fn.core import names
 from krm_fn.core.data import type_name
 from krm_fn.core.errors import FieldError
 from krm_fn.io.items import Item
@@ -13,6 +12,7 @@ from krm_fn.io.items import Meta
 from krm_fn.transforms.context import Context
 from krm_fn.transforms.context import file_of
 from krm_fn.transforms.tekton import assistant as assistant_mod
+from krm_fn.transforms.tekton import names
 from krm_fn.yaml import document
 from krm_fn.yaml.document import Document
 

@@ -11,7 +11,6 @@ StatefulSet; `bindings_of` recognises such claims and takes their templates back
 """
 from __future__ import annotations
 
-from krm_fn.core import names
 from krm_fn.core.data import copy_data
 from krm_fn.core.errors import FieldError
 from krm_fn.io.items import Item
@@ -20,22 +19,23 @@ from krm_fn.transforms import scheduling
 from krm_fn.transforms.context import Context
 from krm_fn.transforms.context import Plan
 from krm_fn.transforms.tekton import assistant as assistant_mod
+from krm_fn.transforms.tekton import checks
+from krm_fn.transforms.tekton import names
 from krm_fn.transforms.tekton import runkeyed
-from krm_fn.transforms.tekton import tekton_checks
-from krm_fn.transforms.tekton import tekton_workspaces
+from krm_fn.transforms.tekton import workspaces
 from krm_fn.transforms.tekton.bindings import Binding
 from krm_fn.transforms.tekton.bindings import Group
 from krm_fn.transforms.tekton.bindings import assistant_volumes
 from krm_fn.transforms.tekton.bindings import bindings_of
 from krm_fn.transforms.tekton.bindings import plain_bindings
 from krm_fn.transforms.tekton.bindings import unrender
-from krm_fn.transforms.tekton.tekton_run import Run
-from krm_fn.transforms.tekton.tekton_run import add_task_entries
-from krm_fn.transforms.tekton.tekton_run import pin
-from krm_fn.transforms.tekton.tekton_run import plain_affinity
-from krm_fn.transforms.tekton.tekton_run import task_template
-from krm_fn.transforms.tekton.tekton_run import unpin_run_level
-from krm_fn.transforms.tekton.tekton_run import unpin_task
+from krm_fn.transforms.tekton.run import Run
+from krm_fn.transforms.tekton.run import add_task_entries
+from krm_fn.transforms.tekton.run import pin
+from krm_fn.transforms.tekton.run import plain_affinity
+from krm_fn.transforms.tekton.run import task_template
+from krm_fn.transforms.tekton.run import unpin_run_level
+from krm_fn.transforms.tekton.run import unpin_task
 from krm_fn.yaml import document
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
@@ -68,7 +68,7 @@ def handle_template(item: Item, ctx: Context, node: Any, meta: Meta) -> None:
 def _handle(item: Item, ctx: Context, node: Any = None, meta: Meta | None = None) -> None:
     try:
         run = Run(item, ctx, node, meta, template=node is not None)
-        if not tekton_checks.valid(run):
+        if not checks.valid(run):
             return
         mark = len(ctx.results)
         _apply_defaults(run)
@@ -76,7 +76,7 @@ def _handle(item: Item, ctx: Context, node: Any = None, meta: Meta | None = None
         if any(r.severity == "error" for r in ctx.results[mark:]):
             return  # a pod template the policy could not apply to: the assistant would copy it
         _coschedule(run)
-        tekton_checks.warn_unplaceable(run)
+        checks.warn_unplaceable(run)
         run.drop_empty_parent()
     except FieldError as e:
         ctx.error(item, e.path, f"{e}; fix the manifest (Tekton would reject it too)")
@@ -123,7 +123,7 @@ def _apply_scheduling(run: Run) -> None:
 
 def _coschedule(run: Run) -> None:
     mode = run.ctx.policy.mode
-    if not tekton_checks.no_foreign_pins(run):
+    if not checks.no_foreign_pins(run):
         return
     strategy = _strategy(run)
     if strategy != "run-keyed":
@@ -194,7 +194,7 @@ def _run_keyed(run: Run, mode: str) -> None:
     unrender(run, bindings, own, "the run-keyed strategy leaves claims to Tekton")
     if mode in PER_RUN_MODES:
         runkeyed.per_run(run, mode)
-        tekton_checks.warn_claims_bound_apart(
+        checks.warn_claims_bound_apart(
             run, sorted({b.claim if b.kind == "pvc" else f"volumeClaimTemplate of {b.name}" for b in bindings})
         )
         runkeyed.record(run, [(["*"], plain_bindings(bindings))])
@@ -244,7 +244,7 @@ def _per_run(run: Run, bindings: list[Binding], own: frozenset[str], aa: str, ta
     for path, tpl in run.trs_templates():
         if tpl.get("affinity") is not None:
             pin(run.doc, tpl, aa, own, f"{path}.affinity")
-        tekton_checks.check_placement(run, path, tpl, aa, tekton_checks.task_of(run, path))
+        checks.check_placement(run, path, tpl, aa, checks.task_of(run, path))
     _emit_assistant(run, group, templates, claims, isolate=run.ctx.policy.mode == "isolate-pipelinerun")
     _record_plan(run, [(group, templates, claims)])
 
@@ -288,16 +288,16 @@ def _task_groups(run: Run, bindings: list[Binding]) -> tuple[dict[str, Group], d
         return None
     pspec, where = pipeline
     by_ws = {b.name: groups[b.key] for b in bindings}
-    substituted = tekton_workspaces.substituted(run.spec, pspec)
+    substituted = workspaces.substituted(run.spec, pspec)
     pinned: dict[str, str] = {}
     ok = True
-    for section, i, task, uses in tekton_checks.task_uses(run, pspec, substituted):
+    for section, i, task, uses in checks.task_uses(run, pspec, substituted):
         used = [(ws, by_ws[ws]) for ws in uses.names if ws in by_ws]
         if not used:
             continue
         if uses.child:
             held = "; ".join(sorted({f"{_describe(g)}, assistant {g.assistant}" for _ws, g in used}))
-            msg = tekton_workspaces.child_pipeline_message(task["name"], [ws for ws, _g in used], held)
+            msg = workspaces.child_pipeline_message(task["name"], [ws for ws, _g in used], held)
             run.ctx.warning(run.item, f"{where}.{section}[{i}].workspaces", msg)
             continue
         distinct = {id(g): g for _ws, g in used}
@@ -330,7 +330,7 @@ def _pin_tasks(run: Run, pinned: dict[str, str], own: frozenset[str]) -> None:
             continue
         tpl = task_template(run, trs, path, run_aff, own)
         pin(run.doc, tpl, aa, own, f"{path}.affinity")
-        tekton_checks.check_placement(run, path, tpl, aa, task)
+        checks.check_placement(run, path, tpl, aa, task)
     for i in reversed(unpinned):
         unpin_task(run, i, own)
     add_task_entries(
@@ -343,17 +343,17 @@ def _pipeline_spec(run: Run) -> tuple[dict[str, Any], str] | None:
     embedded = run.spec.get("pipelineSpec")
     if isinstance(embedded, dict):
         plain = document.plain(embedded)
-        tekton_checks.check_pipeline_shape(plain, "spec.pipelineSpec")
+        checks.check_pipeline_shape(plain, "spec.pipelineSpec")
         return plain, "spec.pipelineSpec"
     ref = run.spec.get("pipelineRef")
     name = ref.get("name") if isinstance(ref, dict) else None
     remote = isinstance(ref, dict) and (ref.get("resolver") or ref.get("bundle"))
-    pipeline = tekton_checks.referenced_pipeline(run)
-    plain = tekton_checks.referenced_spec(pipeline)
+    pipeline = checks.referenced_pipeline(run)
+    plain = checks.referenced_spec(pipeline)
     if pipeline is not None and plain is not None:
         # the Pipeline's plain spec is shared by every run that names it, and checked once
         assert pipeline.doc is not None
-        pipeline.doc.derived(("shape", name), lambda _node: tekton_checks.check_pipeline_shape(plain, "spec.pipelineRef", f"Pipeline {name}: spec"))
+        pipeline.doc.derived(("shape", name), lambda _node: checks.check_pipeline_shape(plain, "spec.pipelineRef", f"Pipeline {name}: spec"))
         return plain, "spec.pipelineRef"
     what = (
         f"Pipeline {name} (namespace {run.namespace or '<none>'}) is not in the input"

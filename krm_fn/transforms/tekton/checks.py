@@ -5,14 +5,14 @@ Tekton cannot use or required workspaces it binds nothing to), caught before any
 generated for the run."""
 from __future__ import annotations
 
-from krm_fn.core import names
 from krm_fn.core.data import type_name
 from krm_fn.core.errors import FieldError
 from krm_fn.core.keys import OWNER_ANNOTATION
 from krm_fn.policy import validation
-from krm_fn.transforms.tekton import tekton_workspaces
-from krm_fn.transforms.tekton.tekton_run import REQUIRED
-from krm_fn.transforms.tekton.tekton_run import Run
+from krm_fn.transforms.tekton import names
+from krm_fn.transforms.tekton import workspaces
+from krm_fn.transforms.tekton.run import REQUIRED
+from krm_fn.transforms.tekton.run import Run
 from krm_fn.yaml import document
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
@@ -200,15 +200,15 @@ def _check_task_workspaces(run: Run) -> bool:
         return True
     spec, prefix, owner = known_pipeline
     who = f"{owner}: " if owner else ""
-    substituted = tekton_workspaces.substituted(run.spec, spec)
+    substituted = workspaces.substituted(run.spec, spec)
     ok = True
     for key, i, task, uses in task_uses(run, spec, substituted):
         name = task["name"]
         for path, ref in uses.unreadable:
-            run.ctx.error(run.item, f"{prefix}.{key}[{i}].{path}", who + tekton_workspaces.unreadable_message(name, ref))
+            run.ctx.error(run.item, f"{prefix}.{key}[{i}].{path}", who + workspaces.unreadable_message(name, ref))
             ok = False
         for path, ws in uses.unbound:
-            run.ctx.warning(run.item, f"{prefix}.{key}[{i}].{path}", who + tekton_workspaces.unbound_message(name, ws))
+            run.ctx.warning(run.item, f"{prefix}.{key}[{i}].{path}", who + workspaces.unbound_message(name, ws))
     return ok
 
 
@@ -252,15 +252,15 @@ def _plain_spec(node: Any) -> dict[str, Any] | None:
     return document.plain(spec) if isinstance(spec, dict) else None
 
 
-def task_uses(run: Run, spec: Any, substituted: frozenset[str]) -> list[tuple[str, int, dict[str, Any], tekton_workspaces.Uses]]:
+def task_uses(run: Run, spec: Any, substituted: frozenset[str]) -> list[tuple[str, int, dict[str, Any], workspaces.Uses]]:
     """tekton_workspaces.pipeline_uses of the run's pipeline spec: for a referenced Pipeline
     (`spec` its referenced_spec) found once per set of substituted workspaces and shared by
     the runs that name it."""
     pipeline = referenced_pipeline(run) if not isinstance(run.spec.get("pipelineSpec"), dict) else None
     doc = pipeline.doc if pipeline is not None else None
     if doc is None or spec is not referenced_spec(pipeline):
-        return tekton_workspaces.pipeline_uses(spec, substituted)
-    return doc.derived(("uses", substituted), lambda _node: tekton_workspaces.pipeline_uses(spec, substituted))
+        return workspaces.pipeline_uses(spec, substituted)
+    return doc.derived(("uses", substituted), lambda _node: workspaces.pipeline_uses(spec, substituted))
 
 
 def check_pipeline_shape(spec: Any, prefix: str, owner: str = "") -> None:

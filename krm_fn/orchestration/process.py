@@ -4,7 +4,7 @@ Every way of running (KRM stdin, kustomize plugin, files, explain) goes through 
 
 1. load the policy (config);
 2. check every item's shape and identity; find runs the input has twice (judged after
-   the transforms, by what was generated for them: krm_fn.transforms.identity);
+   the transforms, by what was generated for them: krm_fn.orchestration.collisions);
 3. dispatch each Tekton / Shipwright object to its transform (HANDLERS), reading it with the
    light reader when allowed; an item whose edit the splicing writer is not sure of is read
    again on the round-trip path and transformed again (the one fallback, per item);
@@ -29,18 +29,18 @@ from krm_fn.core.results import sorted_results
 from krm_fn.io.items import Item
 from krm_fn.io.items import ResourceList
 from krm_fn.io.items import meta_of
+from krm_fn.orchestration import collisions
+from krm_fn.orchestration.generated import generated_objects
+from krm_fn.orchestration.generated import placeholder_cost
+from krm_fn.orchestration.generated import reconcile
 from krm_fn.policy import config as config_mod
-from krm_fn.transforms import identity
+from krm_fn.policy import validation
 from krm_fn.transforms import prerequisite
-from krm_fn.transforms import scheduling
 from krm_fn.transforms import shipwright
 from krm_fn.transforms.context import Context
 from krm_fn.transforms.context import Handler
 from krm_fn.transforms.context import Plan
-from krm_fn.transforms.generated import generated_objects
-from krm_fn.transforms.generated import placeholder_cost
-from krm_fn.transforms.generated import reconcile
-from krm_fn.transforms.tekton import tekton
+from krm_fn.transforms.tekton import handlers
 from krm_fn.transforms.tekton import triggers
 from krm_fn.yaml import document
 
@@ -51,8 +51,8 @@ if TYPE_CHECKING:
 
 # (group, kind) -> transform
 HANDLERS: dict[tuple[str, str], Handler] = {
-    ("tekton.dev", "PipelineRun"): tekton.handle_pipelinerun,
-    ("tekton.dev", "TaskRun"): tekton.handle_taskrun,
+    ("tekton.dev", "PipelineRun"): handlers.handle_pipelinerun,
+    ("tekton.dev", "TaskRun"): handlers.handle_taskrun,
     ("shipwright.io", "Build"): shipwright.handle_build,
     ("shipwright.io", "BuildRun"): shipwright.handle_buildrun,
     ("triggers.tekton.dev", "TriggerTemplate"): triggers.handle_triggertemplate,
@@ -183,18 +183,19 @@ def _process(rl: ResourceList, policy_override: Any, light: bool) -> Outcome:
         return _unchanged(rl, [Result("error", "krm-coschedule: the input already carries an error result from an earlier function; nothing was changed: fix that first")], [])
     ctx = Context(policy, rl.items, light)
     ctx.results.extend(cfg_results)
-    scheduling.validate_policy(ctx)  # the policy's own scheduling values, checked once per run
+    for sev, where, msg, tags in validation.check_policy(ctx.policy):  # the policy's own values, once per run
+        ctx.config_result(sev, where, msg, tags=tags)
     prerequisite.check_feature_flags(ctx)  # the cluster's Tekton must leave coscheduling to us
     for item in rl.items:
         _check_item(item, ctx)
     if has_error(ctx.results):
         return _unchanged(rl, ctx.results, [])
-    twins = identity.duplicates(rl.items) if ctx.policy.mode != "disabled" else []
+    twins = collisions.duplicates(rl.items) if ctx.policy.mode != "disabled" else []
     ctx.reindex()  # loading may have corrected identities the scanner was unsure of
     for item in rl.items:
         _dispatch(item, ctx)
-    identity.judge_duplicates(twins, ctx)
-    identity.check_generated_names(ctx)
+    collisions.judge_duplicates(twins, ctx)
+    collisions.check_generated_names(ctx)
     reconcile(rl, ctx, KNOWN_KINDS)
     if has_error(ctx.results):
         return _unchanged(rl, ctx.results, ctx.plans)

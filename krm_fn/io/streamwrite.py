@@ -11,15 +11,14 @@ from krm_fn.core.errors import InputError
 from krm_fn.core.keys import LEGACY_PATH_KEY
 from krm_fn.core.keys import LOCATION_KEYS
 from krm_fn.core.keys import PATH_KEY
-from krm_fn.modes.diff import line_opcodes
-from krm_fn.modes.streams import FROM_STAND_INS
-from krm_fn.modes.streams import STAND_INS
-from krm_fn.modes.streams import Doc
-from krm_fn.modes.streams import Stream
-from krm_fn.modes.streams import has_directive
-from krm_fn.modes.streams import has_stand_ins
-from krm_fn.modes.streams import split
-from krm_fn.transforms.process import Outcome
+from krm_fn.io.streams import FROM_STAND_INS
+from krm_fn.io.streams import STAND_INS
+from krm_fn.io.streams import Doc
+from krm_fn.io.streams import Stream
+from krm_fn.io.streams import has_directive
+from krm_fn.io.streams import has_stand_ins
+from krm_fn.io.streams import split
+from krm_fn.io.textdiff import line_opcodes
 from krm_fn.yaml import yamlio
 from krm_fn.yaml import yamltext
 from krm_fn.yaml.document import LightDocument
@@ -28,6 +27,17 @@ from krm_fn.yaml.document import WrittenDocument
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
     from typing import Any
+    from typing import Protocol
+
+    class Outcome(Protocol):
+        """What the writer needs of orchestration's Outcome (process.Outcome has it): every
+        item's output text by its place in the list, the generated objects, and the earlier
+        generated items they replace."""
+
+        item_texts: list[str]
+        positions: list[int]
+        generated: list[dict[str, Any]]
+        regenerated: dict[int, dict[str, Any]]
 
 
 def _put_back(doc: Doc, new: str, s: Stream) -> str:
