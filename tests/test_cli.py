@@ -130,11 +130,11 @@ HEAVY_AT_START = {
     "yaml", "ruamel.yaml", "json",
 }
 KRM_PATH_MODULES = (
-    "krm_fn.cli", "krm_fn.orchestration.process", "krm_fn.policy.config", "krm_fn.io.resourcelist", "krm_fn.yaml.yamlio", "krm_fn.transforms.tekton.handlers",
+    "krm_fn.cli", "krm_fn.orchestration.process", "krm_fn.policy.config", "krm_fn.io.resourcelist", "krm_fn.yaml.emitter", "krm_fn.transforms.tekton.handlers",
     "krm_fn.transforms.shipwright", "krm_fn.transforms.scheduling", "krm_fn.transforms.tekton.assistant", "krm_fn.transforms.tekton.names", "krm_fn.policy.validation",
-    "krm_fn.policy.hardening", "krm_fn.yaml.rtedit", "krm_fn.core.results", "krm_fn.yaml.lite", "krm_fn.yaml.litescalar", "krm_fn.modes.krm", "krm_fn.transforms.context",
+    "krm_fn.policy.hardening", "krm_fn.yaml.roundtrip.comments", "krm_fn.core.results", "krm_fn.yaml.light.parser", "krm_fn.yaml.light.scalars", "krm_fn.modes.krm", "krm_fn.transforms.context",
     "krm_fn.yaml.document", "krm_fn.io.items", "krm_fn.io.scanner", "krm_fn.yaml.guards", "krm_fn.core.errors", "krm_fn.core.keys",
-    "krm_fn.yaml.yamltext",
+    "krm_fn.yaml.layout",
 )
 
 
@@ -175,8 +175,8 @@ def test_a_one_pipelinerun_run_loads_and_compiles_only_what_it_uses() -> None:
     from krm_fn.io import resourcelist
     from krm_fn.io import scanner
     from krm_fn.policy import validation
+    from krm_fn.yaml import emitter
     from krm_fn.yaml import guards
-    from krm_fn.yaml import yamlio
 
     data = gen.generate(1, 1.0, 1).encode()
     # -S and the source tree first, as above: no editable-install finder adds modules of its own
@@ -199,7 +199,7 @@ def test_a_one_pipelinerun_run_loads_and_compiles_only_what_it_uses() -> None:
     assert "krm_fn.transforms.tekton.handlers" in modules and "re" in modules  # the probe sees what the run loads
     assert sorted(m for m in modules if m in NOT_IN_A_ONE_RUN or m.split(".")[0] in NOT_IN_A_ONE_RUN) == []
     lazy = {
-        yamlio._NUMBER, yamlio._TIMESTAMP, resourcelist._NON_PRINTABLE, resourcelist._ALIAS, scanner._ALIAS_RE,
+        emitter._NUMBER, emitter._TIMESTAMP, resourcelist._NON_PRINTABLE, resourcelist._ALIAS, scanner._ALIAS_RE,
         guards._ANCHOR_RE, guards._BRACKET_RE, guards._SURROGATE_ESCAPE, guards._LONE_SURROGATE, items._AT_LINE,
         items._LINES, validation._DNS1123_LABEL_FMT, validation._DNS1123_SUBDOMAIN_FMT,
     }

@@ -261,11 +261,11 @@ def test_untouched_documents_of_one_file_cost_one_syntax_pass_and_no_entry(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A file of n documents: its documents are items as they are (no re-indented copy:
-    yamltext.entry_of runs only for the objects a transform reads) and the syntax check of
+    layout.entry_of runs only for the objects a transform reads) and the syntax check of
     the untouched ones is one libyaml pass over the file, whatever n (exact counts); and the
     whole run takes linear time."""
-    from krm_fn.io import items as items_mod
-    from krm_fn.yaml import yamltext
+    from krm_fn.yaml import layout
+    from krm_fn.yaml import libyaml
 
     def files(n: int) -> list[str]:
         d = tmp_path / f"docs{n}"
@@ -276,8 +276,8 @@ def test_untouched_documents_of_one_file_cost_one_syntax_pass_and_no_entry(
 
     for n in (50, 200):
         run = (lambda a: lambda: _quiet(a))(files(n))
-        assert calls(monkeypatch, yamltext, "entry_of", run) == 1  # the run
-        assert calls(monkeypatch, items_mod, "libyaml_reads", run) <= 4  # per file, not per document
+        assert calls(monkeypatch, layout, "entry_of", run) == 1  # the run
+        assert calls(monkeypatch, libyaml, "reads", run) <= 4  # per file, not per document
 
     def make(n: int) -> Callable[[], object]:
         args = files(4 * n + 7)  # a directory per size
@@ -297,7 +297,8 @@ def test_steady_state_in_every_mode_regenerates_and_reparses_nothing(tmp_path: P
     written again, and nothing, generated or not, goes through the round-trip loader (the
     light path reads it all); the first render does not use the round-trip loader either
     (generated objects are written by the block emitter and placed as text)."""
-    from krm_fn.yaml import yamlio
+    from krm_fn.yaml import emitter
+    from krm_fn.yaml.roundtrip import loader
 
     def emitted_kinds(run: Callable[[], object]) -> list[str]:
         """The kinds of the objects emitted (as a document, or as a list's entry)."""
@@ -312,24 +313,24 @@ def test_steady_state_in_every_mode_regenerates_and_reparses_nothing(tmp_path: P
             return emitted
 
         with monkeypatch.context() as m:
-            m.setattr(yamlio, "dump_block", spy(yamlio.dump_block))
-            m.setattr(yamlio, "dump_entry", spy(yamlio.dump_entry))
+            m.setattr(emitter, "dump_block", spy(emitter.dump_block))
+            m.setattr(emitter, "dump_entry", spy(emitter.dump_entry))
             run()
         return kinds
 
     args = _package(tmp_path / "pkg", 6)
-    assert calls(monkeypatch, yamlio, "rt_load", lambda: _quiet(args)) == 0  # first render
+    assert calls(monkeypatch, loader, "rt_load", lambda: _quiet(args)) == 0  # first render
     assert emitted_kinds(lambda: _quiet(["--check", *args])) == ["StatefulSet"] * 12  # compared, not written
     assert "StatefulSet" not in loaded_kinds(monkeypatch, lambda: _quiet(["--check", *args]))
-    assert calls(monkeypatch, yamlio, "rt_load", lambda: _quiet(["--check", *args])) == 0
+    assert calls(monkeypatch, loader, "rt_load", lambda: _quiet(["--check", *args])) == 0
 
     data = gen.package_resource_list(gen.package(6, seed=2)).encode()
-    assert calls(monkeypatch, yamlio, "rt_load", lambda: run_resource_list(data)) == 0
+    assert calls(monkeypatch, loader, "rt_load", lambda: run_resource_list(data)) == 0
     out, _, _ = run_resource_list(data)
     again = (out.split("\nresults:\n")[0] + "\n").encode()
     assert emitted_kinds(lambda: run_resource_list(again)) == ["StatefulSet"] * 12
     assert "StatefulSet" not in loaded_kinds(monkeypatch, lambda: run_resource_list(again))
-    assert calls(monkeypatch, yamlio, "rt_load", lambda: run_resource_list(again)) == 0
+    assert calls(monkeypatch, loader, "rt_load", lambda: run_resource_list(again)) == 0
     out2, _, _ = run_resource_list(again)
     assert out2.split("\nresults:\n")[0] + "\n" == again.decode()
 
@@ -343,7 +344,7 @@ def test_steady_state_in_every_mode_regenerates_and_reparses_nothing(tmp_path: P
     assert code == 0 and first.count("kind: StatefulSet") == 12
     assert emitted_kinds(lambda: run_plugin(policy, first.encode(), light=True)) == ["StatefulSet"] * 12
     assert "StatefulSet" not in loaded_kinds(monkeypatch, lambda: run_plugin(policy, first.encode(), light=True))
-    assert calls(monkeypatch, yamlio, "rt_load", lambda: run_plugin(policy, first.encode(), light=True)) == 0
+    assert calls(monkeypatch, loader, "rt_load", lambda: run_plugin(policy, first.encode(), light=True)) == 0
     assert run_plugin(policy, first.encode(), light=True)[0] == first
 
 
@@ -436,8 +437,8 @@ def test_a_rendered_package_is_syntax_checked_only_where_nothing_read_it(tmp_pat
     equals the emitter's text, so their files need no libyaml pass of their own
     (streams.check_deferred): the passes are those of the few other files, however many
     runs there are (exact counts; one pass per run file before)."""
-    from krm_fn.io import items as items_mod
     from krm_fn.io import streams
+    from krm_fn.yaml import libyaml
 
     monkeypatch.setattr(streams, "_LIGHT_CHECK_BUDGET", [0])  # every file's check by libyaml
     counts = []
@@ -445,7 +446,7 @@ def test_a_rendered_package_is_syntax_checked_only_where_nothing_read_it(tmp_pat
         args = _package(tmp_path / f"pkg{n}", n)
         assert _quiet(args) == 1
         check = ["--check", *args]
-        counts.append(calls(monkeypatch, items_mod, "libyaml_reads", lambda c=check: _assert_unchanged(_quiet(c))))
+        counts.append(calls(monkeypatch, libyaml, "reads", lambda c=check: _assert_unchanged(_quiet(c))))
     assert 0 < counts[0] == counts[1] < 6
 
 
@@ -455,20 +456,20 @@ def test_a_package_as_people_write_it_never_takes_the_round_trip_loader(tmp_path
     flow style, trailing blanks, end-of-file comments): the light path reads and writes all of
     it, in files mode and as one ResourceList, first render and re-render; a run it refused
     cost the round-trip loader's 9 ms instead of about 1. The re-renders change nothing."""
-    from krm_fn.yaml import yamlio
+    from krm_fn.yaml.roundtrip import loader
 
     root = tmp_path / "pkg"
     gen.write_package(gen.package(24, seed=2, people=True), root)
     args = ["--config", str(root / "coschedule-policy.yaml"), str(root)]
-    assert calls(monkeypatch, yamlio, "rt_load", lambda: _quiet(args)) == 0
-    assert calls(monkeypatch, yamlio, "rt_load", lambda: _assert_unchanged(_quiet(["--check", *args]))) == 0
+    assert calls(monkeypatch, loader, "rt_load", lambda: _quiet(args)) == 0
+    assert calls(monkeypatch, loader, "rt_load", lambda: _assert_unchanged(_quiet(["--check", *args]))) == 0
 
     data = gen.package_resource_list(gen.package(24, seed=2, people=True)).encode()
-    assert calls(monkeypatch, yamlio, "rt_load", lambda: run_resource_list(data)) == 0
+    assert calls(monkeypatch, loader, "rt_load", lambda: run_resource_list(data)) == 0
     out, _, code = run_resource_list(data)
     assert code == 0
     again = (out.split("\nresults:\n")[0] + "\n").encode()
-    assert calls(monkeypatch, yamlio, "rt_load", lambda: run_resource_list(again)) == 0
+    assert calls(monkeypatch, loader, "rt_load", lambda: run_resource_list(again)) == 0
     assert run_resource_list(again)[0].split("\nresults:\n")[0] + "\n" == again.decode()
 
 
@@ -480,7 +481,7 @@ def test_one_staged_file_costs_no_work_per_other_file_beyond_reading_it(tmp_path
     to name its claim templates in a message that files mode drops)."""
     from krm_fn.core import record
     from krm_fn.io.items import Item
-    from krm_fn.yaml import peek
+    from krm_fn.yaml.light import peek
 
     compared, peeked, loaded = [], [], []
     real = Item.load
@@ -533,7 +534,7 @@ def test_items_without_a_kind_are_not_read_again_whole() -> None:
     over a line that looks like a new item). Counting the items with libyaml settles it: the
     round-trip loader read the whole input for it, about 0.2 ms an item (500,000 `- {}`: 44 s).
     When the count differs, the whole reading still decides (test_resourcelist)."""
-    from krm_fn.yaml import yamlio
+    from krm_fn.yaml.roundtrip import loader
 
     def run(n: int) -> Callable[[], object]:
         data = ("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" + "- {}\n" * n).encode()
@@ -541,8 +542,8 @@ def test_items_without_a_kind_are_not_read_again_whole() -> None:
 
     with pytest.MonkeyPatch.context() as m:
         count = [0]
-        real = yamlio.rt_load
-        m.setattr(yamlio, "rt_load", lambda *a, **k: count.__setitem__(0, count[0] + 1) or real(*a, **k))
+        real = loader.rt_load
+        m.setattr(loader, "rt_load", lambda *a, **k: count.__setitem__(0, count[0] + 1) or real(*a, **k))
         out, _outcome, code = run_resource_list(("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" + "- {}\n" * 50).encode())
     assert code == 1 and out.count("\n- {}") == 50
     assert count[0] == 0, "the whole input was read by the round-trip loader"
@@ -554,13 +555,13 @@ def test_items_that_are_not_objects_are_not_read_again(entry: str) -> None:
     """An item that is a scalar or a sequence is said to be no object from the scanner's (or
     libyaml's) reading: the round-trip loader read each one to find it out, 0.2 ms an item
     (500,000 items `- a`: 39 s, `- []`: 46 s; now 7.4 s and 7.6 s)."""
-    from krm_fn.yaml import yamlio
+    from krm_fn.yaml.roundtrip import loader
 
     data = ("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" + entry * 30).encode()
     with pytest.MonkeyPatch.context() as m:
         count = [0]
-        real = yamlio.rt_load
-        m.setattr(yamlio, "rt_load", lambda *a, **k: count.__setitem__(0, count[0] + 1) or real(*a, **k))
+        real = loader.rt_load
+        m.setattr(loader, "rt_load", lambda *a, **k: count.__setitem__(0, count[0] + 1) or real(*a, **k))
         out, _outcome, code = run_resource_list(data)
     assert code == 1 and out.count("is not a mapping; every item must be a Kubernetes object") == 30, out[-500:]
     assert out.startswith(data.decode()), "the items are echoed as they came"

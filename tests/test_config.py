@@ -263,9 +263,9 @@ def test_tektons_other_feature_flags_are_no_typo() -> None:
 
 
 def _rt(text: str) -> Any:
-    from krm_fn.yaml import yamlio
+    from krm_fn.yaml.roundtrip import loader
 
-    return yamlio.rt_load(text)
+    return loader.rt_load(text)
 
 
 def test_a_version_yaml_reads_as_a_number_says_how_to_quote_it() -> None:

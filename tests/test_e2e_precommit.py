@@ -19,7 +19,9 @@ from e2e_util import normalized
 from e2e_util import snapshot
 from e2e_util import stdin_objects
 
-from krm_fn.yaml import yamlio
+from krm_fn.yaml import emitter
+from krm_fn.yaml.plain import to_plain
+from krm_fn.yaml.roundtrip import loader
 
 pytestmark = pytest.mark.e2e
 
@@ -69,7 +71,7 @@ def test_try_repo(repo: Path, tmp_path: Path) -> None:
         check_expected(EXAMPLE / ".expected" / "manifests" / rel, data.decode())
     assert sorted(after) == sorted(before)
     # the hook runs without --config: the defaults, which the example policy spells out
-    assert yamlio.to_plain(yamlio.rt_load((repo / "coschedule-policy.yaml").read_text()))["spec"] == {"coschedule": "workspaces"}
+    assert to_plain(loader.rt_load((repo / "coschedule-policy.yaml").read_text()))["spec"] == {"coschedule": "workspaces"}
     got = normalized([d for m in MANIFESTS for d in documents((repo / m).read_text())])
     assert got == stdin_objects([EXAMPLE / m for m in MANIFESTS], EXAMPLE / "coschedule-policy.yaml")
     # second run: nothing left to do
@@ -84,14 +86,14 @@ def test_try_repo(repo: Path, tmp_path: Path) -> None:
 
 def _local_config(repo: Path, entry: str, hook_id: str = "krm-coschedule") -> None:
     """The hook as .pre-commit-hooks.yaml declares it, with `entry` as the command."""
-    hooks = yamlio.to_plain(yamlio.rt_load((ROOT / ".pre-commit-hooks.yaml").read_text()))
+    hooks = to_plain(loader.rt_load((ROOT / ".pre-commit-hooks.yaml").read_text()))
     hook = dict(next(h for h in hooks if h["id"] == hook_id))
     assert hook["entry"].startswith("krm-coschedule ")
     hook["entry"] = entry + hook["entry"][len("krm-coschedule"):]
     hook["language"] = "system"  # already installed: the stand-in wrapper
     hook["args"] = ["--config", "coschedule-policy.yaml"]
     config = {"repos": [{"repo": "local", "hooks": [hook]}]}
-    (repo / ".pre-commit-config.yaml").write_text(yamlio.dump_block(config))
+    (repo / ".pre-commit-config.yaml").write_text(emitter.dump_block(config))
     _git(repo, "add", "-A")
 
 

@@ -8,7 +8,8 @@ import yaml
 from golden import function_config  # type: ignore[import-not-found]
 
 from krm_fn.modes.krm import run_resource_list
-from krm_fn.yaml import yamlio
+from krm_fn.yaml.plain import to_plain
+from krm_fn.yaml.roundtrip import loader
 
 RUN = """\
 apiVersion: config.kubernetes.io/v1
@@ -36,9 +37,9 @@ items:
 
 def test_the_round_trip_emitter_bug_is_real() -> None:
     # if ruamel fixes it, this guard becomes a no-op; the test below still holds
-    node = yamlio.rt_load("k:\n  # c\n  - {}\n  - a\n  - b\n")
-    _text, faithful = yamlio.dump_verified(node)
-    back = yamlio.to_plain(yamlio.rt_load(yamlio.rt_dump(node)))
+    node = loader.rt_load("k:\n  # c\n  - {}\n  - a\n  - b\n")
+    _text, faithful = loader.dump_verified(node)
+    back = to_plain(loader.rt_load(loader.rt_dump(node)))
     assert faithful == (back == {"k": [{}, "a", "b"]})
 
 

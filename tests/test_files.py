@@ -10,7 +10,8 @@ import pytest
 from krm_fn.cli import main
 from krm_fn.io import streams
 from krm_fn.modes import files
-from krm_fn.yaml import yamlio
+from krm_fn.yaml.plain import to_plain
+from krm_fn.yaml.roundtrip import loader
 
 POLICY = "apiVersion: fn.kpt.dev/v1alpha1\nkind: CoschedulePolicy\nmetadata:\n  name: p\nspec:\n  coschedule: workspaces\n"
 PIPELINE = """\
@@ -71,7 +72,7 @@ def _cli(*args: str) -> int:
 
 
 def _docs(path: Path) -> list[dict]:
-    return [yamlio.to_plain(yamlio.rt_load(d.body)) for d in streams.split(path.read_text()).docs]
+    return [to_plain(loader.rt_load(d.body)) for d in streams.split(path.read_text()).docs]
 
 
 def test_rewrites_in_place_then_nothing_to_do(fake: None, repo: Path, capsys: pytest.CaptureFixture[str]) -> None:

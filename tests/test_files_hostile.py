@@ -333,14 +333,14 @@ def test_an_error_in_valid_yaml_is_decided_without_reading_again(
     d.mkdir()
     for name, text in files.items():
         (d / name).write_text(text)
-    from krm_fn.io import items as items_mod
     from krm_fn.io import streams
+    from krm_fn.yaml import libyaml
 
     reads, checked = [], []
-    real, real_check = files_mod.read_files, items_mod.libyaml_reads
+    real, real_check = files_mod.read_files, libyaml.reads
     monkeypatch.setattr(files_mod, "read_files", lambda names, defer=False, tick=None: reads.append(defer) or real(names, defer, tick))
     monkeypatch.setattr(streams, "_LIGHT_CHECK_BUDGET", [0])  # every file's check by libyaml, counted
-    monkeypatch.setattr(items_mod, "libyaml_reads", lambda text: checked.append(text) or real_check(text))
+    monkeypatch.setattr(libyaml, "reads", lambda text: checked.append(text) or real_check(text))
     cli(d, ".")
     assert reads == ([True, True, False, False] if "cm.yaml" in failed else [True, True])  # the given files, the context
     if "cm.yaml" not in failed:
@@ -367,7 +367,7 @@ def _render_on_both_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text:
     """The run file `text` (with PIPELINE) rendered on the light path ("1": nothing read with
     the round-trip loader) and on the round-trip path ("0"), each then re-rendered with
     --check, which must change nothing: the rendered run files, by path."""
-    from krm_fn.yaml import yamlio
+    from krm_fn.yaml.roundtrip import loader
 
     outs = {}
     for light in ("1", "0"):
@@ -376,10 +376,10 @@ def _render_on_both_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text:
         (d / "pipeline.yaml").write_text(PIPELINE)
         (d / "run.yaml").write_text(text)
         loads: list[int] = []
-        real = yamlio.rt_load
+        real = loader.rt_load
         with monkeypatch.context() as m:
             m.setenv("KRM_COSCHEDULE_LIGHT", light)
-            m.setattr(yamlio, "rt_load", lambda *a, r=real, seen=loads, **k: seen.append(1) or r(*a, **k))
+            m.setattr(loader, "rt_load", lambda *a, r=real, seen=loads, **k: seen.append(1) or r(*a, **k))
             code, _, err = cli(d, "pipeline.yaml", "run.yaml")
             assert code == 1, err
             outs[light] = (d / "run.yaml").read_text()
@@ -418,7 +418,7 @@ def test_a_license_header_in_a_resource_list_is_the_same_on_both_paths() -> None
     """In KRM mode too, the light and round-trip paths write the same bytes for an item whose
     head comment holds a blank line and text in other scripts."""
     from krm_fn.modes.krm import run_resource_list
-    from krm_fn.yaml.yamltext import entry_of
+    from krm_fn.yaml.layout import entry_of
 
     items = entry_of(_written_as_people_write("r")) + entry_of(PIPELINE)
     data = ("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" + items).encode()
@@ -433,7 +433,7 @@ def test_a_value_tagged_str_is_a_string(tmp_path: Path) -> None:
     audit of runs as people write them). Now the run renders in both modes, its text keeps
     the tags, and the placeholder gets the label as the string it is."""
     from krm_fn.modes.krm import run_resource_list
-    from krm_fn.yaml.yamltext import entry_of
+    from krm_fn.yaml.layout import entry_of
 
     text = run_doc("r").replace("  name: r\n", "  name: !!str r\n  labels:\n    mode: !!str 0755\n", 1)
     (tmp_path / "pipeline.yaml").write_text(PIPELINE)

@@ -238,7 +238,7 @@ def test_unexpected_exception_in_other_modes_is_one_line(tmp_path: Path, args: l
     (tmp_path / "policy.yaml").write_text(POLICY)
     (tmp_path / "run0.yaml").write_text(_manifest(0, 1))
     code = (
-        "import sys\nfrom krm_fn.transforms import process\n"
+        "import sys\nfrom krm_fn.orchestration import process\n"
         "def boom(*a, **k):\n    raise ValueError('simulated bug')\n"
         "process.process = boom\n"
         "from krm_fn.cli import main\nraise SystemExit(main(sys.argv[1:]))\n"

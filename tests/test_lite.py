@@ -1,4 +1,4 @@
-"""The light path (krm_fn.yaml.lite) must give the round-trip path's bytes, or step aside.
+"""The light path (krm_fn.yaml.light.parser) must give the round-trip path's bytes, or step aside.
 
 Every case runs twice: as users run it (light path on) and with KRM_COSCHEDULE_LIGHT=0
 (round-trip loader for every item); outputs and exit codes must be identical. Random runs
@@ -28,9 +28,10 @@ from krm_fn.core import errors
 from krm_fn.io import items as items_mod
 from krm_fn.io import resourcelist
 from krm_fn.modes.krm import run_resource_list
-from krm_fn.yaml import lite
-from krm_fn.yaml import yamlio
 from krm_fn.yaml.document import LightDocument
+from krm_fn.yaml.light import parser
+from krm_fn.yaml.plain import to_plain
+from krm_fn.yaml.roundtrip import loader
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = sorted(p for p in (ROOT / "fixtures").iterdir() if (p / "input.yaml").exists())
@@ -328,7 +329,7 @@ def styled_lists(draw: Any) -> bytes:
                     "built every night from main by the release bot, then tested, signed and pushed to the registry",
                 ])),
             }
-        dumped = yamlio.rt_dump(_styled(pr, draw), m, o + 2, o)
+        dumped = loader.rt_dump(_styled(pr, draw), m, o + 2, o)
         if draw(st.integers(0, 3)) == 0:
             dumped = _wrapped(dumped, draw)
         if draw(st.integers(0, 3)) == 0:
@@ -489,14 +490,14 @@ BAIL = [
 @pytest.mark.parametrize("text", READ_SAME)
 def test_reader_reads_what_ruamel_reads(text: str) -> None:
     m, s, o = items_mod.detect_indent(text.splitlines(True), 0)
-    data, _ = lite.read(text.split("\n")[:-1], m, o, 0)
-    assert yamlio.to_plain(data) == yamlio.to_plain(yamlio.rt_load(text))
+    data, _ = parser.read(text.split("\n")[:-1], m, o, 0)
+    assert to_plain(data) == to_plain(loader.rt_load(text))
 
 
 @pytest.mark.parametrize("text", BAIL)
 def test_reader_steps_aside(text: str) -> None:
     with pytest.raises(errors.Unsure):
-        lite.read(text.split("\n")[:-1], 2, 0, 0)
+        parser.read(text.split("\n")[:-1], 2, 0, 0)
 
 
 _KEYS = st.sampled_from(
@@ -604,9 +605,9 @@ def test_folded_scalars_with_more_indented_lines_read_as_ruamel_reads_them(lines
     folded: the light reader reads every such scalar as the round-trip loader does (it
     must take them all: none of these layouts is one it steps aside for)."""
     text = "\n".join(lines) + "\n"
-    want = yamlio.to_plain(yamlio.rt_load(text))
-    data, _ = lite.read(lines, 2, 0, 0)
-    assert yamlio.to_plain(data) == want
+    want = to_plain(loader.rt_load(text))
+    data, _ = parser.read(lines, 2, 0, 0)
+    assert to_plain(data) == want
 
 
 @settings(max_examples=300, deadline=None)
@@ -615,16 +616,16 @@ def test_reader_never_reads_differently(lines: list[str]) -> None:
     """Whatever the reader takes, it reads as the round-trip loader does."""
     text = "\n".join(lines) + "\n"
     try:
-        want = yamlio.to_plain(yamlio.rt_load(text))
+        want = to_plain(loader.rt_load(text))
     except Exception:  # noqa: BLE001 - not YAML (or a duplicate key): the reader must refuse it
         with pytest.raises(errors.Unsure):
-            lite.read(lines, 2, 0, 0)
+            parser.read(lines, 2, 0, 0)
         return
     try:
-        data, _ = lite.read(lines, 2, 0, 0)
+        data, _ = parser.read(lines, 2, 0, 0)
     except errors.Unsure:
         return
-    assert yamlio.to_plain(data) == want
+    assert to_plain(data) == want
 
 
 def test_reader_takes_the_benchmark_targets() -> None:
@@ -635,8 +636,8 @@ def test_reader_takes_the_benchmark_targets() -> None:
         assert it.text is not None
         body, c = items_mod.item_body(it.text)
         m, s, o = items_mod.detect_indent(body, c)
-        got, _ = lite.load_item(it.text, m, s, o)
-        assert yamlio.to_plain(got) == yamlio.to_plain(items_mod.parse_item_text(it.text))
+        got, _ = parser.load_item(it.text, m, s, o)
+        assert to_plain(got) == to_plain(items_mod.parse_item_text(it.text))
 
 
 def test_a_comment_where_the_new_entries_go_stays_after_them() -> None:
@@ -860,12 +861,12 @@ def test_a_bound_claim_template_followed_by_comments_or_blank_lines(between: str
     assert "# the claim" not in light[0] and "persistentVolumeClaim:\n        claimName: " in light[0]
     assert "              storage: 1Gi\n" not in light[0].split("- apiVersion: apps/v1")[0]
     assert between + "    - name: b\n" in light[0]
-    real, loads = yamlio.rt_load, []
-    yamlio.rt_load = lambda *a, **k: loads.append(1) or real(*a, **k)  # type: ignore[assignment]
+    real, loads = loader.rt_load, []
+    loader.rt_load = lambda *a, **k: loads.append(1) or real(*a, **k)  # type: ignore[assignment]
     try:
         run_resource_list(data, light=True)
     finally:
-        yamlio.rt_load = real  # type: ignore[assignment]
+        loader.rt_load = real  # type: ignore[assignment]
     assert not loads or between == "# column 0\n"  # left of the item: the light reader steps aside
 
 
@@ -882,13 +883,13 @@ def test_explicit_null_is_read_light_and_kept() -> None:
 
 
 def test_explicit_null_outside_the_edit_stays_on_the_light_path(monkeypatch: pytest.MonkeyPatch) -> None:
-    from krm_fn.yaml import splice
+    from krm_fn.yaml.splice import splicer
 
     def never(*_a: Any, **_k: Any) -> str:
         raise AssertionError("the round-trip path was taken")
 
     text = NULL_RUN.replace("        metadata:\n          creationTimestamp: null\n", "")
-    monkeypatch.setattr(splice, "render_round_trip", never)
+    monkeypatch.setattr(splicer, "render_round_trip", never)
     out, _, code = run_resource_list(text.encode(), light=True)
     assert code == 0 and "    creationTimestamp: null\n" in out and "persistentVolumeClaim:" in out
 
@@ -1036,7 +1037,7 @@ def test_a_flow_collection_edited_in_place_is_written_on_the_light_path(edit: st
     else:
         assert "    tolerations: [{key: dedicated, operator: Equal, value: gpu}, {key: team, operator: Equal, value: builds, effect: NoSchedule}]\n" in light[0]
     loads: list[int] = []
-    real = yamlio.rt_load
-    monkeypatch.setattr(yamlio, "rt_load", lambda *a, **k: loads.append(1) or real(*a, **k))
+    real = loader.rt_load
+    monkeypatch.setattr(loader, "rt_load", lambda *a, **k: loads.append(1) or real(*a, **k))
     assert run_resource_list(text.encode(), light=True)[0] == light[0]
     assert not loads

@@ -1,4 +1,4 @@
-"""krm_fn.yaml.peek reads one field of an item's text without reading the rest: it must give what
+"""krm_fn.yaml.light.peek reads one field of an item's text without reading the rest: it must give what
 reading the whole text gives, or step aside (errors.Unsure), on every document the project
 has and on texts made to mislead a reader that goes by indentation."""
 from __future__ import annotations
@@ -13,9 +13,10 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 from krm_fn.core.errors import Unsure
-from krm_fn.yaml import peek
-from krm_fn.yaml import yamlio
-from krm_fn.yaml import yamltext
+from krm_fn.yaml import layout
+from krm_fn.yaml.light import peek
+from krm_fn.yaml.plain import to_plain
+from krm_fn.yaml.roundtrip import loader
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
@@ -37,7 +38,7 @@ def _documents() -> list[str]:
     docs = []
     for t in texts:
         try:
-            data = yamlio.rt_load(t)
+            data = loader.rt_load(t)
         except Exception:  # noqa: BLE001 - a fixture that is not YAML on purpose
             continue
         if isinstance(data, dict):
@@ -65,7 +66,7 @@ def _expected(data: Any, path: tuple[str, ...]) -> Any:
     node = data
     for key in path:
         node = node.get(key) if isinstance(node, dict) else None
-    return yamlio.to_plain(node)
+    return to_plain(node)
 
 
 def _check(text: str, document: bool, path: tuple[str, ...], data: Any) -> bool:
@@ -74,15 +75,15 @@ def _check(text: str, document: bool, path: tuple[str, ...], data: Any) -> bool:
         got = peek.field(text, document, path)
     except Unsure:
         return False
-    assert yamlio.to_plain(got) == _expected(data, path), (path, text)
+    assert to_plain(got) == _expected(data, path), (path, text)
     return True
 
 
 def test_every_document_reads_the_same_by_field_as_whole() -> None:
     read = tried = 0
     for text in DOCUMENTS:
-        data = yamlio.rt_load(text)
-        entry = yamltext.indent_entry(text, 2)
+        data = loader.rt_load(text)
+        entry = layout.indent_entry(text, 2)
         for path in _paths(data):
             tried += 2
             read += _check(text, True, path, data)
@@ -103,7 +104,7 @@ def test_a_rendered_placeholder_is_read_by_field() -> None:
     for it in sts:
         assert it.text is not None
         vcts = peek.field(it.text, False, ("spec", "volumeClaimTemplates"))
-        assert vcts == _expected(yamlio.rt_load(yamltext.unentry(it.text)), ("spec", "volumeClaimTemplates"))
+        assert vcts == _expected(loader.rt_load(layout.unentry(it.text)), ("spec", "volumeClaimTemplates"))
         assert vcts[0]["spec"]["resources"]["requests"]["storage"] == "2Gi"
 
 
@@ -138,7 +139,7 @@ def test_hostile_texts_are_read_right_or_refused(name: str) -> None:
     import yaml
 
     text = HOSTILE[name]
-    for document, t in ((True, text), (False, yamltext.indent_entry(text, 2))):
+    for document, t in ((True, text), (False, layout.indent_entry(text, 2))):
         try:
             data = yaml.load(t, Loader=yaml.CSafeLoader)  # noqa: S506 - the C safe loader
             data = data if document else data[0]

@@ -29,7 +29,7 @@ from krm_fn.core import keys
 from krm_fn.io import resourcelist
 from krm_fn.modes.krm import run_resource_list
 from krm_fn.orchestration import process
-from krm_fn.yaml import yamlio
+from krm_fn.yaml import emitter
 
 FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 FUZZ = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -67,7 +67,7 @@ def _quote(draw: st.DrawFn, s: str) -> str:
     styles = ["double"]
     if "\n" not in s and not any(ord(c) < 32 for c in s):
         styles.append("single")
-        if yamlio._plain_ok(s) and not s.startswith(("$(", "(")):
+        if emitter._plain_ok(s) and not s.startswith(("$(", "(")):
             styles.append("plain")
     style = draw(st.sampled_from(styles))
     if style == "plain":
@@ -100,7 +100,7 @@ def write_block(draw: st.DrawFn, v: Any, ind: int, seq_off: int) -> list[str]:
         for k, val in v.items():
             if draw(st.integers(0, 9)) == 0:
                 out.append(f"{pad}# head comment {k}\n")
-            key = _quote(draw, k) if not yamlio._plain_ok(k) or k in ("on", "yes") else k
+            key = _quote(draw, k) if not emitter._plain_ok(k) or k in ("on", "yes") else k
             if isinstance(val, (dict, list)) and val:
                 out.append(f"{pad}{key}:{_comment(draw)}\n")
                 child = ind + 2 if isinstance(val, dict) else ind + seq_off
@@ -414,7 +414,7 @@ def test_output_does_not_depend_on_config_key_order(case: tuple[str, list[dict[s
 
     outs = []
     for c in (cfg, shuffled(cfg)):
-        body = "functionConfig:\n" + "".join("  " + x for x in yamlio.dump_block(c).splitlines(True))
+        body = "functionConfig:\n" + "".join("  " + x for x in emitter.dump_block(c).splitlines(True))
         out, _o, _c = run_resource_list((base + body).encode())
         outs.append(out.split("functionConfig:\n")[0] + out.split("\nresults:\n", 1)[-1])
     assert outs[0] == outs[1]

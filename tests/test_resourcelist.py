@@ -19,7 +19,8 @@ from krm_fn.io.items import Item
 from krm_fn.io.items import ResourceList
 from krm_fn.modes.krm import run_resource_list
 from krm_fn.orchestration import process
-from krm_fn.yaml import yamlio
+from krm_fn.yaml.plain import to_plain
+from krm_fn.yaml.roundtrip import loader
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 import gen  # noqa: E402
@@ -346,7 +347,7 @@ def test_duplicate_top_level_key_is_an_input_error() -> None:
 
 def test_directive_does_not_leak_into_later_dumps() -> None:
     _run(CASES["directive"][0], True)
-    assert yamlio.rt_dump({"a": 1}) == "a: 1\n"
+    assert loader.rt_dump({"a": 1}) == "a: 1\n"
     _frame, out, _code = _run(CASES["directive"][0], True)
     assert "%YAML" not in out
 
@@ -384,8 +385,8 @@ def test_scalar_is_unsure_about_anything_else(raw: str) -> None:
 def _fake_pipelinerun_handler(item: Item, ctx: process.Context) -> None:
     """Stand-in for the real transform: one label and one new key, edited in place."""
     md = item.node["metadata"]
-    md.setdefault("labels", yamlio.yamlsafe({}))["bench/touched"] = "yes"
-    item.node["spec"]["timeouts"] = yamlio.yamlsafe({"pipeline": "1h0m0s"})
+    md.setdefault("labels", loader.yamlsafe({}))["bench/touched"] = "yes"
+    item.node["spec"]["timeouts"] = loader.yamlsafe({"pipeline": "1h0m0s"})
 
 
 def test_generated_list_fast_path_matches_full_round_trip(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -517,7 +518,7 @@ def test_int_and_bool_keys_in_one_mapping_are_two_keys(fast: bool) -> None:
     _frame, out, code = _run(text, fast=fast)
     assert code == 0, out
     assert keys in out and "pipelineRun: build" in out  # edited (pinned), keys as they were
-    data = yamlio.to_plain(yamlio.rt_load(out))
+    data = to_plain(loader.rt_load(out))
     assert data["items"][0]["metadata"]["annotations"] == {"1": "one", "true": "yes-value", "2.5": "f"}
     dup = HEAD + "items:\n" + PIPELINERUN.replace("    name: build\n", "    name: build\n    annotations:\n      1: a\n      1: b\n") + per_run
     out, _outcome, code = run_resource_list(dup.encode())

@@ -172,10 +172,10 @@ def test_a_document_reads_as_its_entry(text: str) -> None:
     """Files mode reads an object's identity off its document (no re-indented copy): the same
     identity as the scanner reads off the document made into a `- ` entry, the form it had."""
     from krm_fn.io import identity
-    from krm_fn.yaml import yamltext
+    from krm_fn.yaml import layout
 
     assume(text.strip())
-    entry = yamltext.entry_of(text)
+    entry = layout.entry_of(text)
     assume("\n-" in "\n" + entry)
     doc_item = identity.make_document_item(0, text)
     entry_item = identity.make_item(0, entry, 0 if entry.startswith("-") else entry.index("\n-") + 1, 0)

@@ -14,8 +14,9 @@ from krm_fn.policy import validation
 from krm_fn.policy.config import Policy
 from krm_fn.transforms import scheduling
 from krm_fn.transforms.context import Context
-from krm_fn.yaml import yamlio
 from krm_fn.yaml.document import RoundTripDocument
+from krm_fn.yaml.plain import to_plain
+from krm_fn.yaml.roundtrip import loader
 
 PR = """\
 apiVersion: tekton.dev/v1
@@ -45,7 +46,7 @@ def make(tpl: str | None, **policy: Any) -> tuple[Item, Context, Any]:
     """A v1 PipelineRun whose taskRunTemplate holds `tpl` (YAML text of the template's
     fields under `podTemplate:`, or None for no podTemplate)."""
     body = "    serviceAccountName: sa" if tpl is None else "    podTemplate:\n" + _indent(tpl, 6)
-    node = yamlio.rt_load(PR.format(tpl=body))
+    node = loader.rt_load(PR.format(tpl=body))
     item = Item(pos=0, text=None, meta=items_mod.meta_of(node), doc=RoundTripDocument(node))
     ctx = Context(Policy(**policy), [item])
     return item, ctx, node["spec"]["taskRunTemplate"]
@@ -60,7 +61,7 @@ def run(tpl: str | None, only_set: bool = False, **policy: Any) -> tuple[Item, C
 
 
 def plain_tpl(parent: Any) -> Any:
-    return yamlio.to_plain(parent.get("podTemplate"))
+    return to_plain(parent.get("podTemplate"))
 
 
 def severities(ctx: Context) -> list[tuple[str, str | None]]:
@@ -95,7 +96,7 @@ def test_creates_the_template_when_absent() -> None:
         "schedulerName": "volcano",
     }
     # the YAML 1.1 boolean-looking value stays a string
-    assert 'zone: "on"' in yamlio.rt_dump(parent)
+    assert 'zone: "on"' in loader.rt_dump(parent)
 
 
 def test_no_template_is_created_for_an_empty_policy_or_a_taskrunspec() -> None:
@@ -156,7 +157,7 @@ def test_empty_scheduler_name_is_unset_in_tekton() -> None:
 
 def test_comments_and_existing_style_survive() -> None:
     item, ctx, parent = run("nodeSelector: # pinned\n  disk: ssd # fast\n", node_selector={"pool": "ci"})
-    text = yamlio.rt_dump(item.node)
+    text = loader.rt_dump(item.node)
     assert "# pinned" in text and "# fast" in text
     assert "pool: ci" in text
 
@@ -202,9 +203,9 @@ def test_conflict_override() -> None:
     ]
     # second pass: nothing left to override
     ctx2 = Context(ctx.policy, [item])
-    before = yamlio.to_plain(item.node)
+    before = to_plain(item.node)
     scheduling.constrain_pod_template(item, ctx2, parent, "podTemplate", "spec.taskRunTemplate.podTemplate")
-    assert yamlio.to_plain(item.node) == before and ctx2.results == []
+    assert to_plain(item.node) == before and ctx2.results == []
 
 
 # ---------------------------------------------------------------- taskRunSpecs templates
@@ -355,7 +356,7 @@ def test_policy_hardening() -> None:
 
 
 def _load(text: str) -> tuple[Item, Any]:
-    node = yamlio.rt_load(text)
+    node = loader.rt_load(text)
     item = Item(pos=0, text=None, meta=items_mod.meta_of(node), doc=RoundTripDocument(node))
     return item, node
 
@@ -364,7 +365,7 @@ def test_dotted_key_creates_the_missing_maps_only_when_needed() -> None:
     item, node = _load("apiVersion: tekton.dev/v1\nkind: PipelineRun\nmetadata: {name: pr}\nspec:\n  pipelineRef: {name: p}\n")
     ctx = Context(Policy(node_selector={"pool": "ci"}), [item])
     scheduling.constrain_pod_template(item, ctx, node["spec"], "taskRunTemplate.podTemplate", "spec.taskRunTemplate.podTemplate")
-    assert yamlio.to_plain(node["spec"]) == {"pipelineRef": {"name": "p"}, "taskRunTemplate": {"podTemplate": {"nodeSelector": {"pool": "ci"}}}}
+    assert to_plain(node["spec"]) == {"pipelineRef": {"name": "p"}, "taskRunTemplate": {"podTemplate": {"nodeSelector": {"pool": "ci"}}}}
     item, node = _load("apiVersion: tekton.dev/v1\nkind: PipelineRun\nmetadata: {name: pr}\nspec:\n  pipelineRef: {name: p}\n")
     ctx = Context(Policy(), [item])
     scheduling.constrain_pod_template(item, ctx, node["spec"], "taskRunTemplate.podTemplate", "spec.taskRunTemplate.podTemplate")
@@ -386,7 +387,7 @@ def test_v1beta1_and_taskrun_templates(text: str, path: str) -> None:
     item, node = _load(text)
     ctx = Context(Policy(**POLICY), [item])
     scheduling.constrain_pod_template(item, ctx, node["spec"], "podTemplate", path)
-    assert yamlio.to_plain(node["spec"]["podTemplate"]) == {
+    assert to_plain(node["spec"]["podTemplate"]) == {
         "nodeSelector": {"pool": "ci", "zone": "on"},
         "tolerations": POLICY["tolerations"],
         "schedulerName": "volcano",
@@ -405,7 +406,7 @@ def test_taskrunspecs_templates_are_hardened_and_constrained_when_they_set_field
     ctx = Context(Policy(**POLICY), [item])
     for i, spec in enumerate(node["spec"]["taskRunSpecs"]):
         scheduling.constrain_pod_template(item, ctx, spec, "podTemplate", f"spec.taskRunSpecs[{i}].podTemplate", only_set_fields=True)
-    got = yamlio.to_plain(node["spec"]["taskRunSpecs"])
+    got = to_plain(node["spec"]["taskRunSpecs"])
     assert got[0]["podTemplate"] == {
         "tolerations": [{"key": "node-role.kubernetes.io/control-plane", "operator": "Exists"}, POLICY["tolerations"][0]]
     }
@@ -483,7 +484,7 @@ def test_node_affinity_conflict_keep(policy: dict[str, str], terms: list[str]) -
     item, ctx, parent = run(tpl, node_selector={**policy, "zone": "a"}, on_conflict="keep")
     assert [(r.severity, r.field_path) for r in ctx.results if r.severity != "info"] == [("warning", AFFINITY_PATH)]
     assert plain_tpl(parent)["nodeSelector"] == {"zone": "a"}
-    assert plain_tpl(parent)["affinity"] == yamlio.to_plain(yamlio.rt_load(tpl))["affinity"]
+    assert plain_tpl(parent)["affinity"] == to_plain(loader.rt_load(tpl))["affinity"]
 
 
 @pytest.mark.parametrize(("policy", "terms"), CONTRADICTIONS)
@@ -498,9 +499,9 @@ def test_node_affinity_conflict_override(policy: dict[str, str], terms: list[str
         assert key not in [e["key"] for e in term.get("matchExpressions", [])]
     # the result is schedulable, and a second pass changes nothing
     ctx2 = Context(ctx.policy, [item])
-    before = yamlio.to_plain(item.node)
+    before = to_plain(item.node)
     scheduling.constrain_pod_template(item, ctx2, parent, "podTemplate", "spec.taskRunTemplate.podTemplate")
-    assert yamlio.to_plain(item.node) == before and ctx2.results == []
+    assert to_plain(item.node) == before and ctx2.results == []
 
 
 def test_override_keeps_the_rest_of_a_term() -> None:

@@ -1,4 +1,4 @@
-"""One splicing writer for both read paths (krm_fn.yaml.splice, issue 26): where the light
+"""One splicing writer for both read paths (krm_fn.yaml.splice.splicer, issue 26): where the light
 path used to step aside only because its own writer was stricter than the round-trip
 path's (an end-of-line comment on a replaced one-line entry, comments at an insertion
 point, a list with entries removed and added at once, a scalar entry removed, blank lines
@@ -47,7 +47,7 @@ def _light_only(data: bytes, monkeypatch: pytest.MonkeyPatch) -> str:
 
 def test_comment_at_the_insertion_point_stays_after_the_new_entries(monkeypatch: pytest.MonkeyPatch) -> None:
     """A comment right where the policy's toleration goes (after the list's last entry)
-    stays after it: rtedit puts it there on the whole-object path, and the splice leaves it
+    stays after it: roundtrip/comments puts it there on the whole-object path, and the splice leaves it
     there."""
     text = _FLOW_BUILD.replace(
         "    tolerations: [{key: dedicated, operator: Equal, value: gpu}]\n",

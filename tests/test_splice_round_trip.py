@@ -1,5 +1,5 @@
 """A changed object differs from its input only in the lines the edit needs (issue 11, classes
-16 and 17), on the round-trip path too: krm_fn.yaml.splice splices the changed entries into the
+16 and 17), on the round-trip path too: krm_fn.yaml.splice.splicer splices the changed entries into the
 item's text instead of writing the whole object anew.
 
 Each case is a realistic PipelineRun in a layout the light reader refuses (so it goes on the
@@ -21,8 +21,9 @@ from hypothesis import strategies as st
 
 from krm_fn.core.errors import Unsure
 from krm_fn.modes.krm import run_resource_list
-from krm_fn.yaml import splice
-from krm_fn.yaml import yamlio
+from krm_fn.yaml.plain import to_plain
+from krm_fn.yaml.roundtrip import loader
+from krm_fn.yaml.splice import splicer
 
 POLICY = function_config("pipelineruns", "ci")
 SCHEDULING = POLICY + """\
@@ -150,7 +151,7 @@ def _first_item(out: str) -> str:
 
 
 def _data(item: str) -> Any:
-    return yamlio.to_plain(yamlio.rt_load("items:\n" + item))["items"][0]
+    return to_plain(loader.rt_load("items:\n" + item))["items"][0]
 
 
 def _whole(item: str, policy: str, monkeypatch: pytest.MonkeyPatch) -> str:
@@ -160,7 +161,7 @@ def _whole(item: str, policy: str, monkeypatch: pytest.MonkeyPatch) -> str:
         raise Unsure("off")
 
     with monkeypatch.context() as m:
-        m.setattr(splice, "render_round_trip", unsure)
+        m.setattr(splicer, "render_round_trip", unsure)
         return _first_item(_run(item, policy)[0])
 
 
@@ -247,7 +248,7 @@ def test_a_url_in_a_flow_collection_does_not_cost_the_splice(monkeypatch: pytest
 
 
 def test_new_key_goes_before_the_comment_that_ends_the_block() -> None:
-    """As rtedit does on the whole-object path: a comment after the last entry stays last."""
+    """As roundtrip/comments does on the whole-object path: a comment after the last entry stays last."""
     out = _first_item(_run(PAC)[0])
     assert out.endswith("              topologyKey: kubernetes.io/hostname\n    # end of spec\n")
 
@@ -422,7 +423,7 @@ def test_random_edits_splice_or_step_aside(data: Any) -> None:
         lines = split
     doc_text = "\n".join(lines) + "\n"
     try:
-        yamlio.rt_load(doc_text)
+        loader.rt_load(doc_text)
     except Exception:  # noqa: BLE001 - a drawn layout that is not YAML
         return
     item = "- " + "".join(("  " + x if x else x) + "\n" for x in lines)[2:]
@@ -436,15 +437,15 @@ def test_random_edits_splice_or_step_aside(data: Any) -> None:
     _edits(data.draw, doc, doc.data, swaps)
     if not doc.changed:
         return
-    from krm_fn.yaml import rtedit
+    from krm_fn.yaml.roundtrip import comments
 
-    rtedit.flush(doc.pending)
+    comments.flush(doc.pending)
     try:
-        out = splice.render_round_trip(item, doc.before, doc.data, doc.indent)
+        out = splicer.render_round_trip(item, doc.before, doc.data, doc.indent)
     except Unsure:
         return
-    back = yamlio.to_plain(yamlio.rt_load(items_mod.yamltext.item_document(out)[0]))
-    assert splice.ordered(back) == splice.ordered(yamlio.to_plain(doc.data))
+    back = to_plain(loader.rt_load(items_mod.layout_mod.item_document(out)[0]))
+    assert splicer.ordered(back) == splicer.ordered(to_plain(doc.data))
     if swaps:  # a replaced value takes its comments with it, as on the whole-object path
         assert _full_line_comments(out) <= _full_line_comments(item)
     else:

@@ -13,8 +13,10 @@ from krm_fn.core import errors
 from krm_fn.core import keys
 from krm_fn.io import streams
 from krm_fn.modes.kustomize import run_plugin
-from krm_fn.yaml import yamlio
-from krm_fn.yaml import yamltext
+from krm_fn.yaml import emitter
+from krm_fn.yaml import layout
+from krm_fn.yaml.plain import to_plain
+from krm_fn.yaml.roundtrip import loader
 
 RUN = """\
 apiVersion: tekton.dev/v1
@@ -120,7 +122,7 @@ def test_make_items_untouched_block_object_that_is_not_yaml_is_a_doc_error() -> 
 
 def test_head_comment_stays_after_the_dash() -> None:
     # before the dash kpt would give the comment to the previous item (another file)
-    assert yamltext.indent_entry("# head\na: 1\n", 0) == "- # head\n  a: 1\n"
+    assert layout.indent_entry("# head\na: 1\n", 0) == "- # head\n  a: 1\n"
     assert streams.unentry("- # head\n  a: 1\n") == "# head\na: 1\n"
 
 
@@ -132,8 +134,8 @@ def test_head_comment_stays_after_the_dash() -> None:
     ],
 )
 def test_unentry_reverses_indent_entry(doc: dict) -> None:
-    text = yamlio.dump_block(doc)
-    assert streams.unentry(yamltext.indent_entry(text, 0)) == text
+    text = emitter.dump_block(doc)
+    assert streams.unentry(layout.indent_entry(text, 0)) == text
 
 
 @pytest.mark.parametrize("text", UNCHANGED)
@@ -202,10 +204,10 @@ def test_plugin_rewrites_and_appends(fake: None) -> None:
     assert len(docs) == 3
     # the untouched ConfigMap is the exact input document
     assert docs[1].body == KUSTOMIZE_IN.split("---\n")[1]
-    run = yamlio.to_plain(yamlio.rt_load(docs[0].body))
+    run = to_plain(loader.rt_load(docs[0].body))
     assert run["metadata"]["annotations"]["kustomize.config.k8s.io/id"].startswith("group: tekton.dev")
     assert "persistentVolumeClaim" in run["spec"]["workspaces"][0]
-    sts = yamlio.to_plain(yamlio.rt_load(docs[2].body))
+    sts = to_plain(loader.rt_load(docs[2].body))
     assert sts["kind"] == "StatefulSet"
     # never another item's ids, never a location annotation
     assert set(sts["metadata"]["annotations"]) == {keys.OWNER_ANNOTATION}
@@ -259,13 +261,13 @@ def test_generated_documents_are_read_by_libyaml_before_a_file_is_replaced(tmp_p
 
     run, policy = _package(tmp_path)
     before = run.read_text()
-    real = yamlio.dump_block
+    real = emitter.dump_block
 
     def broken(obj: object, *a: object, **k: object) -> str:
         text = real(obj, *a, **k)  # type: ignore[arg-type]
         return text + "broken: [\n" if isinstance(obj, dict) and obj.get("kind") == "StatefulSet" else text
 
-    monkeypatch.setattr(streams.yamlio, "dump_block", broken)
+    monkeypatch.setattr(emitter, "dump_block", broken)
     code, _out, err = cli(tmp_path, "--config", str(policy), str(run))
     assert code == 1
     assert "would not read back" in err
@@ -277,18 +279,18 @@ def test_documents_the_light_writer_read_back_are_not_read_again(tmp_path: Path,
     its run (the light writer proved it) nor its untouched documents (checked when read)."""
     from files_util import cli
 
-    from krm_fn.io import items as items_mod
+    from krm_fn.yaml import libyaml
 
     run, policy = _package(tmp_path)
     run.write_text(CM + "---\n" + run.read_text())
     read: list[str] = []
-    real = items_mod.libyaml_reads
+    real = libyaml.reads
 
     def spy(text: str) -> bool:
         read.append(text)
         return real(text)
 
-    monkeypatch.setattr(items_mod, "libyaml_reads", spy)
+    monkeypatch.setattr(libyaml, "reads", spy)
     code, _out, err = cli(tmp_path, "--config", str(policy), str(run))
     assert code == 1, err  # rewritten
     written = [t for t in read if "StatefulSet" in t]

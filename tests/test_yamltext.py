@@ -1,4 +1,4 @@
-"""yamltext.indent_entry: a re-emitted item keeps its head comment on its own entry, after the
+"""layout.indent_entry: a re-emitted item keeps its head comment on its own entry, after the
 dash (`- # comment`), as kpt sends it; before the dash, kpt (yaml.v3) would attach it to the
 previous item and so write it into another file."""
 from __future__ import annotations
@@ -9,8 +9,8 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 from krm_fn.io import resourcelist
-from krm_fn.yaml import yamlio
-from krm_fn.yaml import yamltext
+from krm_fn.yaml import emitter
+from krm_fn.yaml import layout
 
 
 def test_head_comment_goes_after_the_dash() -> None:
@@ -24,7 +24,7 @@ def test_head_comment_goes_after_the_dash() -> None:
 
 
 def test_head_comment_with_indented_items() -> None:
-    assert yamltext.indent_entry("# c\nkind: X\nmetadata: {}\n", 2) == "  - # c\n    kind: X\n    metadata: {}\n"
+    assert layout.indent_entry("# c\nkind: X\nmetadata: {}\n", 2) == "  - # c\n    kind: X\n    metadata: {}\n"
 
 
 def test_unchanged_item_keeps_its_exact_text() -> None:
@@ -47,9 +47,9 @@ def test_unchanged_item_keeps_its_exact_text() -> None:
     ],
 )
 def test_dump_entry_is_indent_entry_of_dump_block(obj: object, d: int) -> None:
-    """yamlio.dump_entry emits a generated object as an entry in one pass: the same text as
+    """emitter.dump_entry emits a generated object as an entry in one pass: the same text as
     emitting it as a document and indenting that."""
-    assert yamlio.dump_entry(obj, d) == yamltext.indent_entry(yamlio.dump_block(obj), d)
+    assert emitter.dump_entry(obj, d) == layout.indent_entry(emitter.dump_block(obj), d)
 
 
 @given(
@@ -63,4 +63,4 @@ def test_unentry_is_its_line_by_line_reading(parts: list[str]) -> None:
     """unentry()'s replace in C gives exactly what the line-by-line loop gives, for entries
     and for any other text (blank lines of every width, other line breaks, tabs)."""
     for text in ("- " + "\n  ".join(parts), "\n".join(parts), "- x\n" + "".join(parts)):
-        assert yamltext.unentry(text) == yamltext.unentry_lines(text)
+        assert layout.unentry(text) == layout.unentry_lines(text)

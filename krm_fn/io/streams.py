@@ -22,10 +22,11 @@ from krm_fn.io import items as items_mod
 from krm_fn.io.items import Item
 from krm_fn.io.items import ResourceList
 from krm_fn.yaml import guards
-from krm_fn.yaml import lite
-from krm_fn.yaml import yamlio
-from krm_fn.yaml import yamltext
+from krm_fn.yaml import layout
+from krm_fn.yaml import libyaml
 from krm_fn.yaml.document import RoundTripDocument
+from krm_fn.yaml.light import parser
+from krm_fn.yaml.plain import to_plain
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -228,7 +229,7 @@ def _holds_content(text: str) -> bool:
 
 
 # the document text of an item entry (tests and older callers use it from here)
-unentry = yamltext.unentry
+unentry = layout.unentry
 
 
 def make_items(stream: Stream, defer: bool = False, checked: bool = False) -> None:
@@ -286,7 +287,7 @@ def _reads_whole(stream: Stream) -> bool:
         _LIGHT_CHECK_BUDGET[0] -= len(text)
         if all(_light_document(d.body) is not None for d in stream.docs):
             return True
-    return items_mod.libyaml_reads(text)
+    return libyaml.reads(text)
 
 
 def check_deferred(stream: Stream) -> bool:
@@ -338,7 +339,7 @@ def _plain_separator(text: str) -> bool:
 def _check_document(text: str, where: str, line: int) -> None:
     """make_items()'s syntax check of one document (its text with LF line ends)."""
     try:
-        items_mod.check_syntax(yamltext.entry_of(text))  # an object no transform reads is echoed as it is
+        items_mod.check_syntax(layout.entry_of(text))  # an object no transform reads is echoed as it is
     except InputError as e:
         msg = items_mod.in_file_lines(_after_colon(str(e)), line)
         raise InputError(f"{where} is not valid YAML: {msg}") from None
@@ -421,14 +422,14 @@ def _with_stand_ins(text: str, node: Any) -> str | None:
     whitespace inside scalars; None when a break shapes the document (ends an entry or a
     comment), the text holds a stand-in of its own, or libyaml cannot read it (`k: a<NEL>b`
     is an entry and a stray line to YAML 1.1: the emitter's `k: a b` is what both read)."""
-    if has_stand_ins(text) or not items_mod.libyaml_reads(text):
+    if has_stand_ins(text) or not libyaml.reads(text):
         return None
     standing = text.translate(_TO_STAND_INS)
     try:
-        other = guards.load_guarded(standing, "the object")
+        other = guards.load_plain(standing, "the object")
     except InputError:
         return None
-    return standing if _squeezed(yamlio.to_plain(node)) == _squeezed(yamlio.to_plain(other)) else None
+    return standing if _squeezed(to_plain(node)) == _squeezed(other) else None
 
 
 _WHITE = re.compile("[\\s\U000f000d\U000f0085\U000f2028\U000f2029]+")
@@ -458,21 +459,17 @@ def _verbatim_tags(sep: str, body: str) -> tuple[str, dict[str, str]]:
     handles = dict(_TAG_DIRECTIVE_RE.findall(sep.replace("\r", "\n")))
     if not handles:
         return body, {}
-    import yaml
-
     head = "".join(f"%TAG {h} {p}\n" for h, p in handles.items()) + "---\n"
-    try:
-        tokens = [t for t in yaml.scan(head + body, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) if isinstance(t, yaml.TagToken)]
-    except yaml.YAMLError:
+    tokens = libyaml.tag_tokens(head + body)
+    if tokens is None:
         return body, {}
     out: list[str] = []
     back: dict[str, str] = {}
     at = 0
-    for tok in tokens:
-        handle, suffix = tok.value
+    for handle, suffix, start, end in tokens:
         if handle not in handles:
             continue
-        a, b = tok.start_mark.index - len(head), tok.end_mark.index - len(head)
+        a, b = start - len(head), end - len(head)
         verbatim = f"!<{handles[handle]}{suffix}>"
         if back.get(verbatim, body[a:b]) != body[a:b]:
             return body, {}  # one tag written two ways: it could not be put back as written
@@ -512,10 +509,10 @@ def _light_document(body: str) -> Any:
     functionConfig is (scanner); None when unsure. A policy file read so needs no
     round-trip loader; a document read so is YAML (tests/test_lite.py: what the reader takes,
     the round-trip loader reads the same)."""
-    lines = yamltext.split_lines(body, keepends=False)
+    lines = layout.split_lines(body, keepends=False)
     m, _s, o = items_mod.detect_indent([x + "\n" for x in lines], 0)
     try:
-        return lite.read(lines, m, o, 0)[0]
+        return parser.read(lines, m, o, 0)[0]
     except Unsure:
         return None
 

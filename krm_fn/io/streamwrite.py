@@ -19,8 +19,8 @@ from krm_fn.io.streams import has_directive
 from krm_fn.io.streams import has_stand_ins
 from krm_fn.io.streams import split
 from krm_fn.io.textdiff import line_opcodes
-from krm_fn.yaml import yamlio
-from krm_fn.yaml import yamltext
+from krm_fn.yaml import emitter
+from krm_fn.yaml import layout
 from krm_fn.yaml.document import LightDocument
 from krm_fn.yaml.document import WrittenDocument
 
@@ -165,15 +165,15 @@ def _check(s: Stream, text: str, written: list[str], unproven: list[str] | None 
     checked when the file was read, each one the light writer wrote was read back by the
     light reader; the splitter's check holds the joins (a file with a directive, which binds
     the document after it, is read whole). Should they fail, the whole text is judged."""
-    from krm_fn.io.items import libyaml_reads
+    from krm_fn.yaml import libyaml
 
     again = [d.body.rstrip("\r\n") for d in split(text, s.name).docs]
     same_docs = again == [w.rstrip("\r\n") for w in written]
     if same_docs and unproven is not None and len(unproven) < len(written) and not has_directive(text):
-        if libyaml_reads(("---" + s.newline).join(unproven)):
+        if libyaml.reads(("---" + s.newline).join(unproven)):
             return
     # libyaml (YAML 1.1) may refuse what the round-trip loader reads: judge only files it read
-    if not same_docs or (not libyaml_reads(text.lstrip("\ufeff")) and libyaml_reads(s.raw.lstrip("\ufeff"))):
+    if not same_docs or (not libyaml.reads(text.lstrip("\ufeff")) and libyaml.reads(s.raw.lstrip("\ufeff"))):
         raise InputError(
             f"{s.name or 'the output stream'}: the rewritten text would not read back as its "
             f"{len(written)} document(s) (its document markers, directives or end markers are "
@@ -219,10 +219,10 @@ def _doc_output(doc: Doc, by_pos: dict[int, str], regenerated: dict[int, dict[st
     if item.text is not None:
         if text == item.text:
             return _SAME
-        return text if item.document else yamltext.unentry(text)  # a document's render is one
+        return text if item.document else layout.unentry(text)  # a document's render is one
     if not item.changed and text == item.render(0)[0]:
         return _SAME
-    return yamltext.unentry(text)
+    return layout.unentry(text)
 
 
 def _placed(obj: dict[str, Any], keep: dict[str, str]) -> tuple[str | None, str]:
@@ -231,7 +231,7 @@ def _placed(obj: dict[str, Any], keep: dict[str, str]) -> tuple[str | None, str]
     md = obj.get("metadata")
     ann = md.get("annotations") if isinstance(md, dict) else None
     if not isinstance(md, dict) or not isinstance(ann, dict):
-        return None, yamlio.dump_block(obj)
+        return None, emitter.dump_block(obj)
     path = ann.get(PATH_KEY) or ann.get(LEGACY_PATH_KEY)
     kept = {k: v for k, v in ann.items() if k not in LOCATION_KEYS}
     kept.update(keep)
@@ -239,7 +239,7 @@ def _placed(obj: dict[str, Any], keep: dict[str, str]) -> tuple[str | None, str]
     if kept:
         new_md = {**md, "annotations": kept}
     placed = {k: (new_md if k == "metadata" else v) for k, v in obj.items()}
-    return (str(path) if path is not None else None), yamlio.dump_block(placed)
+    return (str(path) if path is not None else None), emitter.dump_block(placed)
 
 
 def _newlines(text: str, newline: str) -> str:
@@ -258,7 +258,7 @@ def _line_ends_kept(body: str, new: str) -> str:
     Written with the stream's line end throughout, every untouched line of the other kind
     changed too, where a changed object must differ from its input only where the edit
     needs. The kept lines are found by a line diff of the two texts (only for such files)."""
-    old_lines = yamltext.split_lines(body)
+    old_lines = layout.split_lines(body)
     old_keys = [x.rstrip("\n").removesuffix("\r") for x in old_lines]
     new_keys = new.split("\n")
     crlf = body.count("\r\n")

@@ -27,7 +27,8 @@ from krm_fn.policy.nop import nop_release
 from krm_fn.policy.nop import nop_tag
 from krm_fn.policy.nop import parse_version
 from krm_fn.yaml import guards
-from krm_fn.yaml import yamlio
+from krm_fn.yaml.plain import to_plain
+from krm_fn.yaml.roundtrip import loader
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -162,7 +163,7 @@ def load(fc: Any) -> tuple[Policy | None, list[Result]]:
                 field_path="functionConfig",
             )
         ]
-    plain = yamlio.to_plain(fc)
+    plain = to_plain(fc)
     src = _source(plain)
     kind = plain.get("kind")
     api_version = plain.get("apiVersion")
@@ -286,7 +287,7 @@ def _quote_hint(value: Any, node: Any) -> str:
     (`node`, the round-trip value) where there is one."""
     import json
 
-    written = yamlio.source_text(node if node is not None else value)
+    written = loader.source_text(node if node is not None else value)
     what = type_name(value)
     if what in ("number", "boolean", "null"):
         return f"but YAML read {written} as a {what if what != 'null' else 'null value'}; quote it: {json.dumps(written)}"
@@ -329,11 +330,12 @@ def _from_configmap(plain: dict[str, Any], src: _Source, fc: Any = None) -> tupl
         elif key in YAML_KEYS:
             try:
                 # bounded like the input itself: an alias bomb in a string is still a bomb
-                parsed = guards.load_guarded(value, f"{fpath}") if value.strip() else {}
+                parsed = guards.load_plain(value, f"{fpath}") if value.strip() else {}
             except InputError as e:
                 errors.append(_err(src, fpath, str(e)))
                 continue
-            parsed = yamlio.to_plain(parsed) if parsed is not None else {}
+            if parsed is None:
+                parsed = {}
         elif key == "coschedule":
             parsed = value.lower()
             if parsed not in MODES:

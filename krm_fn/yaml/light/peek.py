@@ -3,7 +3,7 @@
 A re-render looks up the claim templates of every placeholder StatefulSet it generated
 before (`spec.volumeClaimTemplates`: they are kept, with any edit made to them in Git). Reading
 the whole StatefulSet for that costs as much as reading a run; this reads the lines of that
-field only, with the light reader (lite), after finding them by indentation alone.
+field only, with the light reader (light/parser), after finding them by indentation alone.
 
 Finding a field by indentation is sure in block YAML: a key of the mapping whose keys sit at
 column k is a line at column k, and no other line is there, except for the continuation of a
@@ -12,16 +12,16 @@ text with any line that opens a quote or a bracket it does not close on that lin
 the whole reader (errors.Unsure), as is anything else unexpected: a line at a key's column that
 is not a plain `key:` (a document marker, a directive, a flow or quoted key), a key twice, a
 field whose parents are not block mappings, tabs or carriage returns. What the lines of the
-field hold is read by lite's own reader, as strictly as a whole item (lite.read).
+field hold is read by lite's own reader, as strictly as a whole item (parser.read).
 """
 from __future__ import annotations
 
 import re
 
 from krm_fn.core.errors import Unsure
-from krm_fn.yaml import lite
-from krm_fn.yaml import litescalar
-from krm_fn.yaml import yamltext
+from krm_fn.yaml import layout
+from krm_fn.yaml.light import parser
+from krm_fn.yaml.light import scalars
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -109,7 +109,7 @@ def _key_line(lines: list[str], a: int, b: int, k: int, key: str) -> tuple[int, 
     """(line of `key:` among the keys at column k of lines a..b, the line its entry ends
     before), (-1, -1) when absent; Unsure on a line at column k that is not a plain key."""
     at = end = -1
-    match = litescalar._KEY_RE.match
+    match = scalars.KEY_RE.match
     pad, deeper = " " * k, " " * (k + 1)
     keys = False
     for j in range(a, b):
@@ -145,8 +145,8 @@ def _key_line(lines: list[str], a: int, b: int, k: int, key: str) -> tuple[int, 
 
 def _read_entry(lines: list[str], k: int, key: str) -> Any:
     """The value of the one `key:` entry these lines hold, read by lite's reader."""
-    m, _s, o = yamltext.detect_indent(lines, k)
-    r = lite._Reader(lines, m, o, k)
+    m, _s, o = layout.detect_indent(lines, k)
+    r = parser.Reader(lines, m, o, k)
     r.skip()
     data, _pos = r.mapping(k)
     r.skip()

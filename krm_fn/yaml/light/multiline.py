@@ -1,17 +1,17 @@
-"""The scalars of the light reader (lite) that span lines: a quoted scalar wrapped by hand,
+"""The scalars of the light reader (light/parser) that span lines: a quoted scalar wrapped by hand,
 and a literal or folded block scalar. Each reads the lines as read and gives the value and
 where it ends, or raises errors.Unsure for any layout it is not sure of, as lite does."""
 from __future__ import annotations
 
 from krm_fn.core.errors import Unsure
-from krm_fn.yaml.litescalar import DQ
-from krm_fn.yaml.litescalar import SQ
-from krm_fn.yaml.litescalar import Folded
-from krm_fn.yaml.litescalar import Lit
-from krm_fn.yaml.litescalar import _closing_quote
-from krm_fn.yaml.litescalar import _comment_after
-from krm_fn.yaml.litescalar import _folded
-from krm_fn.yaml.litescalar import _unescaped
+from krm_fn.yaml.light.scalars import DQ
+from krm_fn.yaml.light.scalars import SQ
+from krm_fn.yaml.light.scalars import Folded
+from krm_fn.yaml.light.scalars import Lit
+from krm_fn.yaml.light.scalars import closing_quote
+from krm_fn.yaml.light.scalars import comment_after
+from krm_fn.yaml.light.scalars import folded
+from krm_fn.yaml.light.scalars import unescaped
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ def quoted_lines(raw: list[str], li: int, line: str, col: int, indent: int) -> t
             t = s.lstrip(" ")
             if len(s) - len(t) <= indent or not t or s[-1].isspace():
                 raise Unsure("quoted scalar layout")
-            end = _closing_quote(t, 0, q)
+            end = closing_quote(t, 0, q)
             if end >= 0:
                 segs.append(t[: end - 1])
                 break
@@ -73,8 +73,8 @@ def quoted_lines(raw: list[str], li: int, line: str, col: int, indent: int) -> t
             v: Any = SQ("".join(p.replace("''", "'") for p in parts))
         else:
             # escapes read line by line (none spans a line break but the joining `\\`)
-            v = DQ("".join(_unescaped(p) if "\\" in p else p for p in parts))
-        return v, j, _comment_after(t, end)
+            v = DQ("".join(unescaped(p) if "\\" in p else p for p in parts))
+        return v, j, comment_after(t, end)
 
 
 def block_scalar(lines: list[str], k: int, line: str, col: int, key_indent: int) -> tuple[Any, int]:
@@ -95,7 +95,7 @@ def block_scalar(lines: list[str], k: int, line: str, col: int, key_indent: int)
                 step = int(c)
             else:
                 raise Unsure("block scalar header")
-        folded = head[0] == ">"
+        is_folded = head[0] == ">"
         want = key_indent + step  # with no indentation indicator, set by the first line
         out: list[str] = []
         n = len(lines)
@@ -126,13 +126,13 @@ def block_scalar(lines: list[str], k: int, line: str, col: int, key_indent: int)
                 want = ind  # a YAML reader takes the first line's indentation for the block's
             if ind < want or s != s.rstrip():
                 raise Unsure("block scalar layout")
-            if folded and s[want] == "\t":
+            if is_folded and s[want] == "\t":
                 raise Unsure("a tab at the start of a line in a folded scalar")
             out.append(s[want:])
             k += 1
         if not out:
             raise Unsure("empty block scalar")
         end = "" if chomp == "-" else "\n" * (1 + kept)
-        if not folded:
+        if not is_folded:
             return Lit("\n".join(out) + end), k
-        return Folded(_folded(out) + end), k
+        return Folded(folded(out) + end), k

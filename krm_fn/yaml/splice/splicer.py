@@ -3,7 +3,7 @@ only the changed entries replaced (issue 11: a changed object differs from its i
 the lines the edit needs; issue 26: one writer for the light and the round-trip reader).
 
 The data as read (`before`) and the edited data (`after`) are compared entry by entry along
-the positions of the item's text (`splicepos`: the light reader's own, or libyaml's nodes
+the positions of the item's text (`splice/positions`: the light reader's own, or libyaml's nodes
 for an item only the round-trip loader reads):
 
 - an entry whose data did not change keeps its text, comments and layout (a flow mapping
@@ -11,13 +11,13 @@ for an item only the round-trip loader reads):
   multi-line flow list, a long plain scalar);
 - an edited block mapping or sequence is compared one level down;
 - a new key or list entry is inserted after the last content line of the entry before it
-  (comments that follow that entry stay after the new lines, where rtedit puts them on the
+  (comments that follow that entry stay after the new lines, where roundtrip/comments puts them on the
   whole-object path), a removed one is cut (its own comments with it), a key that takes a
   removed key's place rewrites that entry, and any other change replaces the entry's lines;
   a list whose entries were removed, edited and added at once is edited entry by entry,
-  each entry of the input known by its collection (`splicepos.*.align`);
+  each entry of the input known by its collection (`positions.*.align`);
 - new text is the layout of ruamel's round-trip writer for that entry alone, with no
-  comments, shifted to the entry's column (`splicetext`: the light reader's plain data
+  comments, shifted to the entry's column (`splice/newtext`: the light reader's plain data
   written by its own writer, the round-trip loader's by the emitter).
 
 A replaced span that holds a comment would lose it (but the end-of-line comment of a one-line
@@ -31,21 +31,22 @@ from __future__ import annotations
 
 from krm_fn.core.errors import Unsure
 from krm_fn.yaml import guards
-from krm_fn.yaml import splicepos
-from krm_fn.yaml import splicetext
-from krm_fn.yaml import yamlio
-from krm_fn.yaml import yamltext
-from krm_fn.yaml.lite import read
-from krm_fn.yaml.splicepos import MAP
-from krm_fn.yaml.splicepos import SEQ
-from krm_fn.yaml.splicepos import Replace
+from krm_fn.yaml import layout
+from krm_fn.yaml.light.parser import read
+from krm_fn.yaml.plain import to_plain
+from krm_fn.yaml.roundtrip import loader
+from krm_fn.yaml.splice import newtext
+from krm_fn.yaml.splice import positions
+from krm_fn.yaml.splice.positions import MAP
+from krm_fn.yaml.splice.positions import SEQ
+from krm_fn.yaml.splice.positions import Replace
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    from krm_fn.yaml.lite import Doc
+    from krm_fn.yaml.light.parser import Doc
 
 
 def render_light(doc: Doc, before: Any, after: Any) -> str:
@@ -64,9 +65,9 @@ def render_light(doc: Doc, before: Any, after: Any) -> str:
         # libyaml refuses a tab where a block scalar's indentation is (ruamel and the light
         # reader read it): the round-trip path cannot splice such an item and writes the
         # whole object, so the light path must not splice it either (the same bytes)
-        splicepos.compose(yamltext.item_document("\n".join(lines) + "\n")[0])
+        positions.compose(layout.item_document("\n".join(lines) + "\n")[0])
     flows = {id(e.node) for e in doc.flows} if doc.flows else _NONE
-    w = _Walker(lines, splicepos.LitePositions(doc, off), splicetext.FastEmitter((doc.m, doc.o + 2, doc.o), flows), _same_plain)
+    w = _Walker(lines, positions.LitePositions(doc, off), newtext.FastEmitter((doc.m, doc.o + 2, doc.o), flows), _same_plain)
     try:
         w.mapping(root, before, after)
     except Replace:
@@ -92,42 +93,42 @@ def render_round_trip(chunk: str, before: Any, after: Any, indent: tuple[int, in
     """The item text `chunk` (one `- ` entry) with `after`'s changes (a round-trip tree) over
     `before` (the plain data `chunk` was read as) spliced in, with libyaml's node marks; read
     back by the safe loader. Unsure when the writer is not sure of it."""
-    lines = yamltext.split_lines(chunk, keepends=False)
-    doc_text, cut = yamltext.item_document(chunk)
-    root = splicepos.compose(doc_text)
-    src = splicepos.NodePositions(yamltext.split_lines(doc_text, keepends=False), cut, root)
-    w = _Walker(lines, src, splicetext.Emitter(indent), yamlio.to_plain)
-    if not splicepos.is_block_mapping(root) or not isinstance(after, dict):
+    lines = layout.split_lines(chunk, keepends=False)
+    doc_text, cut = layout.item_document(chunk)
+    root = positions.compose(doc_text)
+    src = positions.NodePositions(layout.split_lines(doc_text, keepends=False), cut, root)
+    w = _Walker(lines, src, newtext.Emitter(indent), to_plain)
+    if not positions.is_block_mapping(root) or not isinstance(after, dict):
         raise Unsure("not a block mapping")
     try:
         w.mapping(root, before, after)
     except Replace:
         raise Unsure("the whole object changed") from None
     out = w.apply()
-    k = yamltext.dash_index(lines)
+    k = layout.dash_index(lines)
     out = _head_after_dash(out, k, cut)
     text = "\n".join(out) + "\n"
-    got, _ = yamltext.item_document(text)
+    got, _ = layout.item_document(text)
     try:
-        back = yamlio.verify_load(got)
+        back = loader.verify_load(got)
     except Exception:  # noqa: BLE001 - e.g. a complex key (safe loader) and a tab (round trip)
         try:
             back = guards.load_guarded(got, "the object", limits=False)
         except Exception:  # noqa: BLE001 - unreadable output is what this check guards
             raise Unsure("spliced text unreadable") from None
-    if ordered(yamlio.to_plain(back)) != ordered(yamlio.to_plain(after)):
+    if ordered(to_plain(back)) != ordered(to_plain(after)):
         raise Unsure("read-back differs")
     return text
 
 
 def _head_after_dash(out: list[str], k: int, cut: int) -> list[str]:
     """Comments before the dash go after it (`- # comment`), as the light reader reads them
-    (lite.load_item) and yamltext.indent_entry puts them (yamltext.head_after_dash)."""
+    (parser.load_item) and layout.indent_entry puts them (layout.head_after_dash)."""
     if k >= len(out):
         return out  # no dash line to put them after
     dash = out[k]
-    d = yamltext.indent_of(dash)
-    head = yamltext.head_after_dash(out[:k], d, cut)
+    d = layout.indent_of(dash)
+    head = layout.head_after_dash(out[:k], d, cut)
     if head is None:
         return out
     rest = dash[d + 1 :].lstrip(" ")
@@ -156,7 +157,7 @@ class _Walker:
     and the edits it makes of the writer's `lines` (`emit`: new text; `plain`: a subtree of
     the edited data as plain data, to compare with the data as read)."""
 
-    def __init__(self, lines: list[str], src: Any, emit: splicetext.Emitter, plain: Callable[[Any], Any]) -> None:
+    def __init__(self, lines: list[str], src: Any, emit: newtext.Emitter, plain: Callable[[Any], Any]) -> None:
         self.lines = lines
         self.src = src
         self.emit = emit
@@ -166,7 +167,7 @@ class _Walker:
     # --- edits
 
     def apply(self) -> list[str]:
-        return yamltext.splice_lines(self.lines, self.edits)
+        return layout.splice_lines(self.lines, self.edits)
 
     def _prefix_blank(self, line: int, col: int) -> bool:
         return not self.lines[line][:col].strip()
@@ -238,7 +239,7 @@ class _Walker:
             raise Replace  # keys reordered
         # a new key in the place of a removed one (document.replace_key: volumeClaimTemplate
         # for persistentVolumeClaim) rewrites that entry in place, a dash before it included
-        swapped = yamltext.swapped_keys(list(before), new_keys, before, akeys)
+        swapped = layout.swapped_keys(list(before), new_keys, before, akeys)
         if swapped:
             pos = dict(pos)
             for new_key, old_key in swapped.items():

@@ -14,15 +14,15 @@ from __future__ import annotations
 import re
 
 from krm_fn.core.errors import Unsure
-from krm_fn.yaml import yamlio
-from krm_fn.yaml.litescalar import _ASCII_PRINTABLE
-from krm_fn.yaml.litescalar import _KEY_RE
-from krm_fn.yaml.litescalar import _PLAIN_KEYS
-from krm_fn.yaml.litescalar import DQ
-from krm_fn.yaml.litescalar import SQ
-from krm_fn.yaml.litescalar import Folded
-from krm_fn.yaml.litescalar import Lit
-from krm_fn.yaml.litescalar import _resolve
+from krm_fn.yaml.light.scalars import ASCII_PRINTABLE
+from krm_fn.yaml.light.scalars import DQ
+from krm_fn.yaml.light.scalars import KEY_RE
+from krm_fn.yaml.light.scalars import PLAIN_KEYS
+from krm_fn.yaml.light.scalars import SQ
+from krm_fn.yaml.light.scalars import Folded
+from krm_fn.yaml.light.scalars import Lit
+from krm_fn.yaml.light.scalars import resolve
+from krm_fn.yaml.roundtrip import loader
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ class Emitter:
 
     def _dump(self, m: Any) -> list[str]:
         try:
-            text = yamlio.rt_dump(m, *self.indent)
+            text = loader.rt_dump(m, *self.indent)
         except Unsure:
             raise
         except Exception:  # noqa: BLE001 - what the emitter refuses is not this writer's
@@ -129,8 +129,8 @@ class FastEmitter(Emitter):
         return out
 
     def _entry(self, key: str, v: Any, indent: int, out: list[str]) -> None:
-        if key.__class__ is not str or key not in _PLAIN_KEYS:  # else: a key read as itself
-            if key.__class__ is not str or not _KEY_RE.fullmatch(key + ":") or _resolve(key) is not key:
+        if key.__class__ is not str or key not in PLAIN_KEYS:  # else: a key read as itself
+            if key.__class__ is not str or not KEY_RE.fullmatch(key + ":") or resolve(key) is not key:
                 raise Unsure("key form")  # a quoted key (SQ, DQ) too: the emitter writes it
         pad = " " * indent
         if v.__class__ is str:  # most entries: the scalar case first
@@ -264,17 +264,17 @@ def _scalar_text(v: Any) -> str:
     if isinstance(v, int) and not isinstance(v, bool):
         return str(v)
     if isinstance(v, DQ):
-        if not _ASCII_PRINTABLE.fullmatch(v) or '"' in v or "\\" in v:
+        if not ASCII_PRINTABLE.fullmatch(v) or '"' in v or "\\" in v:
             raise Unsure("double-quoted form")
         return f'"{v}"'
     if isinstance(v, SQ):
-        if not _ASCII_PRINTABLE.fullmatch(v):
+        if not ASCII_PRINTABLE.fullmatch(v):
             raise Unsure("single-quoted form")
         return "'" + v.replace("'", "''") + "'"
     if isinstance(v, str) and not isinstance(v, Lit):
         if _PLAIN_OUT_RE.fullmatch(v) and not v.endswith(":") and ": " not in v and " #" not in v:
             try:
-                if _resolve(v) is v:
+                if resolve(v) is v:
                     return v
             except Unsure:
                 pass

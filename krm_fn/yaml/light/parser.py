@@ -17,29 +17,29 @@ the round-trip path gives (tests/test_lite.py compares both on every fixture) or
 from __future__ import annotations
 
 from krm_fn.core.errors import Unsure
-from krm_fn.yaml import litelines
-from krm_fn.yaml import yamltext
-from krm_fn.yaml.litescalar import _KEY_RE
-from krm_fn.yaml.litescalar import _NOT_PLAIN
-from krm_fn.yaml.litescalar import _NUMBERISH
-from krm_fn.yaml.litescalar import _PLAIN_KEYS
-from krm_fn.yaml.litescalar import _closing_quote
-from krm_fn.yaml.litescalar import _comment_after
-from krm_fn.yaml.litescalar import _flow
-from krm_fn.yaml.litescalar import _folded
-from krm_fn.yaml.litescalar import _open_brackets
-from krm_fn.yaml.litescalar import _plain
-from krm_fn.yaml.litescalar import _plain_key
-from krm_fn.yaml.litescalar import quoted
-from krm_fn.yaml.litescalar import quoted_key
-from krm_fn.yaml.litescalar import tagged_str
+from krm_fn.yaml import layout
+from krm_fn.yaml.light import multiline
+from krm_fn.yaml.light.scalars import KEY_RE
+from krm_fn.yaml.light.scalars import NOT_PLAIN
+from krm_fn.yaml.light.scalars import NUMBERISH
+from krm_fn.yaml.light.scalars import PLAIN_KEYS
+from krm_fn.yaml.light.scalars import closing_quote
+from krm_fn.yaml.light.scalars import comment_after
+from krm_fn.yaml.light.scalars import flow_collection
+from krm_fn.yaml.light.scalars import folded
+from krm_fn.yaml.light.scalars import open_brackets
+from krm_fn.yaml.light.scalars import plain_key
+from krm_fn.yaml.light.scalars import plain_scalar
+from krm_fn.yaml.light.scalars import quoted
+from krm_fn.yaml.light.scalars import quoted_key
+from krm_fn.yaml.light.scalars import tagged_str
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
     from typing import Any
 
 
-_NOT_PLAIN_VALUE = _NOT_PLAIN | {" ", "#", "!"}
+_NOT_PLAIN_VALUE = NOT_PLAIN | {" ", "#", "!"}
 _NOT_CONTINUATION = frozenset("#-?:,[]{}&*!|>'\"%@`")  # first characters of a continuation line taken
 
 
@@ -107,7 +107,7 @@ class Doc:
 MAX_INDENT = 120
 
 
-class _Reader:
+class Reader:
     def __init__(self, lines: list[str], m: int, o: int, left: int = 0) -> None:
         self.raw = lines  # as written: a block scalar's lines are its text (literal())
         if any(x[-1:] == " " for x in lines):
@@ -266,7 +266,7 @@ class _Reader:
         each line go. `first`: what the key's line holds. Unsure for a scalar that is not
         plain text (quoted, a number, with a comment after it), a comment line inside it,
         and a continuation that holds `: ` or ` #`, ends in `:` or starts with an indicator."""
-        if first.__class__ is not str or e.comment or not first or _NUMBERISH.match(first):
+        if first.__class__ is not str or e.comment or not first or NUMBERISH.match(first):
             raise Unsure("continuation line")  # (one that starts like a number could be a timestamp)
         lines, ind, n = self.lines, self.ind, self.n
         segs = [first]
@@ -289,7 +289,7 @@ class _Reader:
             last = j
         e.last = self.last_line = last
         self.i = last + 1
-        return _folded(segs)
+        return folded(segs)
 
     def after_inline(self, indent: int) -> None:
         """An inline value has no lines below it: a deeper line would be a continuation."""
@@ -353,20 +353,20 @@ class _Reader:
         v: Any
         if c == "!":
             v, end = tagged_str(line, col)
-        elif c not in _NOT_PLAIN:  # the common case
+        elif c not in NOT_PLAIN:  # the common case
             cut = line.find(" #", col)
             text = (line[col:] if cut < 0 else line[col:cut]).rstrip(" ")
             end = col + len(text)
-            v = _plain(text)
+            v = plain_scalar(text)
         elif c == "'" or c == '"':
-            if _closing_quote(line, col + 1, c) < 0:
+            if closing_quote(line, col + 1, c) < 0:
                 return self.quoted_lines(e, line, col, indent)
             v, end = quoted(line, col)
         elif c == "[" or c == "{":
             try:
-                v, end = _flow(line, col, 0)
+                v, end = flow_collection(line, col, 0)
             except Unsure:
-                if _open_brackets(line, col) <= 0:
+                if open_brackets(line, col) <= 0:
                     raise
                 return self.flow_lines(e, line, col, indent)
             e.value = SeqPos(-1) if c == "[" else MapPos(-1)
@@ -375,7 +375,7 @@ class _Reader:
                 self.flows.append(e)
         else:  # "|" or ">"
             return self.literal(e, line, col, indent)
-        if _comment_after(line, end):
+        if comment_after(line, end):
             e.comment = line.index("#", end)
         return v
 
@@ -392,7 +392,7 @@ class _Reader:
             raise Unsure("flow collection layout")
         parts = [line[col:]]
         j = li
-        while _open_brackets(" ".join(parts), 0) > 0:
+        while open_brackets(" ".join(parts), 0) > 0:
             j += 1
             if j >= n:
                 raise Unsure("flow collection not closed")
@@ -405,8 +405,8 @@ class _Reader:
                 raise Unsure("flow collection layout")
             parts.append(t)
         text = " ".join(parts)
-        v, end = _flow(text, 0, 0)
-        if _comment_after(text, end):
+        v, end = flow_collection(text, 0, 0)
+        if comment_after(text, end):
             e.comment = 1  # on the last line
         e.value = SeqPos(-1) if line[col] == "[" else MapPos(-1)
         e.value.flow = True
@@ -417,8 +417,8 @@ class _Reader:
         return v
 
     def quoted_lines(self, e: Entry, line: str, col: int, indent: int) -> Any:
-        """A quoted scalar that closes on a later line (litelines.quoted_lines)."""
-        v, j, comment = litelines.quoted_lines(self.raw, self.i - 1, line, col, indent)
+        """A quoted scalar that closes on a later line (multiline.quoted_lines)."""
+        v, j, comment = multiline.quoted_lines(self.raw, self.i - 1, line, col, indent)
         if comment:
             e.comment = 1  # on the last line
         e.last = self.last_line = j
@@ -426,8 +426,8 @@ class _Reader:
         return v
 
     def literal(self, e: Entry, line: str, col: int, key_indent: int) -> Any:
-        """A literal (`|`) or folded (`>`) block scalar (litelines.block_scalar)."""
-        v, k = litelines.block_scalar(self.raw, self.i, line, col, key_indent)
+        """A literal (`|`) or folded (`>`) block scalar (multiline.block_scalar)."""
+        v, k = multiline.block_scalar(self.raw, self.i, line, col, key_indent)
         self.i = k
         self.last_line = k - 1
         e.last = k - 1
@@ -449,7 +449,7 @@ def _item_line(line: str, col: int) -> Any:
     if said is None:
         if col >= len(line) or line[col] in " -#":
             raise Unsure("sequence item layout")
-        said = _key_line(line, col) if _KEY_RE.match(line, col) is not None or quoted_key(line, col) else False
+        said = _key_line(line, col) if KEY_RE.match(line, col) is not None or quoted_key(line, col) else False
         if len(_ITEM_LINES) >= _LINES_MAX:
             _ITEM_LINES.clear()
         _ITEM_LINES[line] = said
@@ -460,9 +460,9 @@ def _key_line(line: str, col: int) -> tuple[str, int, int, Any, int] | None:
     """(key, end of `key:`, what follows: 1 a plain scalar, 2 nothing, 0 anything else; the
     scalar's value, the column of the end-of-line comment after it or 0) of a mapping line whose key
     sits at `col`; None for a sequence entry (`-`), Unsure for anything else."""
-    km = _KEY_RE.match(line, col)
+    km = KEY_RE.match(line, col)
     if km is not None:
-        key = _PLAIN_KEYS.get(km.group(1)) or _plain_key(km.group(1))
+        key = PLAIN_KEYS.get(km.group(1)) or plain_key(km.group(1))
         at = km.end()
     elif line.startswith("-", col):
         return None
@@ -478,23 +478,23 @@ def _key_line(line: str, col: int) -> tuple[str, int, int, Any, int] | None:
             raise Unsure("trailing blanks")
         cut = line.find(" #", at + 1)
         if cut < 0:
-            return key, at, 1, _plain(line[at + 1 :]), 0
-        return key, at, 1, _plain(line[at + 1 : cut].rstrip(" ")), cut + 1
+            return key, at, 1, plain_scalar(line[at + 1 :]), 0
+        return key, at, 1, plain_scalar(line[at + 1 : cut].rstrip(" ")), cut + 1
     if line.startswith((" '", ' "'), at):
         # `key: 'quoted'`: as value() and inline() read it (a scalar, like a plain one)
         if line[-1].isspace():
             raise Unsure("trailing blanks")
-        if _closing_quote(line, at + 2, line[at + 1]) < 0:
+        if closing_quote(line, at + 2, line[at + 1]) < 0:
             return key, at, 0, None, 0  # it closes on a later line: value() reads it
         v, end = quoted(line, at + 1)
-        return key, at, 1, v, line.index("#", end) if _comment_after(line, end) else 0
+        return key, at, 1, v, line.index("#", end) if comment_after(line, end) else 0
     return key, at, 2 if at == len(line) else 0, None, 0
 
 
 def read(lines: list[str], m: int, o: int, indent: int) -> tuple[dict[str, Any], Doc]:
     """Read a block mapping document whose keys sit at `indent`; Unsure when unsure."""
     doc = Doc(lines, m, o)
-    r = _Reader(lines, m, o, indent)
+    r = Reader(lines, m, o, indent)
     r.skip()
     if r.i >= r.n or r.indent() != indent:
         raise Unsure("layout")
@@ -518,15 +518,15 @@ def load_item(chunk: str, m: int, s: int, o: int, lines: list[str] | None = None
     if s != o + 2:
         raise Unsure("sequence indent")
     if lines is None:
-        lines = yamltext.split_lines(chunk, keepends=False)
-    k = yamltext.dash_index(lines)
+        lines = layout.split_lines(chunk, keepends=False)
+    k = layout.dash_index(lines)
     pre, lines = lines[:k], lines[k:]
     # before the dash: blank lines, then the head comment, which may hold blank lines too (a
     # license header)
     if not lines or any(x and not x.lstrip(" ").startswith("#") for x in pre):
         raise Unsure("text before the dash")
     first = lines[0]
-    d = yamltext.indent_of(first)
+    d = layout.indent_of(first)
     if not first.startswith("- ", d) and first[d:] != "-":
         raise Unsure("text before the dash")
     c = d + 2
@@ -545,8 +545,8 @@ def load_item(chunk: str, m: int, s: int, o: int, lines: list[str] | None = None
         first_inline = ""
     if pre:
         # the round-trip path reads them as the object's head comment and writes that after
-        # the dash (`- # comment`): see splice._head_after_dash and yamltext.indent_entry
-        moved = yamltext.head_after_dash(pre, d, c)
+        # the dash (`- # comment`): see splicer._head_after_dash and layout.indent_entry
+        moved = layout.head_after_dash(pre, d, c)
         if moved is None:
             raise Unsure("blank lines before the dash")
         if head:

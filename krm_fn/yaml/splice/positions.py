@@ -2,7 +2,7 @@
 the same small interface, over the lines the writer splices (the item's lines, each column
 as it is there).
 
-- `LitePositions`: the light reader's own positions (lite.Doc: each entry's first and last
+- `LitePositions`: the light reader's own positions (parser.Doc: each entry's first and last
   line, its end-of-line comment, the lines that start with `#`), nothing read again;
 - `NodePositions`: libyaml's composed nodes with their start and end marks, for an item that
   only the round-trip loader reads (anchors, tags, complex keys...).
@@ -22,7 +22,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 m
 if TYPE_CHECKING:
     from typing import Any
 
-    from krm_fn.yaml.lite import Doc
+    from krm_fn.yaml.light.parser import Doc
 
 MAP = 1  # inner(): a block mapping
 SEQ = 2  # inner(): a block sequence
@@ -33,7 +33,7 @@ class Replace(Exception):
 
 
 class LitePositions:
-    """The light reader's positions. A handle is a lite.Entry; `off`: the line of the
+    """The light reader's positions. A handle is a parser.Entry; `off`: the line of the
     writer's lines where the reader's first line is."""
 
     def __init__(self, doc: Doc, off: int) -> None:
@@ -104,7 +104,7 @@ class LitePositions:
 
 
 class NodePositions:
-    """libyaml's composed nodes of the item's text as a document (yamltext.item_document:
+    """libyaml's composed nodes of the item's text as a document (layout.item_document:
     line for line, `cut` columns less). A mapping entry's handle is (key node, value node),
     a sequence entry's (None, node)."""
 

@@ -1,4 +1,4 @@
-"""The scalars the light reader (lite) takes, and how it types them: plain scalars as YAML 1.2
+"""The scalars the light reader (light/parser) takes, and how it types them: plain scalars as YAML 1.2
 resolves them (only the canonical forms ruamel writes back unchanged), quoted ones (JSON's
 escapes in double quotes), flow collections (read as one line: lite joins the lines of one
 that spans several), and the folding of text over lines. Anything else raises errors.Unsure,
@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from krm_fn.core.errors import Unsure
-from krm_fn.yaml import yamlio
+from krm_fn.yaml import emitter
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -27,11 +27,11 @@ class Folded(Lit):
     """A folded block scalar of the input (`>`, `>-`): kept as written, never written anew."""
 
 
-DQ = yamlio.DQ
+DQ = emitter.DQ
 
-_NOT_PLAIN = frozenset("'\"[{|>")
+NOT_PLAIN = frozenset("'\"[{|>")
 # Plain keys the writer can emit as they are: Kubernetes field and label/annotation keys.
-_KEY_RE = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_./-]*):(?= |$)")
+KEY_RE = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_./-]*):(?= |$)")
 _INT_RE = re.compile(r"-?(?:0|[1-9][0-9]*)")
 # The characters the reader takes in a scalar are the printable ones (str.isprintable): ASCII
 # from space to `~`, and of the rest of Unicode letters, marks, numbers, punctuation and
@@ -42,14 +42,14 @@ _INT_RE = re.compile(r"-?(?:0|[1-9][0-9]*)")
 # scalar holding them reads as its text, as a string. (A test in C: a pattern of Unicode's
 # ranges costs milliseconds to compile at every start.)
 _PLAIN_FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./$(~=+-")
-_NUMBERISH = re.compile(r"[-+.0-9]")
-_ASCII_PRINTABLE = re.compile(r"[\x20-\x7e]*")  # what the writer writes quoted (splicetext)
+NUMBERISH = re.compile(r"[-+.0-9]")
+ASCII_PRINTABLE = re.compile(r"[\x20-\x7e]*")  # what the writer writes quoted (splice/newtext)
 _TS_RE = re.compile(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}")
 _NULLS = frozenset({"null", "Null", "NULL", "~"})
 _SPECIAL = frozenset({"~", "null", "Null", "NULL", "True", "TRUE", "False", "FALSE", "<<", "="})
 
 
-def _folded(lines: list[str]) -> str:
+def folded(lines: list[str]) -> str:
     """Lines of text folded as YAML folds a folded block scalar and a plain scalar over
     several lines: the line break between two lines of text is a space; with n empty lines
     ("") between them, n line breaks. A line more indented than the block's (a folded
@@ -77,7 +77,7 @@ def quoted_key(line: str, col: int) -> tuple[Any, int] | None:
     as the round-trip loader reads it: a string that keeps its quotes, SQ or DQ); None when
     no quoted scalar followed by `: ` or `:` at the line's end starts there (Unsure for a
     quoted scalar this reader does not take)."""
-    if line[col : col + 1] not in ("'", '"') or _closing_quote(line, col + 1, line[col]) < 0:
+    if line[col : col + 1] not in ("'", '"') or closing_quote(line, col + 1, line[col]) < 0:
         return None  # (a quoted scalar over several lines is no key this reader takes)
     key, end = quoted(line, col)
     if line.startswith(":", end) and (end + 1 == len(line) or line[end + 1] == " "):
@@ -94,7 +94,7 @@ def quoted(line: str, col: int) -> tuple[Any, int]:
     end = _quoted_end(line, col, '"')
     body = line[col + 1 : end - 1]
     if "\\" in body:
-        return DQ(_unescaped(body)), end
+        return DQ(unescaped(body)), end
     return DQ(body), end
 
 
@@ -103,7 +103,7 @@ def quoted(line: str, col: int) -> tuple[Any, int]:
 _JSON_ESCAPE = r'\\(?:["\\/bfnrt]|u(?![dD][89a-fA-F])[0-9a-fA-F]{4})'
 
 
-def _unescaped(body: str) -> str:
+def unescaped(body: str) -> str:
     """A double-quoted scalar's text with its escapes read; Unsure for an escape JSON does not
     have (YAML's \\x41, \\0, \\e...)."""
     if "\\" in re.sub(_JSON_ESCAPE, "", body):
@@ -113,7 +113,7 @@ def _unescaped(body: str) -> str:
     return str(json.loads('"' + body + '"'))
 
 
-def _comment_after(line: str, end: int) -> bool:
+def comment_after(line: str, end: int) -> bool:
     """Whether an end-of-line comment follows the scalar that ends at `end` (Unsure for
     anything else after it)."""
     tail = line[end:]
@@ -127,7 +127,7 @@ def _comment_after(line: str, end: int) -> bool:
 
 
 def _quoted_end(line: str, col: int, q: str) -> int:
-    end = _closing_quote(line, col + 1, q)
+    end = closing_quote(line, col + 1, q)
     if end < 0:
         raise Unsure("multi-line quoted scalar")
     if not line[col:end].isprintable():
@@ -135,7 +135,7 @@ def _quoted_end(line: str, col: int, q: str) -> int:
     return end
 
 
-def _closing_quote(line: str, k: int, q: str) -> int:
+def closing_quote(line: str, k: int, q: str) -> int:
     """The column after the quote `q` that closes a scalar whose text goes on at column k of
     `line` (`''` is a quote in single quotes, `\\"` in double ones), or -1 when none does."""
     start = k
@@ -156,7 +156,7 @@ _FLOW_DEPTH = 16  # deeper flow nesting is left to the round-trip loader
 _FLOW_PLAIN_END = r"[,\[\]{}]|:(?=[ ,\[\]{}]|$)| #"
 
 
-def _flow(line: str, i: int, depth: int) -> tuple[Any, int]:
+def flow_collection(line: str, i: int, depth: int) -> tuple[Any, int]:
     """The flow collection that opens at line[i] (`[` or `{`) and closes on the same line,
     nested ones too, and the column after it: scalars plain or quoted, keys plain or quoted, entries
     separated by commas (a trailing one too) and spaces. Unsure for anything else: a pair
@@ -174,10 +174,10 @@ def _flow(line: str, i: int, depth: int) -> tuple[Any, int]:
         return out, i + 1
     while True:
         if is_map:
-            km = _KEY_RE.match(line, i)
+            km = KEY_RE.match(line, i)
             if km is not None:
                 key = km.group(1)
-                if _resolve(key) is not key:
+                if resolve(key) is not key:
                     raise Unsure("flow mapping key")
                 i = km.end()
             else:
@@ -209,7 +209,7 @@ def _flow(line: str, i: int, depth: int) -> tuple[Any, int]:
         raise Unsure("flow")
 
 
-def _open_brackets(text: str, i: int) -> int:
+def open_brackets(text: str, i: int) -> int:
     """How many of the flow collections that open at or after text[i] are still open at the
     end of `text`, 0 once the first is closed (a quoted scalar starts where a node does:
     after `[`, `{`, `,`, `:` or at i); Unsure for a comment inside, or a bracket closed that
@@ -258,7 +258,7 @@ def _flow_value(line: str, i: int, depth: int) -> tuple[Any, int]:
     """The value at line[i] inside a flow collection, and the column after it."""
     c = line[i : i + 1]
     if c == "[" or c == "{":
-        return _flow(line, i, depth + 1)
+        return flow_collection(line, i, depth + 1)
     if c == "'" or c == '"':
         return quoted(line, i)
     if not c or c in ",]}":
@@ -269,7 +269,7 @@ def _flow_value(line: str, i: int, depth: int) -> tuple[Any, int]:
     text = line[i : m.start() if m else len(line)].rstrip(" ")
     if not text:
         raise Unsure("empty flow value")
-    return _plain(text), i + len(text)
+    return plain_scalar(text), i + len(text)
 
 
 # The values of plain scalars already read (most repeat: ReadWriteOnce, kubernetes.io/hostname...)
@@ -277,14 +277,14 @@ _PLAIN_VALUES: dict[str, Any] = {}
 _MISSING = object()
 
 
-def _plain(text: str) -> Any:
+def plain_scalar(text: str) -> Any:
     v = _PLAIN_VALUES.get(text, _MISSING)
     if v is not _MISSING:
         return v
     _plain_text(text)
     # null: ruamel writes `key:` for it, so a line that holds one is never rewritten
     # (_clean): both writers keep it as it is
-    v = None if text in _NULLS else _resolve(text)
+    v = None if text in _NULLS else resolve(text)
     if len(_PLAIN_VALUES) >= 65536:
         _PLAIN_VALUES.clear()
     _PLAIN_VALUES[text] = v
@@ -293,7 +293,7 @@ def _plain(text: str) -> Any:
 
 def _plain_text(text: str) -> None:
     """Unsure unless `text` is a plain scalar this reader takes: printable text, no indicator
-    first (what it resolves to is _resolve's, or a tag's)."""
+    first (what it resolves to is resolve's, or a tag's)."""
     c = text[:1]
     if not c or (c not in _PLAIN_FIRST and (c.isascii() or not c.isprintable())) or not text.isprintable():
         raise Unsure("plain scalar")
@@ -306,7 +306,7 @@ def _plain_text(text: str) -> None:
 def tagged_str(line: str, col: int) -> tuple[Any, int]:
     """The scalar tagged `!!str` at `col` (`!!str 0755`, `!!str 'x'`) and the column after
     it: the string it writes, double-quoted as the round-trip path makes it (so that a
-    whole-object write keeps it a string: yamlio._untag_strings); Unsure for any other tag,
+    whole-object write keeps it a string: loader._untag_strings); Unsure for any other tag,
     or a value that is not a one-line plain or quoted scalar."""
     if not line.startswith("!!str ", col):
         raise Unsure("tag")
@@ -315,7 +315,7 @@ def tagged_str(line: str, col: int) -> tuple[Any, int]:
     if first == "'" or first == '"':
         v, end = quoted(line, c)
         return DQ(v), end
-    if not first or first in _NOT_PLAIN or first in "!&*":
+    if not first or first in NOT_PLAIN or first in "!&*":
         raise Unsure("tagged value")
     cut = line.find(" #", c)
     text = (line[c:] if cut < 0 else line[c:cut]).rstrip(" ")
@@ -325,20 +325,20 @@ def tagged_str(line: str, col: int) -> tuple[Any, int]:
 
 # Keys already known to read as themselves (a string, not true/1/null), each kept once: most
 # keys repeat, and every object read holds its keys (10,000 objects: 290,000 key strings).
-_PLAIN_KEYS: dict[str, str] = {}
+PLAIN_KEYS: dict[str, str] = {}
 
 
-def _plain_key(key: str) -> str:
-    """A key that matched _KEY_RE, when it reads as the string itself (remembered); Unsure
+def plain_key(key: str) -> str:
+    """A key that matched KEY_RE, when it reads as the string itself (remembered); Unsure
     for a key YAML types (true, 1, null)."""
-    if _resolve(key) is not key:
+    if resolve(key) is not key:
         raise Unsure("key")
-    if len(_PLAIN_KEYS) < 65536:
-        _PLAIN_KEYS[key] = key
+    if len(PLAIN_KEYS) < 65536:
+        PLAIN_KEYS[key] = key
     return key
 
 
-def _resolve(text: str) -> Any:
+def resolve(text: str) -> Any:
     """The YAML 1.2 value of a plain scalar, as ruamel reads it, for the canonical forms
     ruamel also writes back unchanged; Unsure for any other typed form."""
     if text == "true":
@@ -347,9 +347,9 @@ def _resolve(text: str) -> Any:
         return False
     if text in _SPECIAL:
         raise Unsure("typed scalar")
-    if _NUMBERISH.match(text):
+    if NUMBERISH.match(text):
         if _INT_RE.fullmatch(text):
             return int(text)
-        if yamlio._NUMBER_RE.match(text) or _TS_RE.match(text) or text[0] in "+.":
+        if emitter.NUMBER_RE.match(text) or _TS_RE.match(text) or text[0] in "+.":
             raise Unsure("number form")
     return text

@@ -186,7 +186,7 @@ def detect_indent(body: list[str], c: int) -> tuple[int, int, int]:
     for line in body:
         stripped = line.lstrip(" ")
         bare = stripped.strip()
-        if not bare or bare[0] == "#":  # yamltext.is_blank_or_comment, inline
+        if not bare or bare[0] == "#":  # layout.is_blank_or_comment, inline
             continue
         ind = len(line) - len(stripped)
         if stripped.startswith("- ") or stripped.rstrip() == "-":
