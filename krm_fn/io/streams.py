@@ -507,7 +507,7 @@ def has_directive(text: str) -> bool:
 def _light_document(body: str) -> Any:
     """A document (keys at column 0) read by the light reader, as a ResourceList's
     functionConfig is (scanner); None when unsure. A policy file read so needs no
-    round-trip loader; a document read so is YAML (tests/test_lite.py: what the reader takes,
+    round-trip loader; a document read so is YAML (tests/unit/yaml/light/test_parser.py: what the reader takes,
     the round-trip loader reads the same)."""
     lines = layout.split_lines(body, keepends=False)
     m, _s, o = items_mod.detect_indent([x + "\n" for x in lines], 0)

@@ -150,7 +150,7 @@ def _stream_text(s: Stream, by_pos: dict[int, str], regenerated: dict[int, dict[
 def _read_back(doc: Doc, regenerated: dict[int, dict[str, Any]]) -> bool:
     """Whether a changed document's new text was read back already as the data it holds:
     the light writer's (splice reads every text it writes for the light path back with the light reader,
-    whose every reading the round-trip loader reads the same: tests/test_lite.py), or what
+    whose every reading the round-trip loader reads the same: tests/unit/yaml/light/test_parser.py), or what
     is left of one once written (a WrittenDocument)."""
     item = doc.item
     return item is not None and item.pos not in regenerated and isinstance(item.doc, (LightDocument, WrittenDocument))

@@ -139,7 +139,7 @@ class PausedGC:
     sight (gc.freeze): later collections, and the one at interpreter exit, would walk it all
     again (0.2-0.3 s after 1,500 files; 2.5 ms of a one-PipelineRun start). A program that
     calls runs in a loop keeps, frozen, the cycles that its round-trip runs leave behind
-    later (ruamel's, ~90 objects a run); light runs leave none (tests/test_complexity.py).
+    later (ruamel's, ~90 objects a run); light runs leave none (tests/suites/project/test_complexity.py).
     """
 
     __slots__ = ("was",)

@@ -145,7 +145,7 @@ class _Source(Record):
 
 def _schema() -> dict[str, Any]:
     # schemas/coschedulepolicy.schema.json as Python data: reading the file needed json (~1 ms
-    # to import) and importlib.resources (~7 ms); tests/test_schemacheck.py keeps them equal
+    # to import) and importlib.resources (~7 ms); tests/unit/policy/test_schemacheck.py keeps them equal
     from krm_fn.policy.schemadata import SCHEMA
 
     return SCHEMA

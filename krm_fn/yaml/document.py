@@ -321,7 +321,7 @@ class RoundTripDocument(Document):
             except Unsure:
                 pass
             except Exception:  # noqa: BLE001 - a splice bug costs the layout, never the object
-                pass  # (tests/test_splice_round_trip.py calls splicer.render_round_trip itself, where it shows)
+                pass  # (tests/unit/yaml/splice/test_splicer_round_trip.py calls splicer.render_round_trip itself, where it shows)
         if self.block:
             loader.set_block_style(self.data)
         dumped, faithful = loader.dump_verified(self.data, *self.indent)
@@ -334,7 +334,7 @@ class RoundTripDocument(Document):
 
 # --------------------------------------------------------------------------- document level
 # What the transforms need of the YAML layer besides a Document: they import nothing else of
-# it (tests/test_architecture.py).
+# it (tests/suites/project/test_architecture.py).
 
 
 def plain(node: Any) -> Any:

@@ -12,7 +12,7 @@ which is what ruamel writes back for such text too.
 
 Anything it is not sure about raises errors.Unsure, and the caller reads that item again on
 the round-trip path (document.LightDocument, process). So this module never decides output on its own: it either gives the bytes
-the round-trip path gives (tests/test_lite.py compares both on every fixture) or steps aside.
+the round-trip path gives (tests/unit/yaml/light/test_parser.py compares both on every fixture) or steps aside.
 """
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ round-trip loader's data, whose styles and tags it keeps), and `FastEmitter`, fo
 reader's plain data, which writes the common entries (plain and quoted scalars, block
 collections of them) itself and gives anything else to the emitter, on a copy carrying the
 light reader's styles (quotes, block scalars, the flow collections of the input). Its own
-output is the emitter's byte for byte (tests/test_lite.py compares both paths).
+output is the emitter's byte for byte (tests/unit/yaml/light/test_parser.py compares both paths).
 """
 from __future__ import annotations
 
@@ -283,5 +283,5 @@ def _scalar_text(v: Any) -> str:
 
 
 _SCALAR_TEXT: dict[str, str] = {}  # _scalar of a str, by value (cleared at 4,096)
-# What the round-trip writer surely writes plain (checked against it in tests/test_lite.py)
+# What the round-trip writer surely writes plain (checked against it in tests/unit/yaml/light/test_parser.py)
 _PLAIN_OUT_RE = re.compile(r"[A-Za-z0-9_./$(][A-Za-z0-9_./$()@=+:-]*")
