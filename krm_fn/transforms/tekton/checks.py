@@ -191,7 +191,7 @@ def _check_task_run_specs(run: Run) -> bool:
 
 
 def _check_task_workspaces(run: Run) -> bool:
-    """What Tekton makes of each pipeline task's workspaces (tekton_workspaces) that fails
+    """What Tekton makes of each pipeline task's workspaces (workspaces) that fails
     it: a `$(workspaces...)` reference it cannot use (an error: the run stops there), a
     required workspace the task's taskSpec declares but gets nothing for (a warning: a
     cluster default binding may fill it)."""
@@ -253,7 +253,7 @@ def _plain_spec(node: Any) -> dict[str, Any] | None:
 
 
 def task_uses(run: Run, spec: Any, substituted: frozenset[str]) -> list[tuple[str, int, dict[str, Any], workspaces.Uses]]:
-    """tekton_workspaces.pipeline_uses of the run's pipeline spec: for a referenced Pipeline
+    """workspaces.pipeline_uses of the run's pipeline spec: for a referenced Pipeline
     (`spec` its referenced_spec) found once per set of substituted workspaces and shared by
     the runs that name it."""
     pipeline = referenced_pipeline(run) if not isinstance(run.spec.get("pipelineSpec"), dict) else None

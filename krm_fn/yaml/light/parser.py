@@ -1,5 +1,5 @@
 """A strict reader for the plain block YAML that CI manifests are made of (its splicing writer
-is `splice`), so a small run never imports, let alone runs, the comment-preserving
+is `splice/splicer`), so a small run never imports, let alone runs, the comment-preserving
 round-trip loader.
 
 The round-trip loader (ruamel) costs about 20 ms to import and 20 to 40 ms to read and write
@@ -29,7 +29,7 @@ from krm_fn.yaml.light.scalars import flow_collection
 from krm_fn.yaml.light.scalars import folded
 from krm_fn.yaml.light.scalars import open_brackets
 from krm_fn.yaml.light.scalars import plain_key
-from krm_fn.yaml.light.scalars import plain_scalar
+from krm_fn.yaml.light.scalars import plain_value
 from krm_fn.yaml.light.scalars import quoted
 from krm_fn.yaml.light.scalars import quoted_key
 from krm_fn.yaml.light.scalars import tagged_str
@@ -357,7 +357,7 @@ class Reader:
             cut = line.find(" #", col)
             text = (line[col:] if cut < 0 else line[col:cut]).rstrip(" ")
             end = col + len(text)
-            v = plain_scalar(text)
+            v = plain_value(text)
         elif c == "'" or c == '"':
             if closing_quote(line, col + 1, c) < 0:
                 return self.quoted_lines(e, line, col, indent)
@@ -478,8 +478,8 @@ def _key_line(line: str, col: int) -> tuple[str, int, int, Any, int] | None:
             raise Unsure("trailing blanks")
         cut = line.find(" #", at + 1)
         if cut < 0:
-            return key, at, 1, plain_scalar(line[at + 1 :]), 0
-        return key, at, 1, plain_scalar(line[at + 1 : cut].rstrip(" ")), cut + 1
+            return key, at, 1, plain_value(line[at + 1 :]), 0
+        return key, at, 1, plain_value(line[at + 1 : cut].rstrip(" ")), cut + 1
     if line.startswith((" '", ' "'), at):
         # `key: 'quoted'`: as value() and inline() read it (a scalar, like a plain one)
         if line[-1].isspace():

@@ -269,7 +269,7 @@ def _flow_value(line: str, i: int, depth: int) -> tuple[Any, int]:
     text = line[i : m.start() if m else len(line)].rstrip(" ")
     if not text:
         raise Unsure("empty flow value")
-    return plain_scalar(text), i + len(text)
+    return plain_value(text), i + len(text)
 
 
 # The values of plain scalars already read (most repeat: ReadWriteOnce, kubernetes.io/hostname...)
@@ -277,7 +277,9 @@ _PLAIN_VALUES: dict[str, Any] = {}
 _MISSING = object()
 
 
-def plain_scalar(text: str) -> Any:
+def plain_value(text: str) -> Any:
+    """The value of a plain scalar's text as YAML 1.2 resolves it (remembered); Unsure for a
+    form the light reader does not take."""
     v = _PLAIN_VALUES.get(text, _MISSING)
     if v is not _MISSING:
         return v

@@ -1,4 +1,4 @@
-"""New text for the splicing writer (`splice`): one mapping entry, or sequence entries, in
+"""New text for the splicing writer (`splicer`): one mapping entry, or sequence entries, in
 the layout ruamel's round-trip writer gives them, without comments (the comments of the
 input stay in the text that is kept), shifted to the column they go at.
 

@@ -1,4 +1,4 @@
-"""Where each node of an item's text is, for the splicing writer (`splice`): two sources of
+"""Where each node of an item's text is, for the splicing writer (`splicer`): two sources of
 the same small interface, over the lines the writer splices (the item's lines, each column
 as it is there).
 

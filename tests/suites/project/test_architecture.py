@@ -221,3 +221,30 @@ def test_no_function_over_max_complexity() -> None:
             if _complexity(fn) > MAX_COMPLEXITY:
                 wrong[f"{_name(p)}.{name}"] = _complexity(fn)
     assert wrong == {}, f"split these functions (cyclomatic complexity over {MAX_COMPLEXITY})"
+
+
+def _parser_imports(tree: ast.Module) -> set[str]:
+    """The YAML parsers a module imports, anywhere in it: PyYAML, ruamel.yaml or its C
+    extension."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        names = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names] if isinstance(node, ast.Import) else []
+        out.update(n for n in names if n.split(".")[0] in ("yaml", "ruamel", "_ruamel_yaml"))
+    return out
+
+
+def test_only_the_yaml_layer_imports_a_yaml_parser() -> None:
+    """Issue 30: every question to a parser goes through yaml/ (yaml/libyaml for libyaml's
+    node graph and syntax check, yaml/roundtrip for ruamel)."""
+    outside = {name: sorted(p) for name, tree in _modules().items() if not name.startswith("yaml.") and (p := _parser_imports(tree))}
+    assert outside == {}
+    assert _parser_imports(_modules()["yaml.libyaml"]), "the check must see an import of a parser"
+
+
+def test_no_two_modules_share_a_name() -> None:
+    """A module's name says what it holds, once: `identity` in io/ and transforms/ meant two
+    things (issue 30)."""
+    stems: dict[str, list[str]] = {}
+    for name in _modules():
+        stems.setdefault(name.rsplit(".", 1)[-1], []).append(name)
+    assert {s: n for s, n in stems.items() if len(n) > 1} == {}
