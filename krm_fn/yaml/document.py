@@ -297,9 +297,7 @@ class RoundTripDocument(Document):
         self.pending: list[tuple[Any, str]] = []  # comments to put back before writing
 
     def new_map(self) -> Any:
-        from ruamel.yaml.comments import CommentedMap
-
-        return CommentedMap()
+        return loader.new_map()
 
     def safe(self, value: Any) -> Any:
         return loader.yamlsafe(value)

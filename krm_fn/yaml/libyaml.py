@@ -4,6 +4,7 @@ ruamel.yaml.clib: whether a text parses at all (events only, nothing built), its
 modules outside yaml/ ask these questions here and import no parser themselves."""
 from __future__ import annotations
 
+from krm_fn.core.errors import Unsure
 from krm_fn.yaml import guards
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
@@ -64,3 +65,38 @@ def tag_tokens(text: str) -> list[tuple[str, str, int, int]] | None:
     except yaml.YAMLError:
         return None
     return [(t.value[0], t.value[1], t.start_mark.index, t.end_mark.index) for t in tokens]
+
+
+def compose_marked(text: str) -> Any:
+    """An item's node graph, with start and end marks (the splicer's positions of round-trip
+    items), from libyaml: ruamel.yaml.clib's, or
+    when that refuses the text, PyYAML's. ruamel.yaml.clib bundles an older libyaml that
+    refuses a colon inside a plain scalar in a flow collection (`{url: https://h:8443/x}`),
+    which the round-trip loader and libyaml 0.2.5 read; the splice is read back either way."""
+    try:
+        from ruamel.yaml.cyaml import CBaseLoader
+    except ImportError:  # no libyaml: no end marks
+        raise Unsure("no libyaml") from None
+    node = _composed(CBaseLoader, text)
+    if node is _REFUSED:
+        import yaml
+
+        other = getattr(yaml, "CBaseLoader", None)
+        node = _composed(other, text) if other is not None else _REFUSED
+    if node is _REFUSED:
+        raise Unsure("libyaml does not read the item")
+    return node
+
+
+_REFUSED = object()
+
+
+def _composed(loader_class: Any, text: str) -> Any:
+    """The single node a libyaml loader composes of `text`, or _REFUSED."""
+    loader = loader_class(text)
+    try:
+        return loader.get_single_node()
+    except Exception:  # noqa: BLE001 - libyaml refuses what the round-trip loader took
+        return _REFUSED
+    finally:
+        loader.dispose()

@@ -149,6 +149,13 @@ def rt_dump(node: Any, mapping: int = 2, sequence: int = 2, offset: int = 0) -> 
     return buf.getvalue()
 
 
+def new_map() -> Any:
+    """An empty mapping of a round-trip tree (ruamel's CommentedMap)."""
+    from ruamel.yaml.comments import CommentedMap
+
+    return CommentedMap()
+
+
 def yamlsafe(value: Any) -> Any:
     """Deep-convert plain data for insertion into a round-trip tree: maps and lists become
     ruamel's commented types (block style), and strings a YAML 1.1 reader would re-type are

@@ -2,8 +2,9 @@
 the layout ruamel's round-trip writer gives them, without comments (the comments of the
 input stay in the text that is kept), shifted to the column they go at.
 
-Two writers of the same layout: `Emitter`, ruamel's round-trip emitter itself (for the
-round-trip loader's data, whose styles and tags it keeps), and `FastEmitter`, for the light
+Two writers of the same layout: `roundtrip/entries.Emitter`, ruamel's round-trip emitter
+itself (for the round-trip loader's data, whose styles and tags it keeps), and `FastEmitter`
+(here), for the light
 reader's plain data, which writes the common entries (plain and quoted scalars, block
 collections of them) itself and gives anything else to the emitter, on a copy carrying the
 light reader's styles (quotes, block scalars, the flow collections of the input). Its own
@@ -22,66 +23,12 @@ from krm_fn.yaml.light.scalars import SQ
 from krm_fn.yaml.light.scalars import Folded
 from krm_fn.yaml.light.scalars import Lit
 from krm_fn.yaml.light.scalars import resolve
-from krm_fn.yaml.roundtrip import loader
+from krm_fn.yaml.roundtrip import entries
+from krm_fn.yaml.roundtrip.entries import Emitter
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
     from typing import Any
-
-
-class Emitter:
-    """ruamel's round-trip emitter, at the item's indentation (mapping, sequence, offset)."""
-
-    def __init__(self, indent: tuple[int, int, int]) -> None:
-        self.indent = indent
-
-    def prepare(self, v: Any) -> Any:
-        """The data as the emitter is to write it."""
-        return _bare(v)
-
-    def prepare_key(self, k: Any) -> Any:
-        return k
-
-    def restyled(self, old: Any, new: Any) -> Any:
-        """The value `new` set where `old` was, as the tree holds it (ruamel's own mappings
-        keep the old scalar's style already)."""
-        return new
-
-    def _dump(self, m: Any) -> list[str]:
-        try:
-            text = loader.rt_dump(m, *self.indent)
-        except Unsure:
-            raise
-        except Exception:  # noqa: BLE001 - what the emitter refuses is not this writer's
-            raise Unsure("data the emitter refuses") from None
-        return [x for x in text.split("\n")[:-1] if x != "..."]
-
-    def entry(self, key: Any, value: Any, col: int) -> list[str]:
-        """`key: value` with its key at column `col`."""
-        from ruamel.yaml.comments import CommentedMap
-
-        m = CommentedMap()
-        m[self.prepare_key(key)] = self.prepare(value)
-        pad = " " * col
-        return [pad + x if x else x for x in self._dump(m)]
-
-    def items(self, values: list[Any], dash: int) -> list[str]:
-        """`values` as sequence entries, their dashes at column `dash`."""
-        from ruamel.yaml.comments import CommentedMap
-        from ruamel.yaml.comments import CommentedSeq
-
-        seq = CommentedSeq()
-        for v in values:
-            seq.append(self.prepare(v))
-        m = CommentedMap()
-        m["x"] = seq
-        got = self._dump(m)[1:]
-        shift = dash - self.indent[2]
-        if shift >= 0:
-            return [" " * shift + x if x else x for x in got]
-        if any(x[:-shift].strip() for x in got):
-            raise Unsure("sequence column")
-        return [x[-shift:] for x in got]
 
 
 class FastEmitter(Emitter):
@@ -97,10 +44,10 @@ class FastEmitter(Emitter):
         self.flows = flows
 
     def prepare(self, v: Any) -> Any:
-        return _styled(v, self.flows)
+        return entries.styled(v, self.flows)
 
     def prepare_key(self, k: Any) -> Any:
-        return _styled(k, self.flows)
+        return entries.styled(k, self.flows)
 
     def restyled(self, old: Any, new: Any) -> Any:
         """A plain string set where a quoted or block scalar was keeps that style, as it
@@ -177,70 +124,6 @@ class FastEmitter(Emitter):
 
 
 _STYLES = (DQ, SQ, Lit, Folded)  # the light reader's scalar styles (str subclasses)
-
-
-def _styled(v: Any, flows: set[int]) -> Any:
-    """Plain data of the light reader as ruamel's emitter takes it: quoted and block scalars
-    as its scalar-string types, the input's flow collections (`flows`) in flow style (what
-    they hold is written in flow style by the emitter in any case)."""
-    from ruamel.yaml.comments import CommentedMap
-    from ruamel.yaml.comments import CommentedSeq
-    from ruamel.yaml.scalarstring import DoubleQuotedScalarString
-    from ruamel.yaml.scalarstring import FoldedScalarString
-    from ruamel.yaml.scalarstring import LiteralScalarString
-    from ruamel.yaml.scalarstring import SingleQuotedScalarString
-
-    if isinstance(v, dict):
-        m = CommentedMap()
-        for k, x in v.items():
-            m[_styled(k, flows)] = _styled(x, flows)
-        if id(v) in flows:
-            m.fa.set_flow_style()
-        return m
-    if isinstance(v, list):
-        s = CommentedSeq(_styled(x, flows) for x in v)
-        if id(v) in flows:
-            s.fa.set_flow_style()
-        return s
-    for lite_type, rt_type in ((DQ, DoubleQuotedScalarString), (SQ, SingleQuotedScalarString), (Folded, FoldedScalarString), (Lit, LiteralScalarString)):
-        if isinstance(v, lite_type):
-            return rt_type(str(v))
-    if isinstance(v, str) and v.__class__ is not str:
-        raise Unsure("scalar type")
-    return v
-
-
-def _bare(v: Any) -> Any:
-    """A copy of a round-trip subtree without its comments (they stay in the kept text), with
-    its styles (flow, quotes, block scalars) and tags."""
-    from ruamel.yaml.comments import CommentedMap
-    from ruamel.yaml.comments import CommentedSeq
-
-    if isinstance(v, (CommentedMap, CommentedSeq)):
-        if v.anchor.value is not None:
-            raise Unsure("anchor")
-        n: Any = type(v)()
-        if v.fa.flow_style():
-            n.fa.set_flow_style()
-        tag = getattr(v, "tag", None)
-        if tag is not None and getattr(tag, "value", None):
-            n.yaml_set_ctag(tag)
-        if isinstance(v, CommentedMap):
-            for k, x in v.items():
-                n[k] = _bare(x)
-        else:
-            for x in v:
-                n.append(_bare(x))
-        return n
-    if isinstance(v, dict):
-        return {k: _bare(x) for k, x in v.items()}
-    if isinstance(v, list):
-        return [_bare(x) for x in v]
-    if getattr(v, "comment", None) is not None:
-        if getattr(getattr(v, "anchor", None), "value", None) is not None:
-            raise Unsure("anchor")
-        return type(v)(str(v))
-    return v
 
 
 def _scalar(v: Any) -> str:

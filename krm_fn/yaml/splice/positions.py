@@ -245,40 +245,6 @@ class NodePositions:
         return found
 
 
-def compose(text: str) -> Any:
-    """The item's node graph, with start and end marks, from libyaml: ruamel.yaml.clib's, or
-    when that refuses the text, PyYAML's. ruamel.yaml.clib bundles an older libyaml that
-    refuses a colon inside a plain scalar in a flow collection (`{url: https://h:8443/x}`),
-    which the round-trip loader and libyaml 0.2.5 read; the splice is read back either way."""
-    try:
-        from ruamel.yaml.cyaml import CBaseLoader
-    except ImportError:  # no libyaml: no end marks
-        raise Unsure("no libyaml") from None
-    node = _composed(CBaseLoader, text)
-    if node is _REFUSED:
-        import yaml
-
-        other = getattr(yaml, "CBaseLoader", None)
-        node = _composed(other, text) if other is not None else _REFUSED
-    if node is _REFUSED:
-        raise Unsure("libyaml does not read the item")
-    return node
-
-
-_REFUSED = object()
-
-
-def _composed(loader_class: Any, text: str) -> Any:
-    """The single node a libyaml loader composes of `text`, or _REFUSED."""
-    loader = loader_class(text)
-    try:
-        return loader.get_single_node()
-    except Exception:  # noqa: BLE001 - libyaml refuses what the round-trip loader took
-        return _REFUSED
-    finally:
-        loader.dispose()
-
-
 def _shared(root: Any) -> set[int]:
     """The nodes an alias gives a second time: their marks are those of the anchored text,
     wherever they are met, so the writer never places anything by them."""

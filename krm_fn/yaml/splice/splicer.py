@@ -32,8 +32,10 @@ from __future__ import annotations
 from krm_fn.core.errors import Unsure
 from krm_fn.yaml import guards
 from krm_fn.yaml import layout
+from krm_fn.yaml import libyaml
 from krm_fn.yaml.light.parser import read
 from krm_fn.yaml.plain import to_plain
+from krm_fn.yaml.roundtrip import entries
 from krm_fn.yaml.roundtrip import loader
 from krm_fn.yaml.splice import newtext
 from krm_fn.yaml.splice import positions
@@ -65,7 +67,7 @@ def render_light(doc: Doc, before: Any, after: Any) -> str:
         # libyaml refuses a tab where a block scalar's indentation is (ruamel and the light
         # reader read it): the round-trip path cannot splice such an item and writes the
         # whole object, so the light path must not splice it either (the same bytes)
-        positions.compose(layout.item_document("\n".join(lines) + "\n")[0])
+        libyaml.compose_marked(layout.item_document("\n".join(lines) + "\n")[0])
     flows = {id(e.node) for e in doc.flows} if doc.flows else _NONE
     w = _Walker(lines, positions.LitePositions(doc, off), newtext.FastEmitter((doc.m, doc.o + 2, doc.o), flows), _same_plain)
     try:
@@ -95,9 +97,9 @@ def render_round_trip(chunk: str, before: Any, after: Any, indent: tuple[int, in
     back by the safe loader. Unsure when the writer is not sure of it."""
     lines = layout.split_lines(chunk, keepends=False)
     doc_text, cut = layout.item_document(chunk)
-    root = positions.compose(doc_text)
+    root = libyaml.compose_marked(doc_text)
     src = positions.NodePositions(layout.split_lines(doc_text, keepends=False), cut, root)
-    w = _Walker(lines, src, newtext.Emitter(indent), to_plain)
+    w = _Walker(lines, src, entries.Emitter(indent), to_plain)
     if not positions.is_block_mapping(root) or not isinstance(after, dict):
         raise Unsure("not a block mapping")
     try:
@@ -157,7 +159,7 @@ class _Walker:
     and the edits it makes of the writer's `lines` (`emit`: new text; `plain`: a subtree of
     the edited data as plain data, to compare with the data as read)."""
 
-    def __init__(self, lines: list[str], src: Any, emit: newtext.Emitter, plain: Callable[[Any], Any]) -> None:
+    def __init__(self, lines: list[str], src: Any, emit: entries.Emitter, plain: Callable[[Any], Any]) -> None:
         self.lines = lines
         self.src = src
         self.emit = emit
