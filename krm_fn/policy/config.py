@@ -25,6 +25,9 @@ from krm_fn.policy.nop import nop_image
 from krm_fn.policy.nop import nop_release
 from krm_fn.policy.nop import nop_tag
 from krm_fn.policy.nop import parse_version
+from krm_fn.policy.releases import NEWEST
+from krm_fn.policy.releases import fmt
+from krm_fn.policy.releases import set_security_context_default
 from krm_fn.yaml import guards
 from krm_fn.yaml import yamlio
 
@@ -35,13 +38,14 @@ if TYPE_CHECKING:
 POLICY_API_VERSION = "fn.kpt.dev/v1alpha1"
 POLICY_KIND = "CoschedulePolicy"
 ACCEPTED = f"`{POLICY_KIND}.v1alpha1.fn.kpt.dev` or `ConfigMap.v1`"
-NEWEST_TEKTON = (1, 15, 0)
+NEWEST_TEKTON = NEWEST  # the newest release of policy/releases.py
 # config-defaults default-service-account: Tekton's value when the key is absent
 # (pkg/apis/config/default.go DefaultServiceAccountValue), also the shipped ConfigMap's
 DEFAULT_SERVICE_ACCOUNT = "default"
 MODES = ("workspaces", "pipelineruns", "isolate-pipelinerun", "disabled")
 STRATEGIES = ("auto", "placeholder", "run-keyed")
-NEWEST_KUBERNETES = (1, 33)
+# the newest Kubernetes release (1.37.0, with kubernetes/kubernetes#139161's queueing hint)
+NEWEST_KUBERNETES = (1, 37)
 # matchLabelKeys / mismatchLabelKeys in pod (anti-)affinity (KEP-3633): alpha 1.29 (gate off),
 # beta and on by default 1.31, GA 1.33
 RUN_KEYED_SINCE = (1, 31)
@@ -64,7 +68,7 @@ class Policy(Record):
         tekton_version: tuple[int, int, int] = NEWEST_TEKTON,
         assistant_image: str = DEFAULT_NOP_IMAGE,
         assistant_pod_template: dict[str, Any] | None = None,
-        set_security_context: bool = False,
+        set_security_context: bool | None = None,
         set_security_context_ro_rootfs: bool = False,
         pvc_retention: dict[str, str] | None = None,
         topology_spread: list[dict[str, Any]] | None = None,
@@ -91,7 +95,10 @@ class Policy(Record):
         self.tekton_version = tekton_version
         self.assistant_image = assistant_image
         self.assistant_pod_template: dict[str, Any] = {} if assistant_pod_template is None else assistant_pod_template
-        self.set_security_context = set_security_context
+        # None: Tekton's default for the version (on from v1.16.0, PR #9589)
+        self.set_security_context = (
+            set_security_context_default(tekton_version) if set_security_context is None else set_security_context
+        )
         self.set_security_context_ro_rootfs = set_security_context_ro_rootfs
         self.pvc_retention: dict[str, str] = (
             {"whenDeleted": "Delete", "whenScaled": "Delete"} if pvc_retention is None else pvc_retention
@@ -379,10 +386,13 @@ def _resolve(
     p = Policy(ref=src.ref, file_path=src.file_path, file_index=src.file_index, field_prefix=prefix)
     if "tektonVersion" in spec:
         p.tekton_version = parse_version(spec["tektonVersion"])
+
     def where(*typed: str) -> str:
         return cm_paths.get(typed, ".".join((prefix, *typed)))
 
     mode, results = _mode(spec, src, p.tekton_version, where)
+    if p.tekton_version > NEWEST_TEKTON:
+        results = [_newer_than_known(src, p.tekton_version, where("tektonVersion")), *results]
     if mode is None:
         return None, results
     problems = _pod_template_problems(src, where("defaultPodTemplate"), spec.get("defaultPodTemplate"))
@@ -400,7 +410,7 @@ def _resolve(
     else:
         p.assistant_image = nop_image(p.tekton_version)
     p.assistant_pod_template = copy_data(a.get("podTemplate") or {})
-    p.set_security_context = bool(a.get("setSecurityContext", False))
+    p.set_security_context = bool(a.get("setSecurityContext", set_security_context_default(p.tekton_version)))
     p.set_security_context_ro_rootfs = bool(a.get("setSecurityContextReadOnlyRootFilesystem", False))
     p.pvc_retention = {"whenDeleted": "Delete", "whenScaled": "Delete", **(a.get("pvcRetentionPolicy") or {})}
     p.topology_spread = copy_data(a.get("topologySpreadConstraints") or [])
@@ -435,6 +445,19 @@ def _resolve(
             )
         ]
     return p, results
+
+
+def _newer_than_known(src: _Source, version: tuple[int, int, int], path: str) -> Result:
+    newest = fmt(NEWEST_TEKTON)
+    return _err(
+        src,
+        path,
+        f"{path} is {fmt(version)}, newer than the newest Tekton release this function knows "
+        f"({newest}); the output follows {newest} (its nop image {nop_image(NEWEST_TEKTON)} and "
+        f"its defaults). Check {newest}'s assistant against your release's notes, set "
+        "assistant.image to your release's nop image, or update the function",
+        "warning",
+    )
 
 
 def _image_version_check(

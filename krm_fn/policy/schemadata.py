@@ -74,14 +74,14 @@ SCHEMA: dict[str, Any] = {
           "type": "boolean"
         },
         "tektonVersion": {
-          "description": "Tekton Pipelines version your cluster runs (X.Y or X.Y.Z, optionally with a leading v). It selects how coschedule and disableAffinityAssistant are resolved (per-run modes below v0.51.0 and coschedule other than workspaces below v0.50.0 are errors), the assistant image when assistant.image is unset, and how the tekton.dev/pipeline label is derived. Default: the newest version known to the function.",
-          "default": "v1.15.0",
+          "description": "Tekton Pipelines version your cluster runs (X.Y or X.Y.Z, optionally with a leading v). It selects how coschedule and disableAffinityAssistant are resolved (per-run modes below v0.51.0 and coschedule other than workspaces below v0.50.0 are errors), the assistant image when assistant.image is unset, the default of assistant.setSecurityContext (on from v1.16.0) and how the tekton.dev/pipeline label is derived. The releases the function knows and what each changes for the assistant: docs/tekton-releases.md. Default: the newest known release, v1.16.0; a newer version is a warning, and the output follows v1.16.0.",
+          "default": "v1.16.0",
           "type": "string",
           "pattern": "^v?[0-9]+\\.[0-9]+(\\.[0-9]+)?$"
         },
         "kubernetesVersion": {
-          "description": "Kubernetes version your cluster runs (X.Y or X.Y.Z, optionally with a leading v). The run-keyed strategy needs 1.31 or newer (matchLabelKeys / mismatchLabelKeys in pod affinity, KEP-3633: beta and on by default in 1.31, GA in 1.33); below that, runs without a name cannot be coscheduled and are errors. Default: 1.33.",
-          "default": "1.33",
+          "description": "Kubernetes version your cluster runs (X.Y or X.Y.Z, optionally with a leading v). The run-keyed strategy needs 1.31 or newer (matchLabelKeys / mismatchLabelKeys in pod affinity, KEP-3633: beta and on by default in 1.31, GA in 1.33); below that, runs without a name cannot be coscheduled and are errors. explain uses it to say where a run may wait for the scheduler's unschedulable-pods flush (docs/strategies.md). Default: 1.37, the newest Kubernetes release.",
+          "default": "1.37",
           "type": "string",
           "pattern": "^v?[0-9]+\\.[0-9]+(\\.[0-9]+)?$"
         },
@@ -101,8 +101,8 @@ SCHEMA: dict[str, Any] = {
           "additionalProperties": false,
           "properties": {
             "image": {
-              "description": "Container image of the assistant (Tekton's nop image, the controller's -nop-image flag); the container runs it with args [tekton_run_indefinitely]. Unset: the nop image of tektonVersion's release, ghcr.io/tektoncd/pipeline/github.com/tektoncd/pipeline/cmd/nop:<release>, from a table of Tekton releases in the function (v0.15.0 to v1.15.0; a version between releases or newer takes the newest release before it, and one below v0.15.0, whose Tekton ran no nop image, the newest). Set it to pin a digest or to use a mirror. A set image whose tag is a nop release other than tektonVersion's earns a warning when tektonVersion is set too (only the tag is checked: a digest cannot be checked offline).",
-              "default": "ghcr.io/tektoncd/pipeline/github.com/tektoncd/pipeline/cmd/nop:v1.15.0",
+              "description": "Container image of the assistant (Tekton's nop image, the controller's -nop-image flag); the container runs it with args [tekton_run_indefinitely]. Unset: the nop image of tektonVersion's release, ghcr.io/tektoncd/pipeline/github.com/tektoncd/pipeline/cmd/nop:<release>, from a table of Tekton releases in the function (v0.15.0 to v1.16.0, docs/tekton-releases.md; a version between releases or newer takes the newest release before it, and one below v0.15.0, whose Tekton ran no nop image, the newest). Set it to pin a digest or to use a mirror. A set image whose tag is a nop release other than tektonVersion's earns a warning when tektonVersion is set too (only the tag is checked: a digest cannot be checked offline).",
+              "default": "ghcr.io/tektoncd/pipeline/github.com/tektoncd/pipeline/cmd/nop:v1.16.0",
               "type": "string",
               "minLength": 1
             },
@@ -192,8 +192,8 @@ SCHEMA: dict[str, Any] = {
               }
             },
             "setSecurityContext": {
-              "description": "Tekton's set-security-context: true gives the assistant container allowPrivilegeEscalation false, capabilities.drop [ALL], runAsNonRoot and seccompProfile RuntimeDefault (only runAsNonRoot on Windows nodes); false leaves its securityContext empty.",
-              "default": false,
+              "description": "Tekton's set-security-context: true gives the assistant container allowPrivilegeEscalation false, capabilities.drop [ALL], runAsNonRoot and seccompProfile RuntimeDefault (only runAsNonRoot on Windows nodes), the restricted Pod Security profile's container fields; false leaves its securityContext empty. Default: Tekton's default for tektonVersion: false below v1.16.0, true from v1.16.0 (tektoncd/pipeline#9589), so true for the default tektonVersion.",
+              "default": true,
               "type": "boolean"
             },
             "setSecurityContextReadOnlyRootFilesystem": {
