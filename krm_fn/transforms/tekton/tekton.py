@@ -75,8 +75,10 @@ def _handle(item: Item, ctx: Context, node: Any = None, meta: Meta | None = None
         _apply_scheduling(run)
         if any(r.severity == "error" for r in ctx.results[mark:]):
             return  # a pod template the policy could not apply to: the assistant would copy it
+        plans = len(ctx.plans)
         _coschedule(run)
         tekton_checks.warn_unplaceable(run)
+        tekton_checks.warn_auto_cleanup(run, (meta or item.meta).annotations, ctx.plans[plans:])
         run.drop_empty_parent()
     except FieldError as e:
         ctx.error(item, e.path, f"{e}; fix the manifest (Tekton would reject it too)")
