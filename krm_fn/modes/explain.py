@@ -94,7 +94,32 @@ def table(plans: Sequence[Plan]) -> str:
         out.append("\n" + cost[2].upper() + cost[3:] + ".\n")
     if any(p.strategy == "run-keyed" for p in plans):
         out.append("(run-keyed) groups hold nothing: their pods share a node while they are alive.\n")
+    out.extend(scope_notes(plans))
     return "".join(out)
+
+
+_WHO = {"placeholder": "Placeholders", "run-keyed": "Run-keyed runs"}
+_WHERE = {
+    "namespace": "within its own namespace only",
+    "cluster": "across all namespaces (namespaceSelector: {})",
+}
+_WHY = {
+    ("placeholder", "namespace"): " (Tekton's anti-affinity term, which has no namespace selector: tektoncd/pipeline#9531)",
+}
+
+
+def scope_notes(plans: Sequence[Plan]) -> list[str]:
+    """One line per strategy and isolation scope among the plans: where the anti-affinity
+    that keeps runs apart looks for other runs (Plan.scope, as the transform wrote it)."""
+    seen = sorted({(p.strategy, p.scope) for p in plans if p.scope}, key=lambda x: (x[0] != "placeholder", x[1]))
+    out = []
+    for strategy, scope in seen:
+        other = "cluster" if scope == "namespace" else "namespace"
+        out.append(
+            f"{_WHO.get(strategy, strategy)} keep each run apart from other runs {_WHERE[scope]}"
+            f"{_WHY.get((strategy, scope), '')}; isolationScope: {other} in the policy changes that.\n"
+        )
+    return out
 
 
 def _q(s: str) -> str:

@@ -25,6 +25,7 @@ from krm_fn.policy.nop import nop_image
 from krm_fn.policy.nop import nop_release
 from krm_fn.policy.nop import nop_tag
 from krm_fn.policy.nop import parse_version
+from krm_fn.policy.podtemplate import pod_template_problems
 from krm_fn.policy.releases import NEWEST
 from krm_fn.policy.releases import fmt
 from krm_fn.policy.releases import set_security_context_default
@@ -59,7 +60,8 @@ class Policy(Record):
         "set_security_context_ro_rootfs", "pvc_retention", "topology_spread", "scheduling_gates",
         "default_pod_template", "default_service_account", "node_selector", "tolerations", "scheduler_name", "on_conflict",
         "hardening", "hardening_allow_toleration_keys", "hardening_allow_node_selector_keys",
-        "generate_name", "strategy", "kubernetes_version", "ref", "file_path", "file_index", "field_prefix",
+        "generate_name", "strategy", "kubernetes_version", "isolation_scope", "ref", "file_path", "file_index",
+        "field_prefix",
     )
 
     def __init__(
@@ -85,6 +87,7 @@ class Policy(Record):
         generate_name: str = "error",
         strategy: str = "auto",
         kubernetes_version: tuple[int, int] = NEWEST_KUBERNETES,
+        isolation_scope: str | None = None,
         ref: ResourceRef | None = None,
         file_path: str | None = None,
         file_index: int | None = None,
@@ -121,6 +124,8 @@ class Policy(Record):
         self.generate_name = generate_name
         self.strategy = strategy  # auto | placeholder | run-keyed (SPEC §4b)
         self.kubernetes_version = kubernetes_version
+        # namespace | cluster | None (each strategy's own: see `scope`)
+        self.isolation_scope = isolation_scope
         # where the config came from, for results that point at it
         self.ref = ref
         self.file_path = file_path
@@ -133,6 +138,19 @@ class Policy(Record):
         """The Tekton pod label run-keyed terms key on: the run's UID where Tekton sets it on
         TaskRuns and pods (v0.63.0 on), else its name."""
         return names.RUN_UID_KEY if self.tekton_version >= (0, 63, 0) else names.RUN_NAME_KEY
+
+    def scope(self, strategy: str, mode: str) -> str:
+        """Where the terms that keep runs (or workspaces) apart look for the others: the
+        policy's isolationScope, else each strategy's own. A placeholder copies Tekton's repel
+        term, which has no namespace selector: the run's namespace (tektoncd/pipeline#9531).
+        Run-keyed isolate-pipelinerun repels every namespace's runs, run-keyed pipelineruns
+        prefers to spread within the namespace. "" where nothing is kept apart (run-keyed
+        workspaces mode, disabled)."""
+        if mode == "disabled" or (strategy == "run-keyed" and mode not in ("pipelineruns", "isolate-pipelinerun")):
+            return ""
+        if self.isolation_scope:
+            return self.isolation_scope
+        return "cluster" if strategy == "run-keyed" and mode == "isolate-pipelinerun" else "namespace"
 
     @property
     def run_keyed_ok(self) -> bool:
@@ -395,10 +413,11 @@ def _resolve(
         results = [_newer_than_known(src, p.tekton_version, where("tektonVersion")), *results]
     if mode is None:
         return None, results
-    problems = _pod_template_problems(src, where("defaultPodTemplate"), spec.get("defaultPodTemplate"))
+    found = pod_template_problems(where("defaultPodTemplate"), spec.get("defaultPodTemplate"))
     assistant = spec.get("assistant")
     if isinstance(assistant, dict):
-        problems += _pod_template_problems(src, where("assistant", "podTemplate"), assistant.get("podTemplate"))
+        found += pod_template_problems(where("assistant", "podTemplate"), assistant.get("podTemplate"))
+    problems = [_err(src, path, message) for path, message in found]
     if problems:
         return None, results + problems
     p.mode = mode
@@ -409,12 +428,7 @@ def _resolve(
             results = results + _image_version_check(src, a["image"], p.tekton_version, where)
     else:
         p.assistant_image = nop_image(p.tekton_version)
-    p.assistant_pod_template = copy_data(a.get("podTemplate") or {})
-    p.set_security_context = bool(a.get("setSecurityContext", set_security_context_default(p.tekton_version)))
-    p.set_security_context_ro_rootfs = bool(a.get("setSecurityContextReadOnlyRootFilesystem", False))
-    p.pvc_retention = {"whenDeleted": "Delete", "whenScaled": "Delete", **(a.get("pvcRetentionPolicy") or {})}
-    p.topology_spread = copy_data(a.get("topologySpreadConstraints") or [])
-    p.scheduling_gates = copy_data(a.get("schedulingGates") or [])
+    _resolve_assistant(p, a)
     p.default_pod_template = copy_data(spec.get("defaultPodTemplate") or {})
     p.default_service_account = spec.get("defaultServiceAccount", DEFAULT_SERVICE_ACCOUNT)
     s = spec.get("scheduling") or {}
@@ -429,6 +443,7 @@ def _resolve(
     p.hardening_allow_node_selector_keys = list(h.get("allowNodeSelectorKeys") or [])
     p.generate_name = spec.get("generateName", "error")
     p.strategy = spec.get("strategy", "auto")
+    p.isolation_scope = spec.get("isolationScope")
     if "kubernetesVersion" in spec:
         major, minor, _patch = parse_version(spec["kubernetesVersion"])
         p.kubernetes_version = (major, minor)
@@ -445,6 +460,17 @@ def _resolve(
             )
         ]
     return p, results
+
+
+def _resolve_assistant(p: Policy, a: dict[str, Any]) -> None:
+    """The assistant's fields but its image; setSecurityContext unset is Tekton's default for
+    the version (on from v1.16.0)."""
+    p.assistant_pod_template = copy_data(a.get("podTemplate") or {})
+    p.set_security_context = bool(a.get("setSecurityContext", set_security_context_default(p.tekton_version)))
+    p.set_security_context_ro_rootfs = bool(a.get("setSecurityContextReadOnlyRootFilesystem", False))
+    p.pvc_retention = {"whenDeleted": "Delete", "whenScaled": "Delete", **(a.get("pvcRetentionPolicy") or {})}
+    p.topology_spread = copy_data(a.get("topologySpreadConstraints") or [])
+    p.scheduling_gates = copy_data(a.get("schedulingGates") or [])
 
 
 def _newer_than_known(src: _Source, version: tuple[int, int, int], path: str) -> Result:
@@ -480,54 +506,6 @@ def _image_version_check(
             "warning",
         )
     ]
-
-
-# The pod template fields the function copies into runs and placeholders, with the types the
-# Kubernetes and Tekton APIs give them: a wrong type here would be written into every run.
-_TEMPLATE_FIELDS: dict[str, tuple[type, type | None]] = {
-    "nodeSelector": (dict, str),
-    "tolerations": (list, dict),
-    "affinity": (dict, None),
-    "securityContext": (dict, None),
-    "dnsConfig": (dict, None),
-    "imagePullSecrets": (list, dict),
-    "env": (list, dict),
-    "volumes": (list, dict),
-    "hostAliases": (list, dict),
-    "topologySpreadConstraints": (list, dict),
-    "schedulerName": (str, None),
-    "priorityClassName": (str, None),
-    "runtimeClassName": (str, None),
-    "dnsPolicy": (str, None),
-    "serviceAccountName": (str, None),
-    "hostNetwork": (bool, None),
-    "automountServiceAccountToken": (bool, None),
-    "enableServiceLinks": (bool, None),
-}
-_TYPE_WORDS = {dict: "a mapping", list: "a list", str: "a string", bool: "true or false"}
-
-
-def _pod_template_problems(src: _Source, path: str, tpl: Any) -> list[Result]:
-    """Errors for a pod template of the policy whose known fields have the wrong type."""
-    if tpl is None:
-        return []
-    if not isinstance(tpl, dict):
-        return [_err(src, path, f"the pod template is a {type_name(tpl)}; it must be a mapping of pod template fields")]
-    out = []
-    for key, (outer, inner) in _TEMPLATE_FIELDS.items():
-        if key not in tpl or tpl[key] is None:
-            continue
-        v = tpl[key]
-        if not isinstance(v, outer) or (outer is not bool and isinstance(v, bool)):
-            out.append(_err(src, f"{path}.{key}", f"{key} is a {type_name(v)}; it must be {_TYPE_WORDS[outer]}"))
-            continue
-        if inner is None:
-            continue
-        values: list[Any] = list(v.values()) if isinstance(v, dict) else list(v) if isinstance(v, list) else []
-        if any(not isinstance(x, inner) for x in values):
-            what = "strings" if inner is str else "mappings"
-            out.append(_err(src, f"{path}.{key}", f"{key} must hold {what} only"))
-    return out
 
 
 def _mode(

@@ -25,6 +25,7 @@ CONFIGMAP_KEYS: dict[str, tuple[str, ...]] = {
     "tekton-version": ("tektonVersion",),
     "coschedule-strategy": ("strategy",),
     "kubernetes-version": ("kubernetesVersion",),
+    "isolation-scope": ("isolationScope",),
     "nop-image": ("assistant", "image"),
 }
 

@@ -94,6 +94,13 @@ SCHEMA: dict[str, Any] = {
             "run-keyed"
           ]
         },
+        "isolationScope": {
+          "description": "Where the anti-affinity that keeps runs apart (isolate-pipelinerun: required, one run per node; pipelineruns and the placeholders of workspaces mode: preferred, weight 100) looks for other runs: namespace = only in the run's own namespace, cluster = in every namespace (namespaceSelector: {}). One setting for both strategies. Unset: each keeps its own, as before: placeholders copy Tekton's term, which has no namespace selector (namespace; tektoncd/pipeline#9531), run-keyed isolate-pipelinerun repels runs of every namespace (cluster) and run-keyed pipelineruns spreads within the namespace. A re-render with another scope rewrites the terms it wrote.",
+          "enum": [
+            "namespace",
+            "cluster"
+          ]
+        },
         "assistant": {
           "description": "The generated affinity-assistant StatefulSets (Tekton's config-defaults and feature flags for them).",
           "default": {},

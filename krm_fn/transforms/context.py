@@ -38,12 +38,16 @@ class Generated(Record):
 class Plan(Record):
     """What the coscheduling transform decided for one run (read by `explain`)."""
 
-    __slots__ = ("run", "mode", "assistants", "strategy")
+    __slots__ = ("run", "mode", "assistants", "strategy", "scope")
 
-    def __init__(self, run: ResourceRef, mode: str, assistants: list[dict[str, Any]], strategy: str = "placeholder") -> None:
+    def __init__(
+        self, run: ResourceRef, mode: str, assistants: list[dict[str, Any]], strategy: str = "placeholder", scope: str = "",
+    ) -> None:
         self.run = run
         self.mode = mode
         self.strategy = strategy  # run-keyed: the "assistants" are claim groups, name ""
+        # where the terms that keep runs apart look: "namespace", "cluster", or "" (none)
+        self.scope = scope
         # {name, tasks: [..], claims: [{template, claim, bindings}], volumes: [...]}
         self.assistants = assistants
 

@@ -473,4 +473,5 @@ def _record_plan(run: Run, groups: list[tuple[Group, list[dict[str, Any]], list[
                 "volumeBindings": {c: user_bound.get(c, []) for c in claims},
             }
         )
-    run.ctx.plans.append(Plan(run.ctx.ref(run.item), run.ctx.policy.mode, assistants))
+    mode = run.ctx.policy.mode
+    run.ctx.plans.append(Plan(run.ctx.ref(run.item), mode, assistants, scope=run.ctx.policy.scope("placeholder", mode)))
