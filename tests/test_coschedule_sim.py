@@ -673,3 +673,55 @@ def test_runs_one_after_another_on_a_shared_claim_run_keyed(mode: str) -> None:
     for local in (False, True):
         r = simulate(rendered.items, local=local, pick=one_run_after_another, isolate=mode == "isolate-pipelinerun", strategy=RUN_KEYED)
         assert not r.rwo and not r.unschedulable, (r.rwo, r.unschedulable, r.trace())
+
+
+# ------------------------------------------------- the scheduler's timing (issue 32, deliverable 2)
+
+
+def _finish_then_start(steps: list[str]) -> int:
+    """Apply and create everything, start what can start, and finish a pod only when nothing
+    else can happen: each run waits for the node the other holds."""
+    for prefix in ("create", "apply", "start", "finish", "prune"):
+        for i, s in enumerate(steps):
+            if s.startswith(prefix):
+                return i
+    return 0
+
+
+def _waiting_runs(items: list[dict[str, Any]], spec: dict[str, Any], strategy: Strategy, version: tuple[int, int]) -> set[str]:
+    rendered = render_items(items, spec)
+    assert not rendered.errors
+    r = simulate(rendered.items, nodes=1, pick=_finish_then_start, isolate=True, strategy=strategy, kubernetes=version)
+    assert not r.unschedulable and not r.shared, (r.unschedulable, r.shared, r.trace())
+    return {f.split(":")[0] for f in r.flushed}
+
+
+@pytest.mark.parametrize(("version", "waits"), [((1, 35), True), ((1, 36), True), ((1, 37), False)])
+def test_run_keyed_isolate_runs_wait_for_the_flush_up_to_1_36(version: tuple[int, int], waits: bool) -> None:
+    """Two run-keyed isolate-pipelinerun runs on one node: the second waits for the first's
+    node; when the first's pods end, kube-scheduler up to 1.36 retries it only at the flush
+    (its two anti-affinity terms are not all matched by a TaskRun pod), from 1.37 at once."""
+    items = _runs(2)
+    for it in items:
+        it["metadata"] = {"generateName": it["metadata"]["name"] + "-", "namespace": "ci"}
+    flushed = _waiting_runs(items, RUN_KEYED.policy_spec("isolate-pipelinerun"), RUN_KEYED, version)
+    assert bool(flushed) is waits
+    assert len(flushed) <= 1  # the run that came second
+
+
+@pytest.mark.parametrize("version", [(1, 36), (1, 37)])
+def test_placeholder_isolate_runs_never_wait_for_the_flush(version: tuple[int, int]) -> None:
+    """The same with placeholders (Tekton's lifetime: deleted when their run ends): one
+    anti-affinity term, matched by the deleted placeholder, so the next run starts at once."""
+    lifetime = Strategy("tekton-lifetime", (("strategy", "placeholder"),), placeholder_lifetime="run")
+    assert _waiting_runs(_runs(2), lifetime.policy_spec("isolate-pipelinerun"), lifetime, version) == set()
+
+
+def test_isolate_pipelinerun_across_namespaces_with_cluster_scope() -> None:
+    """isolationScope: cluster closes the gap of the xfail above: the placeholders' term sees
+    every namespace (issue 32, deliverable 3)."""
+    items = _runs(2)
+    items[1]["metadata"]["namespace"] = "other-team"
+    rendered = render_items(items, {"coschedule": "isolate-pipelinerun", "isolationScope": "cluster"})
+    assert not rendered.errors
+    assert not [s for s in range(20) if simulate(rendered.items, choice="any", seed=s, isolate=True, pick=_parallel_first).shared]

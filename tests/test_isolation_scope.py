@@ -132,3 +132,31 @@ def test_the_configmap_form_takes_isolation_scope() -> None:
     rl = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" + NAMED + bad
     _out, outcome, code = run_resource_list(rl.encode())
     assert code == 1 and any(r.field_path == "data.isolation-scope" for r in outcome.results)
+
+
+# ------------------------------------------- explain: where a run may wait for the flush (issue 32, deliverable 2)
+
+
+def _k8s(mode: str, version: str, strategy: str | None = None) -> str:
+    return _policy(mode, strategy=strategy) + f"    kubernetesVersion: \"{version}\"\n"
+
+
+def test_explain_says_where_run_keyed_isolate_runs_wait_up_to_1_36() -> None:
+    _, outcome = _render(NAMELESS, _k8s("isolate-pipelinerun", "1.36"))
+    text = explain.table(outcome.plans)
+    assert "May wait for the scheduler's periodic flush" in text
+    assert "a run that waits for another run's node starts at the flush" in text and "Kubernetes 1.36" in text
+    assert "behind its run's only live pod" in text and "#141354" in text
+    _, outcome = _render(NAMELESS, _k8s("isolate-pipelinerun", "1.37"))
+    text = explain.table(outcome.plans)
+    assert "another run's node" not in text  # fixed in 1.37
+    assert "behind its run's only live pod" in text  # not fixed
+
+
+def test_explain_for_placeholders() -> None:
+    _, outcome = _render(NAMED, _k8s("isolate-pipelinerun", "1.36"))
+    assert explain.flush_notes(outcome.plans) == []  # no run-keyed run: placeholders never wait
+    _, outcome = _render(NAMED + NAMELESS.replace("build-", "gen-"), _k8s("isolate-pipelinerun", "1.36"))
+    assert any("a placeholder that waits for a node held by a run-keyed" in n for n in explain.flush_notes(outcome.plans))
+    _, outcome = _render(NAMED + NAMELESS.replace("build-", "gen-"), _k8s("isolate-pipelinerun", "1.37"))
+    assert not any("a placeholder that waits" in n for n in explain.flush_notes(outcome.plans))

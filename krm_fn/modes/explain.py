@@ -95,7 +95,26 @@ def table(plans: Sequence[Plan]) -> str:
     if any(p.strategy == "run-keyed" for p in plans):
         out.append("(run-keyed) groups hold nothing: their pods share a node while they are alive.\n")
     out.extend(scope_notes(plans))
+    out.extend(flush_notes(plans))
     return "".join(out)
+
+
+def flush_notes(plans: Sequence[Plan]) -> list[str]:
+    """Where runs may wait for kube-scheduler's flush of unschedulable pods, once each (the
+    plans carry it for the policy's strategy, mode and kubernetesVersion)."""
+    # a placeholder waits only beside a run-keyed isolate run: none in the plans, no note
+    beside = any(p.strategy == "run-keyed" and p.mode == "isolate-pipelinerun" for p in plans)
+    seen: list[str] = []
+    for p in plans:
+        seen.extend(w for w in p.waits if w not in seen and (beside or p.strategy != "placeholder"))
+    if not seen:
+        return []
+    head = (
+        "May wait for the scheduler's periodic flush of unschedulable pods (up to 5 minutes; "
+        "kube-scheduler --pod-max-in-unschedulable-pods-duration; adding or uncordoning a node "
+        "retries at once; docs/strategies.md):\n"
+    )
+    return [head, *(f"- {w}.\n" for w in seen)]
 
 
 _WHO = {"placeholder": "Placeholders", "run-keyed": "Run-keyed runs"}

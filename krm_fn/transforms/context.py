@@ -38,16 +38,19 @@ class Generated(Record):
 class Plan(Record):
     """What the coscheduling transform decided for one run (read by `explain`)."""
 
-    __slots__ = ("run", "mode", "assistants", "strategy", "scope")
+    __slots__ = ("run", "mode", "assistants", "strategy", "scope", "waits")
 
     def __init__(
         self, run: ResourceRef, mode: str, assistants: list[dict[str, Any]], strategy: str = "placeholder", scope: str = "",
+        waits: tuple[str, ...] = (),
     ) -> None:
         self.run = run
         self.mode = mode
         self.strategy = strategy  # run-keyed: the "assistants" are claim groups, name ""
         # where the terms that keep runs apart look: "namespace", "cluster", or "" (none)
         self.scope = scope
+        # where the run may wait for kube-scheduler's flush (policy/scheduler.flush_waits)
+        self.waits = waits
         # {name, tasks: [..], claims: [{template, claim, bindings}], volumes: [...]}
         self.assistants = assistants
 

@@ -25,6 +25,7 @@ user's term or label.
 from __future__ import annotations
 
 from krm_fn.core import names
+from krm_fn.policy.scheduler import flush_waits
 from krm_fn.transforms.context import Plan
 from krm_fn.transforms.tekton import assistant as assistant_mod
 from krm_fn.transforms.tekton.tekton_run import REQUIRED
@@ -196,7 +197,9 @@ def record(run: Run, groups: list[tuple[list[str], list[tuple[str, str]]]]) -> N
             }
         )
     mode = run.ctx.policy.mode
-    run.ctx.plans.append(Plan(run.ctx.ref(run.item), mode, plan, strategy="run-keyed", scope=run.ctx.policy.scope("run-keyed", mode)))
+    run.ctx.plans.append(Plan(run.ctx.ref(run.item), mode, plan, strategy="run-keyed", scope=run.ctx.policy.scope("run-keyed", mode),
+        waits=flush_waits("run-keyed", mode, run.ctx.policy.kubernetes_version),
+    ))
 
 
 # --------------------------------------------------------------------------- undo

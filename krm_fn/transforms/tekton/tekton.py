@@ -16,6 +16,7 @@ from krm_fn.core.data import copy_data
 from krm_fn.core.errors import FieldError
 from krm_fn.io.items import Item
 from krm_fn.io.items import Meta
+from krm_fn.policy.scheduler import flush_waits
 from krm_fn.transforms import scheduling
 from krm_fn.transforms.context import Context
 from krm_fn.transforms.context import Plan
@@ -474,4 +475,6 @@ def _record_plan(run: Run, groups: list[tuple[Group, list[dict[str, Any]], list[
             }
         )
     mode = run.ctx.policy.mode
-    run.ctx.plans.append(Plan(run.ctx.ref(run.item), mode, assistants, scope=run.ctx.policy.scope("placeholder", mode)))
+    run.ctx.plans.append(Plan(run.ctx.ref(run.item), mode, assistants, scope=run.ctx.policy.scope("placeholder", mode),
+        waits=flush_waits("placeholder", mode, run.ctx.policy.kubernetes_version),
+    ))
