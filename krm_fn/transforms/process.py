@@ -40,6 +40,7 @@ from krm_fn.transforms.context import Plan
 from krm_fn.transforms.generated import generated_objects
 from krm_fn.transforms.generated import placeholder_cost
 from krm_fn.transforms.generated import reconcile
+from krm_fn.transforms.tekton import sharedclaims
 from krm_fn.transforms.tekton import tekton
 from krm_fn.transforms.tekton import triggers
 from krm_fn.yaml import document
@@ -193,6 +194,7 @@ def _process(rl: ResourceList, policy_override: Any, light: bool) -> Outcome:
     ctx.reindex()  # loading may have corrected identities the scanner was unsure of
     for item in rl.items:
         _dispatch(item, ctx)
+    sharedclaims.check(ctx)  # runs whose placeholders mount one existing claim
     identity.judge_duplicates(twins, ctx)
     identity.check_generated_names(ctx)
     reconcile(rl, ctx, KNOWN_KINDS)
