@@ -56,7 +56,7 @@ class Policy(Record):
     """The resolved policy every transform reads. Plain data only."""
 
     __slots__ = (
-        "mode", "tekton_version", "assistant_image", "assistant_pod_template", "set_security_context",
+        "mode", "tekton_version", "assistant_image", "assistant_pod_template", "assistant_resources", "set_security_context",
         "set_security_context_ro_rootfs", "pvc_retention", "topology_spread", "scheduling_gates",
         "default_pod_template", "default_service_account", "node_selector", "tolerations", "scheduler_name", "on_conflict",
         "hardening", "hardening_allow_toleration_keys", "hardening_allow_node_selector_keys",
@@ -70,6 +70,7 @@ class Policy(Record):
         tekton_version: tuple[int, int, int] = NEWEST_TEKTON,
         assistant_image: str = DEFAULT_NOP_IMAGE,
         assistant_pod_template: dict[str, Any] | None = None,
+        assistant_resources: dict[str, Any] | None = None,
         set_security_context: bool | None = None,
         set_security_context_ro_rootfs: bool = False,
         pvc_retention: dict[str, str] | None = None,
@@ -98,6 +99,8 @@ class Policy(Record):
         self.tekton_version = tekton_version
         self.assistant_image = assistant_image
         self.assistant_pod_template: dict[str, Any] = {} if assistant_pod_template is None else assistant_pod_template
+        # None: Tekton's fixed requests = limits (assistant.RESOURCES)
+        self.assistant_resources = assistant_resources
         # None: Tekton's default for the version (on from v1.16.0, PR #9589)
         self.set_security_context = (
             set_security_context_default(tekton_version) if set_security_context is None else set_security_context
@@ -417,6 +420,10 @@ def _resolve(
     assistant = spec.get("assistant")
     if isinstance(assistant, dict):
         found += pod_template_problems(where("assistant", "podTemplate"), assistant.get("podTemplate"))
+    if isinstance(assistant, dict) and isinstance(assistant.get("resources"), dict):
+        from krm_fn.policy import resources  # decimal: only a policy that sets resources pays
+
+        found += resources.problems(where("assistant", "resources"), assistant["resources"])
     problems = [_err(src, path, message) for path, message in found]
     if problems:
         return None, results + problems
@@ -466,6 +473,7 @@ def _resolve_assistant(p: Policy, a: dict[str, Any]) -> None:
     """The assistant's fields but its image; setSecurityContext unset is Tekton's default for
     the version (on from v1.16.0)."""
     p.assistant_pod_template = copy_data(a.get("podTemplate") or {})
+    p.assistant_resources = copy_data(a["resources"]) if a.get("resources") else None
     p.set_security_context = bool(a.get("setSecurityContext", set_security_context_default(p.tekton_version)))
     p.set_security_context_ro_rootfs = bool(a.get("setSecurityContextReadOnlyRootFilesystem", False))
     p.pvc_retention = {"whenDeleted": "Delete", "whenScaled": "Delete", **(a.get("pvcRetentionPolicy") or {})}

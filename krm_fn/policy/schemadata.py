@@ -198,6 +198,35 @@ SCHEMA: dict[str, Any] = {
                 }
               }
             },
+            "resources": {
+              "description": "Requests and limits of the assistant container, beyond Tekton: Tekton's assistant has fixed requests = limits = 50m CPU / 100Mi memory (the default), and a resources field for its template is proposed (tektoncd/pipeline#9287, PR #10325, open). Checked as the API server checks a container's: quantities, resource names (cpu, memory, ephemeral-storage, hugepages-<size>, or a domain-qualified extended resource), a request not above its limit. Set, it replaces the whole fixed value: a limit left out is no limit (QoS Burstable). A declared departure from Tekton until its field ships (docs/guarantees.md).",
+              "type": "object",
+              "additionalProperties": false,
+              "properties": {
+                "requests": {
+                  "description": "Resources the scheduler reserves for the placeholder pod on its node (what it holds while its manifest is in Git).",
+                  "type": "object",
+                  "additionalProperties": {
+                    "description": "A resource quantity (e.g. 100m, 0.5, 128Mi, 1Gi).",
+                    "type": [
+                      "string",
+                      "number"
+                    ]
+                  }
+                },
+                "limits": {
+                  "description": "Most the placeholder container may use; a limit without a request is also its request.",
+                  "type": "object",
+                  "additionalProperties": {
+                    "description": "A resource quantity (e.g. 100m, 0.5, 128Mi, 1Gi).",
+                    "type": [
+                      "string",
+                      "number"
+                    ]
+                  }
+                }
+              }
+            },
             "setSecurityContext": {
               "description": "Tekton's set-security-context: true gives the assistant container allowPrivilegeEscalation false, capabilities.drop [ALL], runAsNonRoot and seccompProfile RuntimeDefault (only runAsNonRoot on Windows nodes), the restricted Pod Security profile's container fields; false leaves its securityContext empty. Default: Tekton's default for tektonVersion: false below v1.16.0, true from v1.16.0 (tektoncd/pipeline#9589), so true for the default tektonVersion.",
               "default": true,

@@ -38,11 +38,11 @@ class Generated(Record):
 class Plan(Record):
     """What the coscheduling transform decided for one run (read by `explain`)."""
 
-    __slots__ = ("run", "mode", "assistants", "strategy", "scope", "waits")
+    __slots__ = ("run", "mode", "assistants", "strategy", "scope", "waits", "resources")
 
     def __init__(
         self, run: ResourceRef, mode: str, assistants: list[dict[str, Any]], strategy: str = "placeholder", scope: str = "",
-        waits: tuple[str, ...] = (),
+        waits: tuple[str, ...] = (), resources: dict[str, Any] | None = None,
     ) -> None:
         self.run = run
         self.mode = mode
@@ -51,6 +51,7 @@ class Plan(Record):
         self.scope = scope
         # where the run may wait for kube-scheduler's flush (policy/scheduler.flush_waits)
         self.waits = waits
+        self.resources = resources  # the placeholders' container resources (None: Tekton's)
         # {name, tasks: [..], claims: [{template, claim, bindings}], volumes: [...]}
         self.assistants = assistants
 

@@ -195,7 +195,10 @@ def pod_spec(spec: Spec, policy: Policy) -> dict[str, Any]:
         "name": CONTAINER,
         "image": policy.assistant_image,
         "args": list(ARGS),
-        "resources": {"requests": dict(RESOURCES), "limits": dict(RESOURCES)},
+        # Tekton's fixed values, or the policy's (a departure until Tekton ships its own field)
+        "resources": copy_data(policy.assistant_resources)
+        if policy.assistant_resources
+        else {"requests": dict(RESOURCES), "limits": dict(RESOURCES)},
         "securityContext": container_security_context(policy, windows),
     }
     if spec.claim_templates:

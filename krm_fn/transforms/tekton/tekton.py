@@ -477,4 +477,5 @@ def _record_plan(run: Run, groups: list[tuple[Group, list[dict[str, Any]], list[
     mode = run.ctx.policy.mode
     run.ctx.plans.append(Plan(run.ctx.ref(run.item), mode, assistants, scope=run.ctx.policy.scope("placeholder", mode),
         waits=flush_waits("placeholder", mode, run.ctx.policy.kubernetes_version),
+        resources=run.ctx.policy.assistant_resources,
     ))
