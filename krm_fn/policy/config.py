@@ -58,7 +58,8 @@ class Policy(Record):
     __slots__ = (
         "mode", "tekton_version", "assistant_image", "assistant_pod_template", "assistant_resources", "set_security_context",
         "set_security_context_ro_rootfs", "pvc_retention", "topology_spread", "scheduling_gates",
-        "default_pod_template", "default_service_account", "node_selector", "tolerations", "scheduler_name", "on_conflict",
+        "default_pod_template", "default_service_account", "node_selector", "tolerations", "scheduler_name", "runtime_class_name",
+        "on_conflict",
         "hardening", "hardening_allow_toleration_keys", "hardening_allow_node_selector_keys",
         "generate_name", "strategy", "kubernetes_version", "isolation_scope", "ref", "file_path", "file_index",
         "field_prefix",
@@ -81,6 +82,7 @@ class Policy(Record):
         node_selector: dict[str, str] | None = None,
         tolerations: list[dict[str, Any]] | None = None,
         scheduler_name: str | None = None,
+        runtime_class_name: str | None = None,
         on_conflict: str = "error",
         hardening: str = "deny",
         hardening_allow_toleration_keys: list[str] | None = None,
@@ -116,6 +118,7 @@ class Policy(Record):
         self.node_selector: dict[str, str] = {} if node_selector is None else node_selector
         self.tolerations: list[dict[str, Any]] = [] if tolerations is None else tolerations
         self.scheduler_name = scheduler_name
+        self.runtime_class_name = runtime_class_name
         self.on_conflict = on_conflict
         self.hardening = hardening
         self.hardening_allow_toleration_keys: list[str] = (
@@ -443,6 +446,7 @@ def _resolve(
     p.node_selector = dict(sorted((s.get("nodeSelector") or {}).items()))
     p.tolerations = copy_data(s.get("tolerations") or [])
     p.scheduler_name = s.get("schedulerName") or None
+    p.runtime_class_name = s.get("runtimeClassName") or None
     p.on_conflict = s.get("onConflict", "error")
     h = spec.get("hardening") or {}
     p.hardening = h.get("action", "deny")

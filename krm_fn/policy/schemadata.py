@@ -465,6 +465,10 @@ SCHEMA: dict[str, Any] = {
               "default": "",
               "type": "string"
             },
+            "runtimeClassName": {
+              "description": "RuntimeClass of every TaskRun pod and build pod (e.g. kata for builds): Tekton's pod template runtimeClassName, and Shipwright's Build and BuildRun runtimeClassName (Shipwright v0.19+, SHIP-0040; an older Shipwright's CRD drops the field). Set when a manifest leaves it unset; another value is a conflict handled by onConflict, like schedulerName. Must be a DNS-1123 subdomain (Shipwright's RuntimeClassNameNotValid). The placeholders keep the default runtime (Tekton copies no runtimeClassName into its assistant).",
+              "type": "string"
+            },
             "onConflict": {
               "description": "When a manifest already sets a value the policy would change: error = an error result, nothing changes; keep = keep the manifest's value, with a warning; override = write the policy's value, with a warning.",
               "default": "error",

@@ -152,6 +152,7 @@ def join(errs: list[str]) -> str:
 TOLERATION_NOT_VALID = "TolerationNotValid"
 NODE_SELECTOR_NOT_VALID = "NodeSelectorNotValid"
 SCHEDULER_NAME_NOT_VALID = "SchedulerNameNotValid"
+RUNTIME_CLASS_NAME_NOT_VALID = "RuntimeClassNameNotValid"  # Shipwright v0.19+ (SHIP-0040)
 NODE_SELECTOR_PLATFORM_CONFLICT = "NodeSelectorPlatformConflict"
 OVERRIDE_FORBIDDEN = "BuildRunBuildFieldOverrideForbidden"
 BUILD_REGISTRATION_FAILED = "BuildRegistrationFailed"
@@ -257,6 +258,19 @@ def scheduler_name_problem(name: Any) -> str | None:
     errs = qualified_name_errors(name)
     if errs:
         return "Scheduler name not valid: " + join(errs)
+    return None
+
+
+def runtime_class_name_problem(name: Any) -> str | None:
+    """A present runtimeClassName must be a DNS-1123 subdomain (Shipwright's
+    RuntimeClassNameNotValid, and the API server's pod validation). None means absent."""
+    if name is None:
+        return None
+    if not isinstance(name, str):
+        return f"RuntimeClassName not valid: must be a string, got {_shown(name)}; quote it"
+    errs = dns1123_subdomain_errors(name)
+    if errs:
+        return "RuntimeClassName not valid: " + join(errs)
     return None
 
 
