@@ -115,13 +115,18 @@ def test_switching_strategy_removes_every_shape_written(scope: str) -> None:
 def test_explain_says_which_scope_each_strategy_gives() -> None:
     _, outcome = _render(NAMED + NAMELESS.replace("build-", "other-"), _policy("isolate-pipelinerun"))
     text = explain.table(outcome.plans)
-    assert "Placeholders keep each run apart from other runs within its own namespace only (Tekton's" in text
-    assert "#9531" in text
-    assert "Run-keyed runs keep each run apart from other runs across all namespaces" in text
+    assert (
+        "In isolate-pipelinerun, the anti-affinity of placeholders (required: one run per node) looks for other "
+        "runs in the run's own namespace only (Tekton's term, which has no namespace selector: "
+        "tektoncd/pipeline#9531); isolationScope: cluster in the policy changes that." in text
+    )
+    assert "the anti-affinity of run-keyed runs (required: one run per node) looks for other runs in every namespace" in text
     _, outcome = _render(NAMED, _policy("isolate-pipelinerun", "cluster"))
-    assert "Placeholders keep each run apart from other runs across all namespaces" in explain.table(outcome.plans)
-    _, outcome = _render(NAMED, _policy("workspaces"))
-    assert explain.scope_notes(outcome.plans) == []  # no workspace is shared: no placeholder, no plan scope
+    assert "placeholders (required: one run per node) looks for other runs in every namespace" in explain.table(outcome.plans)
+    _, outcome = _render(NAMED, _policy("pipelineruns"))
+    assert "placeholders (preferred: runs spread over nodes) looks for other runs in the run's own namespace" in explain.table(outcome.plans)
+    _, outcome = _render(NAMELESS, _policy("workspaces"))
+    assert explain.scope_notes(outcome.plans) == []  # run-keyed workspaces mode keeps nothing apart
 
 
 def test_the_configmap_form_takes_isolation_scope() -> None:

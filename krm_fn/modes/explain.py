@@ -110,33 +110,37 @@ def flush_notes(plans: Sequence[Plan]) -> list[str]:
     if not seen:
         return []
     head = (
-        "May wait for the scheduler's periodic flush of unschedulable pods (up to 5 minutes; "
+        "May wait for the scheduler's periodic flush of unschedulable pods (5 minutes after the pod's last attempt by default; "
         "kube-scheduler --pod-max-in-unschedulable-pods-duration; adding or uncordoning a node "
         "retries at once; docs/strategies.md):\n"
     )
     return [head, *(f"- {w}.\n" for w in seen)]
 
 
-_WHO = {"placeholder": "Placeholders", "run-keyed": "Run-keyed runs"}
+_WHO = {"placeholder": "placeholders", "run-keyed": "run-keyed runs"}
+_HOW = {"isolate-pipelinerun": "required: one run per node", "pipelineruns": "preferred: runs spread over nodes",
+        "workspaces": "preferred: workspaces spread over nodes"}
 _WHERE = {
-    "namespace": "within its own namespace only",
-    "cluster": "across all namespaces (namespaceSelector: {})",
+    "namespace": "in the run's own namespace only",
+    "cluster": "in every namespace (namespaceSelector: {})",
 }
 _WHY = {
-    ("placeholder", "namespace"): " (Tekton's anti-affinity term, which has no namespace selector: tektoncd/pipeline#9531)",
+    ("placeholder", "namespace"): " (Tekton's term, which has no namespace selector: tektoncd/pipeline#9531)",
 }
 
 
 def scope_notes(plans: Sequence[Plan]) -> list[str]:
-    """One line per strategy and isolation scope among the plans: where the anti-affinity
-    that keeps runs apart looks for other runs (Plan.scope, as the transform wrote it)."""
-    seen = sorted({(p.strategy, p.scope) for p in plans if p.scope}, key=lambda x: (x[0] != "placeholder", x[1]))
+    """One line per strategy, mode and isolation scope among the plans: where the
+    anti-affinity that keeps runs apart looks for other runs (Plan.scope, as the transform
+    wrote it)."""
+    seen = sorted({(p.strategy, p.mode, p.scope) for p in plans if p.scope}, key=lambda x: (x[0] != "placeholder", x[1], x[2]))
     out = []
-    for strategy, scope in seen:
+    for strategy, mode, scope in seen:
         other = "cluster" if scope == "namespace" else "namespace"
         out.append(
-            f"{_WHO.get(strategy, strategy)} keep each run apart from other runs {_WHERE[scope]}"
-            f"{_WHY.get((strategy, scope), '')}; isolationScope: {other} in the policy changes that.\n"
+            f"In {mode}, the anti-affinity of {_WHO.get(strategy, strategy)} ({_HOW.get(mode, mode)}) looks for "
+            f"other runs {_WHERE[scope]}{_WHY.get((strategy, scope), '')}; isolationScope: {other} in the "
+            "policy changes that.\n"
         )
     return out
 
