@@ -83,3 +83,18 @@ def test_effective_values_take_the_buildruns_else_the_builds() -> None:
     assert shipwright.effective_values({"runtimeClassName": "a"}, {"runtimeClassName": "b"})["runtimeClassName"] == "b"
     assert shipwright.effective_values({"runtimeClassName": "a"}, {})["runtimeClassName"] == "a"
     assert "runtimeClassName" not in shipwright.effective_values({}, {})
+
+
+def test_a_shipwright_without_the_field_is_left_alone_with_a_warning() -> None:
+    old = policy(runtimeClassName="kata").replace("spec:\n", "spec:\n  shipwrightVersion: v0.18.2\n", 1)
+    r = render(build() + buildrun(build_name="elsewhere"), old)
+    assert r.code == 0
+    assert "runtimeClassName" not in r.obj("Build", "b")["spec"] and "runtimeClassName" not in r.obj("BuildRun", "br")["spec"]
+    (w,) = [x for x in r.results if x.field_path == "spec.scheduling.runtimeClassName"]
+    assert w.severity == "warning" and "Shipwright v0.18.2" in w.message and "v0.19.0" in w.message
+    r = render(RUN % "{}" + build(), old)
+    assert r.obj("PipelineRun", "r")["spec"]["taskRunTemplate"]["podTemplate"]["runtimeClassName"] == "kata"
+    assert "runtimeClassName" not in r.obj("Build", "b")["spec"]
+    new = policy(runtimeClassName="kata").replace("spec:\n", "spec:\n  shipwrightVersion: v0.19.0\n", 1)
+    r = render(build(), new)
+    assert r.obj("Build", "b")["spec"]["runtimeClassName"] == "kata" and r.problems() == []

@@ -40,6 +40,10 @@ POLICY_API_VERSION = "fn.kpt.dev/v1alpha1"
 POLICY_KIND = "CoschedulePolicy"
 ACCEPTED = f"`{POLICY_KIND}.v1alpha1.fn.kpt.dev` or `ConfigMap.v1`"
 NEWEST_TEKTON = NEWEST  # the newest release of policy/releases.py
+# the newest Shipwright release read (reference/shipwright-scheduling.md: tags to v0.20.0)
+NEWEST_SHIPWRIGHT = (0, 20, 0)
+# Build and BuildRun runtimeClassName (SHIP-0040, shipwright-io/build#2079)
+SHIPWRIGHT_RUNTIME_CLASS_SINCE = (0, 19, 0)
 # config-defaults default-service-account: Tekton's value when the key is absent
 # (pkg/apis/config/default.go DefaultServiceAccountValue), also the shipped ConfigMap's
 DEFAULT_SERVICE_ACCOUNT = "default"
@@ -58,7 +62,7 @@ class Policy(Record):
     __slots__ = (
         "mode", "tekton_version", "assistant_image", "assistant_pod_template", "assistant_resources", "set_security_context",
         "set_security_context_ro_rootfs", "pvc_retention", "topology_spread", "scheduling_gates",
-        "default_pod_template", "default_service_account", "node_selector", "tolerations", "scheduler_name", "runtime_class_name",
+        "default_pod_template", "default_service_account", "node_selector", "tolerations", "scheduler_name", "runtime_class_name", "shipwright_version",
         "on_conflict",
         "hardening", "hardening_allow_toleration_keys", "hardening_allow_node_selector_keys",
         "generate_name", "strategy", "kubernetes_version", "isolation_scope", "ref", "file_path", "file_index",
@@ -83,6 +87,7 @@ class Policy(Record):
         tolerations: list[dict[str, Any]] | None = None,
         scheduler_name: str | None = None,
         runtime_class_name: str | None = None,
+        shipwright_version: tuple[int, int, int] = NEWEST_SHIPWRIGHT,
         on_conflict: str = "error",
         hardening: str = "deny",
         hardening_allow_toleration_keys: list[str] | None = None,
@@ -119,6 +124,7 @@ class Policy(Record):
         self.tolerations: list[dict[str, Any]] = [] if tolerations is None else tolerations
         self.scheduler_name = scheduler_name
         self.runtime_class_name = runtime_class_name
+        self.shipwright_version = shipwright_version
         self.on_conflict = on_conflict
         self.hardening = hardening
         self.hardening_allow_toleration_keys: list[str] = (
@@ -441,13 +447,7 @@ def _resolve(
     _resolve_assistant(p, a)
     p.default_pod_template = copy_data(spec.get("defaultPodTemplate") or {})
     p.default_service_account = spec.get("defaultServiceAccount", DEFAULT_SERVICE_ACCOUNT)
-    s = spec.get("scheduling") or {}
-    # sorted: the output must not depend on the order of keys in the config
-    p.node_selector = dict(sorted((s.get("nodeSelector") or {}).items()))
-    p.tolerations = copy_data(s.get("tolerations") or [])
-    p.scheduler_name = s.get("schedulerName") or None
-    p.runtime_class_name = s.get("runtimeClassName") or None
-    p.on_conflict = s.get("onConflict", "error")
+    _resolve_scheduling(p, spec)
     h = spec.get("hardening") or {}
     p.hardening = h.get("action", "deny")
     p.hardening_allow_toleration_keys = list(h.get("allowTolerationKeys") or [])
@@ -471,6 +471,18 @@ def _resolve(
             )
         ]
     return p, results
+
+
+def _resolve_scheduling(p: Policy, spec: dict[str, Any]) -> None:
+    s = spec.get("scheduling") or {}
+    # sorted: the output must not depend on the order of keys in the config
+    p.node_selector = dict(sorted((s.get("nodeSelector") or {}).items()))
+    p.tolerations = copy_data(s.get("tolerations") or [])
+    p.scheduler_name = s.get("schedulerName") or None
+    p.runtime_class_name = s.get("runtimeClassName") or None
+    if "shipwrightVersion" in spec:
+        p.shipwright_version = parse_version(spec["shipwrightVersion"])
+    p.on_conflict = s.get("onConflict", "error")
 
 
 def _resolve_assistant(p: Policy, a: dict[str, Any]) -> None:

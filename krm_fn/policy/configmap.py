@@ -26,6 +26,7 @@ CONFIGMAP_KEYS: dict[str, tuple[str, ...]] = {
     "coschedule-strategy": ("strategy",),
     "kubernetes-version": ("kubernetesVersion",),
     "isolation-scope": ("isolationScope",),
+    "shipwright-version": ("shipwrightVersion",),
     "nop-image": ("assistant", "image"),
 }
 

@@ -85,6 +85,12 @@ SCHEMA: dict[str, Any] = {
           "type": "string",
           "pattern": "^v?[0-9]+\\.[0-9]+(\\.[0-9]+)?$"
         },
+        "shipwrightVersion": {
+          "description": "Shipwright Build version your cluster runs (X.Y or X.Y.Z, optionally with a leading v). Below v0.19.0 Build and BuildRun have no runtimeClassName (SHIP-0040), so scheduling.runtimeClassName is not set on them, with a warning. Default: v0.20.0, the newest release the function knows.",
+          "default": "v0.20.0",
+          "type": "string",
+          "pattern": "^v?[0-9]+\\.[0-9]+(\\.[0-9]+)?$"
+        },
         "strategy": {
           "description": "How coscheduling is written (SPEC §4b). placeholder: a placeholder StatefulSet per run or per claim, as Tekton's affinity assistant, named from the run name (runs without a name at render time are errors, or skipped with generateName: skip). run-keyed: no placeholder; pod affinity with matchLabelKeys on Tekton's run label, resolved per run by the API server, the volumeClaimTemplate left to Tekton (Kubernetes 1.31+). auto: placeholder for runs with a name, run-keyed for runs that cannot own one (generateName, TriggerTemplate resourcetemplates, Pipelines-as-Code runs).",
           "default": "auto",

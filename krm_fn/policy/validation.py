@@ -274,6 +274,13 @@ def runtime_class_name_problem(name: Any) -> str | None:
     return None
 
 
+def no_runtime_class(shipwright: tuple[int, int, int]) -> str:
+    return (
+        "Shipwright v{}.{}.{} (shipwrightVersion) has no runtimeClassName on Build and BuildRun (added in "
+        "v0.19.0, SHIP-0040), so builds are left without it; Tekton runs get it".format(*shipwright)
+    )
+
+
 def platform_conflict_message(key: str) -> str:
     return (
         f'nodeSelector must not contain "{key}" when spec.output.platforms is set; the build '

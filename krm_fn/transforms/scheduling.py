@@ -9,6 +9,7 @@ from collections.abc import MutableMapping
 
 from krm_fn.core.record import Record
 from krm_fn.io.items import Item
+from krm_fn.policy import config as config_mod
 from krm_fn.policy import hardening
 from krm_fn.policy import nodeaffinity
 from krm_fn.policy import validation
@@ -322,8 +323,11 @@ class _Merge:
     def runtime_class_name(self) -> None:
         """The same for runtimeClassName, a pointer in Tekton's PodTemplate and in Shipwright
         (v0.19+, SHIP-0040): "" is set, and invalid."""
+        p = self.ctx.policy
+        if self.flavour == SHIPWRIGHT and p.shipwright_version < config_mod.SHIPWRIGHT_RUNTIME_CLASS_SINCE:
+            return  # the Build and BuildRun of that Shipwright have no such field (validate_policy says so)
         inh = self.inherited.runtime_class_name if self.inherited is not None else None
-        self._single("runtimeClassName", self.ctx.policy.runtime_class_name, inh, empty_unset=False)
+        self._single("runtimeClassName", p.runtime_class_name, inh, empty_unset=False)
 
     def _single(self, field: str, want: Any, inh: Any, empty_unset: bool) -> None:
         cur = self.holder.get(field)
@@ -573,6 +577,8 @@ def validate_policy(ctx: Context) -> None:
         ctx.config_result(
             "error", f"{base}.runtimeClassName", msg_r, tags={"reason": validation.RUNTIME_CLASS_NAME_NOT_VALID}
         )
+    elif p.runtime_class_name and p.shipwright_version < config_mod.SHIPWRIGHT_RUNTIME_CLASS_SINCE:
+        ctx.config_result("warning", f"{base}.runtimeClassName", validation.no_runtime_class(p.shipwright_version))
     sev = hardening.severity(p.hardening)
     if sev is None:
         return
