@@ -603,7 +603,8 @@ def test_a_task_that_needs_other_nodes_than_its_placeholder_is_warned(form: str,
     "placeholders' required anti-affinity term has no namespaces and no namespaceSelector, so it "
     "applies to the placeholder's own namespace; runs in two namespaces can share a node. Tekton's "
     "own term is the same (docs/affinityassistants.md promises 'only one PipelineRun ... on a node at a "
-    "time'); `namespaceSelector: {}` on the term would make it cluster-wide (the simulation models it)."))
+    "time'); `namespaceSelector: {}` on the term makes it cluster-wide, which isolationScope: cluster in the "
+    "policy writes (test_isolate_pipelinerun_across_namespaces_with_cluster_scope); unset keeps Tekton's term."))
 def test_isolate_pipelinerun_across_namespaces() -> None:
     items = _runs(2)
     items[1]["metadata"]["namespace"] = "other-team"
