@@ -50,3 +50,19 @@ def test_other_claims_other_namespaces_and_shared_access_are_quiet() -> None:
     assert _warnings(two, extra=rwx) == []
     assert len(_warnings(two, extra=rwo)) == 2
     assert _warnings(two, mode="disabled") == []
+
+
+def test_both_read_paths_name_the_binding() -> None:
+    """Found by test_lite's differential test: on the light path a run its transform left
+    unchanged (workspaces mode, no task uses the claim: the placeholder is still made) is
+    released, and the warning pointed at spec.workspaces there."""
+    run = (
+        "- apiVersion: tekton.dev/v1\n  kind: PipelineRun\n  metadata: {name: %s, namespace: ci}\n"
+        "  spec: {workspaces: [{name: a, persistentVolumeClaim: {claimName: x}}], "
+        "pipelineSpec: {tasks: [{name: t, taskRef: {name: x}}]}}\n"
+    )
+    rl = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" + run % "r0" + run % "r1"
+    rl += "functionConfig:\n  apiVersion: fn.kpt.dev/v1alpha1\n  kind: CoschedulePolicy\n  metadata: {name: c}\n  spec:\n    coschedule: workspaces\n"
+    outs = [run_resource_list(rl.encode(), light=light)[0] for light in (True, False)]
+    assert outs[0] == outs[1]
+    assert outs[0].count('path: "spec.workspaces[0].persistentVolumeClaim.claimName"') == 2

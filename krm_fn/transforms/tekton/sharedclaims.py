@@ -44,7 +44,7 @@ def check(ctx: Context) -> None:
             others = ", ".join(n for n in names if n != _name(owner))
             ctx.warning(
                 owner,
-                _binding_path(owner, claim),
+                _binding_path(ctx, owner, claim),
                 f"binds existing claim {claim}, which the placeholders of {len(owners)} runs mount "
                 f"({', '.join(names)}): each placeholder holds it for as long as its manifest is in "
                 f"Git, and the scheduler keeps placeholders apart ({'required' if isolate else 'preferred'} "
@@ -61,15 +61,24 @@ def _name(item: Item) -> str:
     return f"{m.kind} {m.namespace}/{m.name}" if m.namespace else f"{m.kind} {m.name}"
 
 
-def _binding_path(item: Item, claim: str) -> str:
+def _binding_path(ctx: Context, item: Item, claim: str) -> str:
+    """The first binding of `claim` in the run, read again where the light path released a run
+    its transform left unchanged (then released again: the output is its text)."""
     node: Any = item.node
+    reread = node is None and item.text is not None
+    if reread:
+        node = item.load(ctx.light)
+    found = "spec.workspaces"
     spec = node.get("spec") if isinstance(node, dict) else None
     ws = spec.get("workspaces") if isinstance(spec, dict) else None
     for i, b in enumerate(ws if isinstance(ws, list) else []):
         pvc = b.get("persistentVolumeClaim") if isinstance(b, dict) else None
         if isinstance(pvc, dict) and pvc.get("claimName") == claim:
-            return f"spec.workspaces[{i}].persistentVolumeClaim.claimName"
-    return "spec.workspaces"
+            found = f"spec.workspaces[{i}].persistentVolumeClaim.claimName"
+            break
+    if reread:
+        item.release()
+    return found
 
 
 def _shared_access(ctx: Context, namespace: str, claim: str) -> bool:
