@@ -3,7 +3,7 @@ patch releases and what it changes for the affinity assistant, with the upstream
 request it comes from. Everything version-dependent about the assistant is read from here:
 the nop image tag (`policy/nop.py`), the `set-security-context` default, the pod template
 fields Tekton copies into the assistant. `markdown()` is the table in docs/tekton-releases.md
-(tests/test_releases.py keeps the two equal).
+(tests/unit/policy/test_releases.py keeps the two equal).
 
 Sources: tektoncd/pipeline's tags and history to 3ee1745ae (2026-08-20, newest tag
 v1.15.0), and for v1.16.0 (released 2026-08-31) its pull requests: #9589 (set-security-context
@@ -123,7 +123,7 @@ SECURITY_CONTEXT_ON_BY_DEFAULT = (1, 16, 0)
 CONTAINER_SECURITY_CONTEXT_SINCE = (0, 64, 0)
 
 # the newest release of LINES (a constant, so start-up need not parse the table;
-# tests/test_releases.py keeps it equal)
+# tests/unit/policy/test_releases.py keeps it equal)
 NEWEST = (1, 16, 0)
 
 _RELEASES: list[tuple[int, int, int]] = []

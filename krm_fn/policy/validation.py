@@ -11,9 +11,16 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from krm_fn.policy import hardening
+from krm_fn.policy.tolerations import tol_key
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
     from typing import Any
+
+    from krm_fn.policy.config import Policy
+
+    Finding = tuple[str, str, str, dict[str, str] | None]  # severity, field path, message, tags
 
 QUALIFIED_NAME_MAX_LENGTH = 63
 LABEL_VALUE_MAX_LENGTH = 63
@@ -153,6 +160,8 @@ TOLERATION_NOT_VALID = "TolerationNotValid"
 NODE_SELECTOR_NOT_VALID = "NodeSelectorNotValid"
 SCHEDULER_NAME_NOT_VALID = "SchedulerNameNotValid"
 RUNTIME_CLASS_NAME_NOT_VALID = "RuntimeClassNameNotValid"  # Shipwright v0.19+ (SHIP-0040)
+# Build and BuildRun runtimeClassName (SHIP-0040, shipwright-io/build#2079)
+SHIPWRIGHT_RUNTIME_CLASS_SINCE = (0, 19, 0)
 NODE_SELECTOR_PLATFORM_CONFLICT = "NodeSelectorPlatformConflict"
 OVERRIDE_FORBIDDEN = "BuildRunBuildFieldOverrideForbidden"
 BUILD_REGISTRATION_FAILED = "BuildRegistrationFailed"
@@ -290,3 +299,56 @@ def platform_conflict_message(key: str) -> str:
 
 def override_forbidden_message(field: str) -> str:
     return f"cannot use '{field}' override and 'buildSpec' simultaneously"
+
+
+# --------------------------------------------------------------------------- the policy itself
+
+def check_policy(p: Policy) -> list[Finding]:
+    """The policy's own nodeSelector / tolerations / schedulerName / runtimeClassName, checked once per run with
+    the Shipwright rules (the policy lands on build pods too) and the hardening rules. Each
+    finding is for a result that points at the functionConfig."""
+    out: list[Finding] = []
+    base = f"{p.field_prefix}.scheduling"
+    for k, msg in node_selector_problems(p.node_selector):
+        where = f"{base}.nodeSelector" + (f"[{k}]" if k is not None else "")
+        out.append(("error", where, msg, {"reason": NODE_SELECTOR_NOT_VALID}))
+    bad: set[int] = set()
+    seen: dict[str, int] = {}
+    for i, t in enumerate(p.tolerations):
+        prob = toleration_problem(t)
+        if prob is not None:
+            bad.add(i)
+            sub, msg = prob
+            where = f"{base}.tolerations[{i}]" + (f".{sub}" if sub else "")
+            out.append(("error", where, with_value(t, sub, msg), {"reason": TOLERATION_NOT_VALID}))
+            continue
+        k = tol_key(t)
+        if k in seen:
+            msg = (
+                f'repeats the key "{k}" of tolerations[{seen[k]}]; Shipwright merges tolerations '
+                "by key, so Builds and BuildRuns get only the first"
+            )
+            out.append(("warning", f"{base}.tolerations[{i}]", msg, None))
+        else:
+            seen[k] = i
+    msg_s = scheduler_name_problem(p.scheduler_name)
+    if msg_s is not None:
+        out.append(("error", f"{base}.schedulerName", msg_s, {"reason": SCHEDULER_NAME_NOT_VALID}))
+    msg_r = runtime_class_name_problem(p.runtime_class_name)
+    if msg_r is not None:
+        out.append(("error", f"{base}.runtimeClassName", msg_r, {"reason": RUNTIME_CLASS_NAME_NOT_VALID}))
+    elif p.runtime_class_name and p.shipwright_version < SHIPWRIGHT_RUNTIME_CLASS_SINCE:
+        out.append(("warning", f"{base}.runtimeClassName", no_runtime_class(p.shipwright_version), None))
+    sev = hardening.severity(p.hardening)
+    if sev is None:
+        return out
+    for f in hardening.check(
+        p.node_selector,
+        p.tolerations,
+        p.hardening_allow_toleration_keys,
+        p.hardening_allow_node_selector_keys,
+        frozenset(bad),
+    ):
+        msg = f"the scheduling policy {f.message} ({hardening.advice(f.rule)})"
+        out.append((sev, f"{base}.{f.where}", msg, {"hardening": f.rule}))
+    return out

@@ -9,7 +9,6 @@ from collections.abc import MutableMapping
 
 from krm_fn.core.record import Record
 from krm_fn.io.items import Item
-from krm_fn.policy import config as config_mod
 from krm_fn.policy import hardening
 from krm_fn.policy import nodeaffinity
 from krm_fn.policy import validation
@@ -282,7 +281,7 @@ class _Merge:
         for wt in self.ctx.policy.tolerations:
             wkey = tol_key(wt)
             if wkey in new_keys:
-                continue  # a repeated policy key: Shipwright keeps the first (validate_policy warns)
+                continue  # a repeated policy key: Shipwright keeps the first (validation.check_policy warns)
             idx = by_key.get(wkey)
             if idx:
                 assert tols is not None
@@ -324,8 +323,8 @@ class _Merge:
         """The same for runtimeClassName, a pointer in Tekton's PodTemplate and in Shipwright
         (v0.19+, SHIP-0040): "" is set, and invalid."""
         p = self.ctx.policy
-        if self.flavour == SHIPWRIGHT and p.shipwright_version < config_mod.SHIPWRIGHT_RUNTIME_CLASS_SINCE:
-            return  # the Build and BuildRun of that Shipwright have no such field (validate_policy says so)
+        if self.flavour == SHIPWRIGHT and p.shipwright_version < validation.SHIPWRIGHT_RUNTIME_CLASS_SINCE:
+            return  # the Build and BuildRun of that Shipwright have no such field (validation.check_policy says so)
         inh = self.inherited.runtime_class_name if self.inherited is not None else None
         self._single("runtimeClassName", p.runtime_class_name, inh, empty_unset=False)
 
@@ -402,7 +401,7 @@ def constrain_pod_template(
     `only_set_fields`: for taskRunSpecs templates, constrain only the fields the template
     itself sets (the run-level template covers the rest). Conflicts follow
     ctx.policy.on_conflict; hardening findings on the template as written are reported per
-    ctx.policy.hardening (the policy's own values are checked once, by validate_policy).
+    ctx.policy.hardening (the policy's own values are checked once, by validation.check_policy).
     `field_path` is the dotted path of parent[key] for results. `parent` must be a map; the
     caller creates it (for example `spec.taskRunTemplate`) when needed.
     `node_affinity_from`: the other (path, template) pairs whose required nodeAffinity meets
@@ -529,69 +528,3 @@ def _tekton_types_ok(ctx: Context, item: Item, tpl: Mapping[str, Any], path: str
                     ctx.error(item, f"{path}.tolerations[{i}]", "must be a toleration (a map with key, operator, value, effect)")
                     ok = False
     return ok
-
-
-# --------------------------------------------------------------------------- the policy itself
-
-
-def validate_policy(ctx: Context) -> None:
-    """Check the policy's own nodeSelector / tolerations / schedulerName once per run, with
-    the Shipwright rules (the policy lands on build pods too) and the hardening rules.
-    Results point at the functionConfig."""
-    p = ctx.policy
-    base = f"{p.field_prefix}.scheduling"
-    for k, msg in validation.node_selector_problems(p.node_selector):
-        where = f"{base}.nodeSelector" + (f"[{k}]" if k is not None else "")
-        ctx.config_result("error", where, msg, tags={"reason": validation.NODE_SELECTOR_NOT_VALID})
-    bad: set[int] = set()
-    seen: dict[str, int] = {}
-    for i, t in enumerate(p.tolerations):
-        prob = validation.toleration_problem(t)
-        if prob is not None:
-            bad.add(i)
-            sub, msg = prob
-            ctx.config_result(
-                "error",
-                f"{base}.tolerations[{i}]" + (f".{sub}" if sub else ""),
-                validation.with_value(t, sub, msg),
-                tags={"reason": validation.TOLERATION_NOT_VALID},
-            )
-            continue
-        k = tol_key(t)
-        if k in seen:
-            ctx.config_result(
-                "warning",
-                f"{base}.tolerations[{i}]",
-                f'repeats the key "{k}" of tolerations[{seen[k]}]; Shipwright merges tolerations '
-                "by key, so Builds and BuildRuns get only the first",
-            )
-        else:
-            seen[k] = i
-    msg_s = validation.scheduler_name_problem(p.scheduler_name)
-    if msg_s is not None:
-        ctx.config_result(
-            "error", f"{base}.schedulerName", msg_s, tags={"reason": validation.SCHEDULER_NAME_NOT_VALID}
-        )
-    msg_r = validation.runtime_class_name_problem(p.runtime_class_name)
-    if msg_r is not None:
-        ctx.config_result(
-            "error", f"{base}.runtimeClassName", msg_r, tags={"reason": validation.RUNTIME_CLASS_NAME_NOT_VALID}
-        )
-    elif p.runtime_class_name and p.shipwright_version < config_mod.SHIPWRIGHT_RUNTIME_CLASS_SINCE:
-        ctx.config_result("warning", f"{base}.runtimeClassName", validation.no_runtime_class(p.shipwright_version))
-    sev = hardening.severity(p.hardening)
-    if sev is None:
-        return
-    for f in hardening.check(
-        p.node_selector,
-        p.tolerations,
-        p.hardening_allow_toleration_keys,
-        p.hardening_allow_node_selector_keys,
-        frozenset(bad),
-    ):
-        ctx.config_result(
-            sev,
-            f"{base}.{f.where}",
-            f"the scheduling policy {f.message} ({hardening.advice(f.rule)})",
-            tags={"hardening": f.rule},
-        )
