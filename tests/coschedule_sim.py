@@ -124,7 +124,7 @@ class Strategy:
 PLACEHOLDER = Strategy("placeholder", (("strategy", "placeholder"),))
 # The run-keyed strategy (SPEC §4b): the property tests run for it unchanged, generateName runs
 # included (``simulate`` names each run when it is applied, as the API server does).
-RUN_KEYED = Strategy("run-keyed", (("strategy", "run-keyed"), ("kubernetesVersion", "1.33")), generate_name=True)
+RUN_KEYED = Strategy("run-keyed", (("strategy", "run-keyed"), ("kubernetesVersion", "1.37")), generate_name=True)
 STRATEGIES = (PLACEHOLDER, RUN_KEYED)
 
 
@@ -403,6 +403,9 @@ class SimResult:
     shared: list[str]  # nodes with live pods of two runs at once
     unschedulable: list[str]  # pods left pending when nothing else could happen
     log: list[str]
+    # with a Kubernetes version (queueing hints): "<group>:<pod>" of each pod placed only after
+    # the scheduler's unschedulable-pods flush (up to 5 minutes on a real scheduler)
+    flushed: list[str] = dataclasses.field(default_factory=list)
 
     def trace(self, last: int = 60) -> str:
         return "\n".join(self.log[-last:])
@@ -471,16 +474,20 @@ def simulate(
     existing: tuple[tuple[Pod, str], ...] = (),
     node_labels: list[dict[str, str]] | None = None,
     max_steps: int = 400,
+    kubernetes: tuple[int, int] | None = None,
 ) -> SimResult:
     """Play the rendered runs on a cluster; ``pick`` chooses each next step (default: at random
     from ``seed``). ``existing``: other pods already running, each on the node given.
-    ``node_labels``: one dict per node (default: ``nodes`` nodes labelled ``pool: ci``)."""
+    ``node_labels``: one dict per node (default: ``nodes`` nodes labelled ``pool: ci``).
+    ``kubernetes``: the scheduler's version, for its queueing hints (``SimResult.flushed``);
+    None retries every pending pod after every step."""
     if pick is None:
         rng = random.Random(seed)
         pick = lambda steps: rng.randrange(len(steps))  # noqa: E731
     cluster = Cluster(
         [Node(f"node-{i}", labels) for i, labels in enumerate(node_labels or [{"pool": "ci"}] * nodes)],
         choice=choice, rng=random.Random(seed), match_label_keys=strategy.match_label_keys,
+        kubernetes_version=kubernetes,
     )
     runs: list[_Run] = []
     placeholders = [placeholder_pod(it, local) for it in rendered if is_placeholder(it)]
@@ -568,7 +575,8 @@ def simulate(
     for p in cluster.pending():
         reasons = sorted({f"{n}: {cluster.why_not(p, n)}" for n in cluster.nodes})
         stuck.append(f"{p.namespace}/{p.name} ({'; '.join(reasons)})")
-    return SimResult(rwo, shared, stuck, cluster.log)
+    flushed = [f"{p.group}:{p.name}" for p in cluster.waited_for_flush]
+    return SimResult(rwo, shared, stuck, cluster.log, flushed)
 
 
 def _describe(action: tuple[str, Any, Any], placeholders: list[tuple[Pod, list[Claim]]]) -> str:

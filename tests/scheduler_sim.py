@@ -84,6 +84,26 @@ The queue
     again and again until none moves (a bound placeholder can unblock the pods that follow it).
     ``unschedulable()`` lists the pods still pending.
 
+    With ``kubernetes_version`` (``(1, 36)``, ``(1, 37)``, ...) the queue follows
+    kube-scheduler's queueing hints (read from its source for issue 32; the model is ours):
+    a pod that fails goes to the unschedulable pods with the plugins that rejected it
+    (InterPodAffinity, NodeAffinity, VolumeBinding), and comes back only on an event one of
+    them acts on, else at the periodic flush (``flush()``: in a real scheduler 5 minutes after
+    the pod's last attempt, ``--pod-max-in-unschedulable-pods-duration``, checked every 30 s).
+    ``schedule_pending`` flushes once when nothing else moves; the pods placed only after a
+    flush are listed in ``waited_for_flush``. The events and what requeues:
+
+    * an assigned pod added (bound): InterPodAffinity, when it matches *all* the waiting pod's
+      required podAffinity terms (a pinned TaskRun pod when its placeholder is bound);
+    * an assigned pod deleted (deleted, or terminated: the scheduler's informer turns a pod
+      that Succeeded or Failed into a delete): InterPodAffinity, when it matches the waiting
+      pod's required podAntiAffinity terms, or its own required podAntiAffinity terms match the
+      waiting pod: *all* of them up to 1.36, *any* from 1.37 (kubernetes/kubernetes#139161). The
+      deletion of a pod the waiting pod has *affinity* to never requeues it, on any version,
+      although the first-pod rule may then admit it (kubernetes/kubernetes#141354, open);
+    * a claim created: VolumeBinding; a node added (``add_node``): NodeAffinity and
+      InterPodAffinity.
+
 What it does NOT model
 ----------------------
 
@@ -96,9 +116,10 @@ What it does NOT model
   the documented preference sum, not the scheduler's normalised score;
 * zones beyond what node labels express; zonal volume topology, Immediate binding, storage
   capacity, dynamic provisioning failures, ReadWriteOncePod;
-* the scheduler's retry timing: queueing hints, backoff and the periodic flush of
-  unschedulable pods; every pending pod is retried after every step, so "placed" means
-  placed eventually (on a real scheduler a pod may wait minutes for the flush);
+* the scheduler's retry timing, unless ``kubernetes_version`` is given: then see "The queue";
+  without it every pending pod is retried after every step, so "placed" means placed
+  eventually. Backoff is never modelled (a requeued pod is retried at once), nor clock time:
+  the flush is an event, not five minutes;
 * timing and races: binding is instantaneous, a pod runs as soon as it is bound, the
   scheduler's cache and the informers are never stale, terminating (deleting) pods vanish at
   once; the API server's defaulting and the rest of its validation;
@@ -346,6 +367,7 @@ class Cluster:
         match_label_keys: bool = True,
         hard_pod_affinity_weight: int = 1,
         namespaces: dict[str, dict[str, str]] | None = None,
+        kubernetes_version: tuple[int, int] | None = None,
     ) -> None:
         if choice not in ("score", "any"):
             raise ValueError(choice)
@@ -363,6 +385,11 @@ class Cluster:
         self.log: list[str] = []
         self._terms: dict[tuple[str, str], _Terms] = {}
         self._seq = 0
+        # queueing hints (None: every pending pod is retried after every step)
+        self.kubernetes_version = kubernetes_version
+        self._parked: dict[tuple[str, str], set[str]] = {}  # unschedulable pods: rejecting plugins
+        self._flushed: set[tuple[str, str]] = set()  # back in the queue only by a flush
+        self.waited_for_flush: list[Pod] = []  # placed only after a flush, in order
 
     # objects ---------------------------------------------------------------------------
 
@@ -373,7 +400,14 @@ class Cluster:
         if key not in self.claims:
             self.claims[key] = claim
             self.log.append(f"claim {claim.namespace}/{claim.name} created")
+            self._requeue(lambda _pod, plugins: "VolumeBinding" in plugins)
         return self.claims[key]
+
+    def add_node(self, node: Node) -> None:
+        """A node joins (or is uncordoned): NodeAffinity and InterPodAffinity requeue."""
+        self.nodes[node.name] = node
+        self.log.append(f"node {node.name} added")
+        self._requeue(lambda _pod, plugins: bool(plugins & {"NodeAffinity", "InterPodAffinity"}))
 
     def delete_claim(self, namespace: str, name: str) -> None:
         self.claims.pop((namespace, name), None)
@@ -394,14 +428,22 @@ class Cluster:
     def finish_pod(self, pod: Pod, phase: str = SUCCEEDED) -> None:
         """The pod terminates: it leaves the scheduler's view and detaches its volumes."""
         assert phase in TERMINATED
+        was_live = pod.live
         pod.phase = phase
         self.log.append(f"pod {pod.namespace}/{pod.name} {phase.lower()}")
+        if was_live:
+            self._deleted(pod)
 
     def delete_pod(self, pod: Pod) -> None:
+        was_live = pod.live
+        terms = self._terms.get((pod.namespace, pod.name))
         self.pods.pop((pod.namespace, pod.name), None)
-        self._terms.pop((pod.namespace, pod.name), None)
+        self._parked.pop((pod.namespace, pod.name), None)
         pod.phase = FAILED
         self.log.append(f"pod {pod.namespace}/{pod.name} deleted")
+        if was_live and terms is not None:
+            self._deleted(pod, terms)
+        self._terms.pop((pod.namespace, pod.name), None)
 
     def get(self, namespace: str, name: str) -> Pod:
         return self.pods[(namespace, name)]
@@ -439,17 +481,89 @@ class Cluster:
         self._bind(pod, node)
         return node
 
-    def schedule_pending(self) -> list[Pod]:
-        """Try every pending pod, in creation order, until no pod moves; the pods bound."""
+    def schedule_pending(self, flush: bool = True) -> list[Pod]:
+        """Try every pending pod in the queue, in creation order, until no pod moves; the pods
+        bound. With queueing hints, a pod that fails waits for an event that requeues it, and
+        when nothing moves the unschedulable pods are flushed back once (``flush``)."""
         bound: list[Pod] = []
-        progress = True
-        while progress:
-            progress = False
-            for pod in self.pending():
-                if self.schedule(pod) is not None:
-                    bound.append(pod)
-                    progress = True
-        return bound
+        flushed = False
+        while True:
+            progress = True
+            while progress:
+                progress = False
+                for pod in self.pending():
+                    key = (pod.namespace, pod.name)
+                    if key in self._parked:
+                        continue
+                    if self.schedule(pod) is not None:
+                        bound.append(pod)
+                        progress = True
+                        if key in self._flushed:
+                            self.waited_for_flush.append(pod)
+                    elif self.kubernetes_version is not None:
+                        self._parked[key] = self._rejecting_plugins(pod)
+            if not flush or flushed or not self._parked:
+                return bound
+            self.flush()
+            flushed = True
+
+    def flush(self) -> None:
+        """The periodic flush: every unschedulable pod goes back to the queue."""
+        for key in self._parked:
+            self._flushed.add(key)
+            self.log.append(f"pod {key[0]}/{key[1]} flushed back to the queue")
+        self._parked.clear()
+
+    def waiting(self) -> list[Pod]:
+        """Pending pods that wait for an event or the flush (queueing hints only)."""
+        return [p for p in self.pending() if (p.namespace, p.name) in self._parked]
+
+    # queueing hints ------------------------------------------------------------------------
+
+    def _rejecting_plugins(self, pod: Pod) -> set[str]:
+        plugins = set()
+        for n in self.nodes:
+            why = self.why_not(pod, n) or ""
+            if why.startswith(("nodeSelector", "nodeAffinity")):
+                plugins.add("NodeAffinity")
+            elif why.startswith("claim"):
+                plugins.add("VolumeBinding")
+            elif why:
+                plugins.add("InterPodAffinity")
+        return plugins
+
+    def _requeue(self, hint: Any) -> None:
+        for key in list(self._parked):
+            if hint(self.pods[key], self._parked[key]):
+                del self._parked[key]
+                self._flushed.discard(key)
+                self.log.append(f"pod {key[0]}/{key[1]} requeued")
+
+    def _match(self, terms: list[_Term], pod: Pod) -> bool:
+        """Whether `pod` matches the terms as the hint of this version reads them: all of
+        them up to 1.36, any from 1.37 (kubernetes/kubernetes#139161); never when none."""
+        if not terms:
+            return False
+        version = self.kubernetes_version or (0, 0)
+        return any(t.matches(pod) for t in terms) if version >= (1, 37) else all(t.matches(pod) for t in terms)
+
+    def _added(self, pod: Pod) -> None:
+        def hint(waiting: Pod, plugins: set[str]) -> bool:
+            req = self._terms[(waiting.namespace, waiting.name)].req_aff
+            return "InterPodAffinity" in plugins and bool(req) and all(t.matches(pod) for t in req)
+
+        self._requeue(hint)
+
+    def _deleted(self, pod: Pod, terms: _Terms | None = None) -> None:
+        own = terms or self._terms[(pod.namespace, pod.name)]
+
+        def hint(waiting: Pod, plugins: set[str]) -> bool:
+            if "InterPodAffinity" not in plugins:
+                return False
+            anti = self._terms[(waiting.namespace, waiting.name)].req_anti
+            return self._match(anti, pod) or self._match(own.req_anti, waiting)
+
+        self._requeue(hint)
 
     def _bind(self, pod: Pod, node: str) -> None:
         for name in pod.claims:
@@ -469,6 +583,8 @@ class Cluster:
         pod.node = node
         pod.phase = RUNNING
         self.log.append(f"pod {pod.namespace}/{pod.name} -> {node}")
+        if self.kubernetes_version is not None:
+            self._added(pod)
 
     def _fits(self, pod: Pod, node: Node) -> bool:
         return self._filter(pod, node) is None

@@ -94,7 +94,55 @@ def table(plans: Sequence[Plan]) -> str:
         out.append("\n" + cost[2].upper() + cost[3:] + ".\n")
     if any(p.strategy == "run-keyed" for p in plans):
         out.append("(run-keyed) groups hold nothing: their pods share a node while they are alive.\n")
+    out.extend(scope_notes(plans))
+    out.extend(flush_notes(plans))
     return "".join(out)
+
+
+def flush_notes(plans: Sequence[Plan]) -> list[str]:
+    """Where runs may wait for kube-scheduler's flush of unschedulable pods, once each (the
+    plans carry it for the policy's strategy, mode and kubernetesVersion)."""
+    # a placeholder waits only beside a run-keyed isolate run: none in the plans, no note
+    beside = any(p.strategy == "run-keyed" and p.mode == "isolate-pipelinerun" for p in plans)
+    seen: list[str] = []
+    for p in plans:
+        seen.extend(w for w in p.waits if w not in seen and (beside or p.strategy != "placeholder"))
+    if not seen:
+        return []
+    head = (
+        "May wait for the scheduler's periodic flush of unschedulable pods (5 minutes after the pod's last attempt by default; "
+        "kube-scheduler --pod-max-in-unschedulable-pods-duration; adding or uncordoning a node "
+        "retries at once; docs/strategies.md):\n"
+    )
+    return [head, *(f"- {w}.\n" for w in seen)]
+
+
+_WHO = {"placeholder": "placeholders", "run-keyed": "run-keyed runs"}
+_HOW = {"isolate-pipelinerun": "required: one run per node", "pipelineruns": "preferred: runs spread over nodes",
+        "workspaces": "preferred: workspaces spread over nodes"}
+_WHERE = {
+    "namespace": "in the run's own namespace only",
+    "cluster": "in every namespace (namespaceSelector: {})",
+}
+_WHY = {
+    ("placeholder", "namespace"): " (Tekton's term, which has no namespace selector: tektoncd/pipeline#9531)",
+}
+
+
+def scope_notes(plans: Sequence[Plan]) -> list[str]:
+    """One line per strategy, mode and isolation scope among the plans: where the
+    anti-affinity that keeps runs apart looks for other runs (Plan.scope, as the transform
+    wrote it)."""
+    seen = sorted({(p.strategy, p.mode, p.scope) for p in plans if p.scope}, key=lambda x: (x[0] != "placeholder", x[1], x[2]))
+    out = []
+    for strategy, mode, scope in seen:
+        other = "cluster" if scope == "namespace" else "namespace"
+        out.append(
+            f"In {mode}, the anti-affinity of {_WHO.get(strategy, strategy)} ({_HOW.get(mode, mode)}) looks for "
+            f"other runs {_WHERE[scope]}{_WHY.get((strategy, scope), '')}; isolationScope: {other} in the "
+            "policy changes that.\n"
+        )
+    return out
 
 
 def _q(s: str) -> str:

@@ -306,9 +306,16 @@ def placeholder_cost(plans: list[Plan]) -> str:
     n = len(held)
     made = sum(len(a.get("claims") or []) for a in held)
     mounted = sum(len(a.get("volumes") or []) for a in held)
-    cpu, mem = (int(assistant_mod.RESOURCES[k].rstrip("mMi")) for k in ("cpu", "memory"))
+    if any(p.resources for p in plans if p.strategy == "placeholder"):
+        from krm_fn.policy import resources  # decimal: only set resources pay
+
+        each = [resources.requests(p.resources) for p in plans if p.strategy == "placeholder" for _a in p.assistants]
+        asked = resources.cost(each)
+    else:
+        cpu, mem = (int(assistant_mod.RESOURCES[k].rstrip("mMi")) for k in ("cpu", "memory"))
+        asked = f"{n * cpu}m CPU and {n * mem}Mi memory"
     return (
-        f"; {n} placeholder pod(s) request {n * cpu}m CPU and {n * mem}Mi memory in all and hold "
+        f"; {n} placeholder pod(s) request {asked} in all and hold "
         f"{made} claim(s) they create and {mounted} existing one(s), on their nodes, until their "
         "runs' manifests leave Git (finished runs too)"
     )

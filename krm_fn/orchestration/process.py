@@ -41,6 +41,7 @@ from krm_fn.transforms.context import Context
 from krm_fn.transforms.context import Handler
 from krm_fn.transforms.context import Plan
 from krm_fn.transforms.tekton import handlers
+from krm_fn.transforms.tekton import sharedclaims
 from krm_fn.transforms.tekton import triggers
 from krm_fn.yaml import document
 
@@ -194,6 +195,7 @@ def _process(rl: ResourceList, policy_override: Any, light: bool) -> Outcome:
     ctx.reindex()  # loading may have corrected identities the scanner was unsure of
     for item in rl.items:
         _dispatch(item, ctx)
+    sharedclaims.check(ctx)  # runs whose placeholders mount one existing claim
     collisions.judge_duplicates(twins, ctx)
     collisions.check_generated_names(ctx)
     reconcile(rl, ctx, KNOWN_KINDS)

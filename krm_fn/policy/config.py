@@ -26,6 +26,10 @@ from krm_fn.policy.nop import nop_image
 from krm_fn.policy.nop import nop_release
 from krm_fn.policy.nop import nop_tag
 from krm_fn.policy.nop import parse_version
+from krm_fn.policy.podtemplate import pod_template_problems
+from krm_fn.policy.releases import NEWEST
+from krm_fn.policy.releases import fmt
+from krm_fn.policy.releases import set_security_context_default
 from krm_fn.yaml import guards
 from krm_fn.yaml.plain import to_plain
 from krm_fn.yaml.roundtrip import loader
@@ -37,13 +41,16 @@ if TYPE_CHECKING:
 POLICY_API_VERSION = "fn.kpt.dev/v1alpha1"
 POLICY_KIND = "CoschedulePolicy"
 ACCEPTED = f"`{POLICY_KIND}.v1alpha1.fn.kpt.dev` or `ConfigMap.v1`"
-NEWEST_TEKTON = (1, 15, 0)
+NEWEST_TEKTON = NEWEST  # the newest release of policy/releases.py
+# the newest Shipwright release read (reference/shipwright-scheduling.md: tags to v0.20.0)
+NEWEST_SHIPWRIGHT = (0, 20, 0)
 # config-defaults default-service-account: Tekton's value when the key is absent
 # (pkg/apis/config/default.go DefaultServiceAccountValue), also the shipped ConfigMap's
 DEFAULT_SERVICE_ACCOUNT = "default"
 MODES = ("workspaces", "pipelineruns", "isolate-pipelinerun", "disabled")
 STRATEGIES = ("auto", "placeholder", "run-keyed")
-NEWEST_KUBERNETES = (1, 33)
+# the newest Kubernetes release (1.37.0, with kubernetes/kubernetes#139161's queueing hint)
+NEWEST_KUBERNETES = (1, 37)
 # matchLabelKeys / mismatchLabelKeys in pod (anti-)affinity (KEP-3633): alpha 1.29 (gate off),
 # beta and on by default 1.31, GA 1.33
 RUN_KEYED_SINCE = (1, 31)
@@ -53,11 +60,13 @@ class Policy(Record):
     """The resolved policy every transform reads. Plain data only."""
 
     __slots__ = (
-        "mode", "tekton_version", "assistant_image", "assistant_pod_template", "set_security_context",
+        "mode", "tekton_version", "assistant_image", "assistant_pod_template", "assistant_resources", "set_security_context",
         "set_security_context_ro_rootfs", "pvc_retention", "topology_spread", "scheduling_gates",
-        "default_pod_template", "default_service_account", "node_selector", "tolerations", "scheduler_name", "on_conflict",
+        "default_pod_template", "default_service_account", "node_selector", "tolerations", "scheduler_name", "runtime_class_name", "shipwright_version",
+        "on_conflict",
         "hardening", "hardening_allow_toleration_keys", "hardening_allow_node_selector_keys",
-        "generate_name", "strategy", "kubernetes_version", "ref", "file_path", "file_index", "field_prefix",
+        "generate_name", "strategy", "kubernetes_version", "isolation_scope", "ref", "file_path", "file_index",
+        "field_prefix",
     )
 
     def __init__(
@@ -66,7 +75,8 @@ class Policy(Record):
         tekton_version: tuple[int, int, int] = NEWEST_TEKTON,
         assistant_image: str = DEFAULT_NOP_IMAGE,
         assistant_pod_template: dict[str, Any] | None = None,
-        set_security_context: bool = False,
+        assistant_resources: dict[str, Any] | None = None,
+        set_security_context: bool | None = None,
         set_security_context_ro_rootfs: bool = False,
         pvc_retention: dict[str, str] | None = None,
         topology_spread: list[dict[str, Any]] | None = None,
@@ -76,6 +86,8 @@ class Policy(Record):
         node_selector: dict[str, str] | None = None,
         tolerations: list[dict[str, Any]] | None = None,
         scheduler_name: str | None = None,
+        runtime_class_name: str | None = None,
+        shipwright_version: tuple[int, int, int] = NEWEST_SHIPWRIGHT,
         on_conflict: str = "error",
         hardening: str = "deny",
         hardening_allow_toleration_keys: list[str] | None = None,
@@ -83,6 +95,7 @@ class Policy(Record):
         generate_name: str = "error",
         strategy: str = "auto",
         kubernetes_version: tuple[int, int] = NEWEST_KUBERNETES,
+        isolation_scope: str | None = None,
         ref: ResourceRef | None = None,
         file_path: str | None = None,
         file_index: int | None = None,
@@ -93,7 +106,12 @@ class Policy(Record):
         self.tekton_version = tekton_version
         self.assistant_image = assistant_image
         self.assistant_pod_template: dict[str, Any] = {} if assistant_pod_template is None else assistant_pod_template
-        self.set_security_context = set_security_context
+        # None: Tekton's fixed requests = limits (assistant.RESOURCES)
+        self.assistant_resources = assistant_resources
+        # None: Tekton's default for the version (on from v1.16.0, PR #9589)
+        self.set_security_context = (
+            set_security_context_default(tekton_version) if set_security_context is None else set_security_context
+        )
         self.set_security_context_ro_rootfs = set_security_context_ro_rootfs
         self.pvc_retention: dict[str, str] = (
             {"whenDeleted": "Delete", "whenScaled": "Delete"} if pvc_retention is None else pvc_retention
@@ -105,6 +123,8 @@ class Policy(Record):
         self.node_selector: dict[str, str] = {} if node_selector is None else node_selector
         self.tolerations: list[dict[str, Any]] = [] if tolerations is None else tolerations
         self.scheduler_name = scheduler_name
+        self.runtime_class_name = runtime_class_name
+        self.shipwright_version = shipwright_version
         self.on_conflict = on_conflict
         self.hardening = hardening
         self.hardening_allow_toleration_keys: list[str] = (
@@ -116,6 +136,8 @@ class Policy(Record):
         self.generate_name = generate_name
         self.strategy = strategy  # auto | placeholder | run-keyed (SPEC §4b)
         self.kubernetes_version = kubernetes_version
+        # namespace | cluster | None (each strategy's own: see `scope`)
+        self.isolation_scope = isolation_scope
         # where the config came from, for results that point at it
         self.ref = ref
         self.file_path = file_path
@@ -128,6 +150,19 @@ class Policy(Record):
         """The Tekton pod label run-keyed terms key on: the run's UID where Tekton sets it on
         TaskRuns and pods (v0.63.0 on), else its name."""
         return RUN_UID_KEY if self.tekton_version >= (0, 63, 0) else RUN_NAME_KEY
+
+    def scope(self, strategy: str, mode: str) -> str:
+        """Where the terms that keep runs (or workspaces) apart look for the others: the
+        policy's isolationScope, else each strategy's own. A placeholder copies Tekton's repel
+        term, which has no namespace selector: the run's namespace (tektoncd/pipeline#9531).
+        Run-keyed isolate-pipelinerun repels every namespace's runs, run-keyed pipelineruns
+        prefers to spread within the namespace. "" where nothing is kept apart (run-keyed
+        workspaces mode, disabled)."""
+        if mode == "disabled" or (strategy == "run-keyed" and mode not in ("pipelineruns", "isolate-pipelinerun")):
+            return ""
+        if self.isolation_scope:
+            return self.isolation_scope
+        return "cluster" if strategy == "run-keyed" and mode == "isolate-pipelinerun" else "namespace"
 
     @property
     def run_keyed_ok(self) -> bool:
@@ -382,16 +417,24 @@ def _resolve(
     p = Policy(ref=src.ref, file_path=src.file_path, file_index=src.file_index, field_prefix=prefix)
     if "tektonVersion" in spec:
         p.tekton_version = parse_version(spec["tektonVersion"])
+
     def where(*typed: str) -> str:
         return cm_paths.get(typed, ".".join((prefix, *typed)))
 
     mode, results = _mode(spec, src, p.tekton_version, where)
+    if p.tekton_version > NEWEST_TEKTON:
+        results = [_newer_than_known(src, p.tekton_version, where("tektonVersion")), *results]
     if mode is None:
         return None, results
-    problems = _pod_template_problems(src, where("defaultPodTemplate"), spec.get("defaultPodTemplate"))
+    found = pod_template_problems(where("defaultPodTemplate"), spec.get("defaultPodTemplate"))
     assistant = spec.get("assistant")
     if isinstance(assistant, dict):
-        problems += _pod_template_problems(src, where("assistant", "podTemplate"), assistant.get("podTemplate"))
+        found += pod_template_problems(where("assistant", "podTemplate"), assistant.get("podTemplate"))
+    if isinstance(assistant, dict) and isinstance(assistant.get("resources"), dict):
+        from krm_fn.policy import resources  # decimal: only a policy that sets resources pays
+
+        found += resources.problems(where("assistant", "resources"), assistant["resources"])
+    problems = [_err(src, path, message) for path, message in found]
     if problems:
         return None, results + problems
     p.mode = mode
@@ -402,26 +445,17 @@ def _resolve(
             results = results + _image_version_check(src, a["image"], p.tekton_version, where)
     else:
         p.assistant_image = nop_image(p.tekton_version)
-    p.assistant_pod_template = copy_data(a.get("podTemplate") or {})
-    p.set_security_context = bool(a.get("setSecurityContext", False))
-    p.set_security_context_ro_rootfs = bool(a.get("setSecurityContextReadOnlyRootFilesystem", False))
-    p.pvc_retention = {"whenDeleted": "Delete", "whenScaled": "Delete", **(a.get("pvcRetentionPolicy") or {})}
-    p.topology_spread = copy_data(a.get("topologySpreadConstraints") or [])
-    p.scheduling_gates = copy_data(a.get("schedulingGates") or [])
+    _resolve_assistant(p, a)
     p.default_pod_template = copy_data(spec.get("defaultPodTemplate") or {})
     p.default_service_account = spec.get("defaultServiceAccount", DEFAULT_SERVICE_ACCOUNT)
-    s = spec.get("scheduling") or {}
-    # sorted: the output must not depend on the order of keys in the config
-    p.node_selector = dict(sorted((s.get("nodeSelector") or {}).items()))
-    p.tolerations = copy_data(s.get("tolerations") or [])
-    p.scheduler_name = s.get("schedulerName") or None
-    p.on_conflict = s.get("onConflict", "error")
+    _resolve_scheduling(p, spec)
     h = spec.get("hardening") or {}
     p.hardening = h.get("action", "deny")
     p.hardening_allow_toleration_keys = list(h.get("allowTolerationKeys") or [])
     p.hardening_allow_node_selector_keys = list(h.get("allowNodeSelectorKeys") or [])
     p.generate_name = spec.get("generateName", "error")
     p.strategy = spec.get("strategy", "auto")
+    p.isolation_scope = spec.get("isolationScope")
     if "kubernetesVersion" in spec:
         major, minor, _patch = parse_version(spec["kubernetesVersion"])
         p.kubernetes_version = (major, minor)
@@ -438,6 +472,43 @@ def _resolve(
             )
         ]
     return p, results
+
+
+def _resolve_scheduling(p: Policy, spec: dict[str, Any]) -> None:
+    s = spec.get("scheduling") or {}
+    # sorted: the output must not depend on the order of keys in the config
+    p.node_selector = dict(sorted((s.get("nodeSelector") or {}).items()))
+    p.tolerations = copy_data(s.get("tolerations") or [])
+    p.scheduler_name = s.get("schedulerName") or None
+    p.runtime_class_name = s.get("runtimeClassName") or None
+    if "shipwrightVersion" in spec:
+        p.shipwright_version = parse_version(spec["shipwrightVersion"])
+    p.on_conflict = s.get("onConflict", "error")
+
+
+def _resolve_assistant(p: Policy, a: dict[str, Any]) -> None:
+    """The assistant's fields but its image; setSecurityContext unset is Tekton's default for
+    the version (on from v1.16.0)."""
+    p.assistant_pod_template = copy_data(a.get("podTemplate") or {})
+    p.assistant_resources = copy_data(a["resources"]) if a.get("resources") else None
+    p.set_security_context = bool(a.get("setSecurityContext", set_security_context_default(p.tekton_version)))
+    p.set_security_context_ro_rootfs = bool(a.get("setSecurityContextReadOnlyRootFilesystem", False))
+    p.pvc_retention = {"whenDeleted": "Delete", "whenScaled": "Delete", **(a.get("pvcRetentionPolicy") or {})}
+    p.topology_spread = copy_data(a.get("topologySpreadConstraints") or [])
+    p.scheduling_gates = copy_data(a.get("schedulingGates") or [])
+
+
+def _newer_than_known(src: _Source, version: tuple[int, int, int], path: str) -> Result:
+    newest = fmt(NEWEST_TEKTON)
+    return _err(
+        src,
+        path,
+        f"{path} is {fmt(version)}, newer than the newest Tekton release this function knows "
+        f"({newest}); the output follows {newest} (its nop image {nop_image(NEWEST_TEKTON)} and "
+        f"its defaults). Check {newest}'s assistant against your release's notes, set "
+        "assistant.image to your release's nop image, or update the function",
+        "warning",
+    )
 
 
 def _image_version_check(
@@ -460,54 +531,6 @@ def _image_version_check(
             "warning",
         )
     ]
-
-
-# The pod template fields the function copies into runs and placeholders, with the types the
-# Kubernetes and Tekton APIs give them: a wrong type here would be written into every run.
-_TEMPLATE_FIELDS: dict[str, tuple[type, type | None]] = {
-    "nodeSelector": (dict, str),
-    "tolerations": (list, dict),
-    "affinity": (dict, None),
-    "securityContext": (dict, None),
-    "dnsConfig": (dict, None),
-    "imagePullSecrets": (list, dict),
-    "env": (list, dict),
-    "volumes": (list, dict),
-    "hostAliases": (list, dict),
-    "topologySpreadConstraints": (list, dict),
-    "schedulerName": (str, None),
-    "priorityClassName": (str, None),
-    "runtimeClassName": (str, None),
-    "dnsPolicy": (str, None),
-    "serviceAccountName": (str, None),
-    "hostNetwork": (bool, None),
-    "automountServiceAccountToken": (bool, None),
-    "enableServiceLinks": (bool, None),
-}
-_TYPE_WORDS = {dict: "a mapping", list: "a list", str: "a string", bool: "true or false"}
-
-
-def _pod_template_problems(src: _Source, path: str, tpl: Any) -> list[Result]:
-    """Errors for a pod template of the policy whose known fields have the wrong type."""
-    if tpl is None:
-        return []
-    if not isinstance(tpl, dict):
-        return [_err(src, path, f"the pod template is a {type_name(tpl)}; it must be a mapping of pod template fields")]
-    out = []
-    for key, (outer, inner) in _TEMPLATE_FIELDS.items():
-        if key not in tpl or tpl[key] is None:
-            continue
-        v = tpl[key]
-        if not isinstance(v, outer) or (outer is not bool and isinstance(v, bool)):
-            out.append(_err(src, f"{path}.{key}", f"{key} is a {type_name(v)}; it must be {_TYPE_WORDS[outer]}"))
-            continue
-        if inner is None:
-            continue
-        values: list[Any] = list(v.values()) if isinstance(v, dict) else list(v) if isinstance(v, list) else []
-        if any(not isinstance(x, inner) for x in values):
-            what = "strings" if inner is str else "mappings"
-            out.append(_err(src, f"{path}.{key}", f"{key} must hold {what} only"))
-    return out
 
 
 def _mode(

@@ -25,6 +25,8 @@ CONFIGMAP_KEYS: dict[str, tuple[str, ...]] = {
     "tekton-version": ("tektonVersion",),
     "coschedule-strategy": ("strategy",),
     "kubernetes-version": ("kubernetesVersion",),
+    "isolation-scope": ("isolationScope",),
+    "shipwright-version": ("shipwrightVersion",),
     "nop-image": ("assistant", "image"),
 }
 

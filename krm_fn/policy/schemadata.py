@@ -74,14 +74,20 @@ SCHEMA: dict[str, Any] = {
           "type": "boolean"
         },
         "tektonVersion": {
-          "description": "Tekton Pipelines version your cluster runs (X.Y or X.Y.Z, optionally with a leading v). It selects how coschedule and disableAffinityAssistant are resolved (per-run modes below v0.51.0 and coschedule other than workspaces below v0.50.0 are errors), the assistant image when assistant.image is unset, and how the tekton.dev/pipeline label is derived. Default: the newest version known to the function.",
-          "default": "v1.15.0",
+          "description": "Tekton Pipelines version your cluster runs (X.Y or X.Y.Z, optionally with a leading v). It selects how coschedule and disableAffinityAssistant are resolved (per-run modes below v0.51.0 and coschedule other than workspaces below v0.50.0 are errors), the assistant image when assistant.image is unset, the default of assistant.setSecurityContext (on from v1.16.0) and how the tekton.dev/pipeline label is derived. The releases the function knows and what each changes for the assistant: docs/tekton-releases.md. Default: the newest known release, v1.16.0; a newer version is a warning, and the output follows v1.16.0.",
+          "default": "v1.16.0",
           "type": "string",
           "pattern": "^v?[0-9]+\\.[0-9]+(\\.[0-9]+)?$"
         },
         "kubernetesVersion": {
-          "description": "Kubernetes version your cluster runs (X.Y or X.Y.Z, optionally with a leading v). The run-keyed strategy needs 1.31 or newer (matchLabelKeys / mismatchLabelKeys in pod affinity, KEP-3633: beta and on by default in 1.31, GA in 1.33); below that, runs without a name cannot be coscheduled and are errors. Default: 1.33.",
-          "default": "1.33",
+          "description": "Kubernetes version your cluster runs (X.Y or X.Y.Z, optionally with a leading v). The run-keyed strategy needs 1.31 or newer (matchLabelKeys / mismatchLabelKeys in pod affinity, KEP-3633: beta and on by default in 1.31, GA in 1.33); below that, runs without a name cannot be coscheduled and are errors. explain uses it to say where a run may wait for the scheduler's unschedulable-pods flush (docs/strategies.md). Default: 1.37, the newest Kubernetes release.",
+          "default": "1.37",
+          "type": "string",
+          "pattern": "^v?[0-9]+\\.[0-9]+(\\.[0-9]+)?$"
+        },
+        "shipwrightVersion": {
+          "description": "Shipwright Build version your cluster runs (X.Y or X.Y.Z, optionally with a leading v). Below v0.19.0 Build and BuildRun have no runtimeClassName (SHIP-0040), so scheduling.runtimeClassName is not set on them, with a warning. Default: v0.20.0, the newest release the function knows.",
+          "default": "v0.20.0",
           "type": "string",
           "pattern": "^v?[0-9]+\\.[0-9]+(\\.[0-9]+)?$"
         },
@@ -94,6 +100,13 @@ SCHEMA: dict[str, Any] = {
             "run-keyed"
           ]
         },
+        "isolationScope": {
+          "description": "Where the anti-affinity that keeps runs apart (isolate-pipelinerun: required, one run per node; pipelineruns and the placeholders of workspaces mode: preferred, weight 100) looks for other runs: namespace = only in the run's own namespace, cluster = in every namespace (namespaceSelector: {}). One setting for both strategies. Unset: each keeps its own, as before: placeholders copy Tekton's term, which has no namespace selector (namespace; tektoncd/pipeline#9531), run-keyed isolate-pipelinerun repels runs of every namespace (cluster) and run-keyed pipelineruns spreads within the namespace. A re-render with another scope rewrites the terms it wrote.",
+          "enum": [
+            "namespace",
+            "cluster"
+          ]
+        },
         "assistant": {
           "description": "The generated affinity-assistant StatefulSets (Tekton's config-defaults and feature flags for them).",
           "default": {},
@@ -101,8 +114,8 @@ SCHEMA: dict[str, Any] = {
           "additionalProperties": false,
           "properties": {
             "image": {
-              "description": "Container image of the assistant (Tekton's nop image, the controller's -nop-image flag); the container runs it with args [tekton_run_indefinitely]. Unset: the nop image of tektonVersion's release, ghcr.io/tektoncd/pipeline/github.com/tektoncd/pipeline/cmd/nop:<release>, from a table of Tekton releases in the function (v0.15.0 to v1.15.0; a version between releases or newer takes the newest release before it, and one below v0.15.0, whose Tekton ran no nop image, the newest). Set it to pin a digest or to use a mirror. A set image whose tag is a nop release other than tektonVersion's earns a warning when tektonVersion is set too (only the tag is checked: a digest cannot be checked offline).",
-              "default": "ghcr.io/tektoncd/pipeline/github.com/tektoncd/pipeline/cmd/nop:v1.15.0",
+              "description": "Container image of the assistant (Tekton's nop image, the controller's -nop-image flag); the container runs it with args [tekton_run_indefinitely]. Unset: the nop image of tektonVersion's release, ghcr.io/tektoncd/pipeline/github.com/tektoncd/pipeline/cmd/nop:<release>, from a table of Tekton releases in the function (v0.15.0 to v1.16.0, docs/tekton-releases.md; a version between releases or newer takes the newest release before it, and one below v0.15.0, whose Tekton ran no nop image, the newest). Set it to pin a digest or to use a mirror. A set image whose tag is a nop release other than tektonVersion's earns a warning when tektonVersion is set too (only the tag is checked: a digest cannot be checked offline).",
+              "default": "ghcr.io/tektoncd/pipeline/github.com/tektoncd/pipeline/cmd/nop:v1.16.0",
               "type": "string",
               "minLength": 1
             },
@@ -191,9 +204,38 @@ SCHEMA: dict[str, Any] = {
                 }
               }
             },
+            "resources": {
+              "description": "Requests and limits of the assistant container, beyond Tekton: Tekton's assistant has fixed requests = limits = 50m CPU / 100Mi memory (the default), and a resources field for its template is proposed (tektoncd/pipeline#9287, PR #10325, open). Checked as the API server checks a container's: quantities, resource names (cpu, memory, ephemeral-storage, hugepages-<size>, or a domain-qualified extended resource), a request not above its limit. Set, it replaces the whole fixed value: a limit left out is no limit (QoS Burstable). A declared departure from Tekton until its field ships (docs/guarantees.md).",
+              "type": "object",
+              "additionalProperties": false,
+              "properties": {
+                "requests": {
+                  "description": "Resources the scheduler reserves for the placeholder pod on its node (what it holds while its manifest is in Git).",
+                  "type": "object",
+                  "additionalProperties": {
+                    "description": "A resource quantity (e.g. 100m, 0.5, 128Mi, 1Gi).",
+                    "type": [
+                      "string",
+                      "number"
+                    ]
+                  }
+                },
+                "limits": {
+                  "description": "Most the placeholder container may use; a limit without a request is also its request.",
+                  "type": "object",
+                  "additionalProperties": {
+                    "description": "A resource quantity (e.g. 100m, 0.5, 128Mi, 1Gi).",
+                    "type": [
+                      "string",
+                      "number"
+                    ]
+                  }
+                }
+              }
+            },
             "setSecurityContext": {
-              "description": "Tekton's set-security-context: true gives the assistant container allowPrivilegeEscalation false, capabilities.drop [ALL], runAsNonRoot and seccompProfile RuntimeDefault (only runAsNonRoot on Windows nodes); false leaves its securityContext empty.",
-              "default": false,
+              "description": "Tekton's set-security-context: true gives the assistant container allowPrivilegeEscalation false, capabilities.drop [ALL], runAsNonRoot and seccompProfile RuntimeDefault (only runAsNonRoot on Windows nodes), the restricted Pod Security profile's container fields; false leaves its securityContext empty. Default: Tekton's default for tektonVersion: false below v1.16.0, true from v1.16.0 (tektoncd/pipeline#9589), so true for the default tektonVersion.",
+              "default": true,
               "type": "boolean"
             },
             "setSecurityContextReadOnlyRootFilesystem": {
@@ -427,6 +469,10 @@ SCHEMA: dict[str, Any] = {
             "schedulerName": {
               "description": "Scheduler for the pods: set where absent; a different existing value is a conflict (see onConflict). Empty: no scheduler is set.",
               "default": "",
+              "type": "string"
+            },
+            "runtimeClassName": {
+              "description": "RuntimeClass of every TaskRun pod and build pod (e.g. kata for builds): Tekton's pod template runtimeClassName, and Shipwright's Build and BuildRun runtimeClassName (Shipwright v0.19+, SHIP-0040; an older Shipwright's CRD drops the field). Set when a manifest leaves it unset; another value is a conflict handled by onConflict, like schedulerName. Must be a DNS-1123 subdomain (Shipwright's RuntimeClassNameNotValid). The placeholders keep the default runtime (Tekton copies no runtimeClassName into its assistant).",
               "type": "string"
             },
             "onConflict": {

@@ -159,6 +159,9 @@ def join(errs: list[str]) -> str:
 TOLERATION_NOT_VALID = "TolerationNotValid"
 NODE_SELECTOR_NOT_VALID = "NodeSelectorNotValid"
 SCHEDULER_NAME_NOT_VALID = "SchedulerNameNotValid"
+RUNTIME_CLASS_NAME_NOT_VALID = "RuntimeClassNameNotValid"  # Shipwright v0.19+ (SHIP-0040)
+# Build and BuildRun runtimeClassName (SHIP-0040, shipwright-io/build#2079)
+SHIPWRIGHT_RUNTIME_CLASS_SINCE = (0, 19, 0)
 NODE_SELECTOR_PLATFORM_CONFLICT = "NodeSelectorPlatformConflict"
 OVERRIDE_FORBIDDEN = "BuildRunBuildFieldOverrideForbidden"
 BUILD_REGISTRATION_FAILED = "BuildRegistrationFailed"
@@ -267,6 +270,26 @@ def scheduler_name_problem(name: Any) -> str | None:
     return None
 
 
+def runtime_class_name_problem(name: Any) -> str | None:
+    """A present runtimeClassName must be a DNS-1123 subdomain (Shipwright's
+    RuntimeClassNameNotValid, and the API server's pod validation). None means absent."""
+    if name is None:
+        return None
+    if not isinstance(name, str):
+        return f"RuntimeClassName not valid: must be a string, got {_shown(name)}; quote it"
+    errs = dns1123_subdomain_errors(name)
+    if errs:
+        return "RuntimeClassName not valid: " + join(errs)
+    return None
+
+
+def no_runtime_class(shipwright: tuple[int, int, int]) -> str:
+    return (
+        "Shipwright v{}.{}.{} (shipwrightVersion) has no runtimeClassName on Build and BuildRun (added in "
+        "v0.19.0, SHIP-0040), so builds are left without it; Tekton runs get it".format(*shipwright)
+    )
+
+
 def platform_conflict_message(key: str) -> str:
     return (
         f'nodeSelector must not contain "{key}" when spec.output.platforms is set; the build '
@@ -281,7 +304,7 @@ def override_forbidden_message(field: str) -> str:
 # --------------------------------------------------------------------------- the policy itself
 
 def check_policy(p: Policy) -> list[Finding]:
-    """The policy's own nodeSelector / tolerations / schedulerName, checked once per run with
+    """The policy's own nodeSelector / tolerations / schedulerName / runtimeClassName, checked once per run with
     the Shipwright rules (the policy lands on build pods too) and the hardening rules. Each
     finding is for a result that points at the functionConfig."""
     out: list[Finding] = []
@@ -311,6 +334,11 @@ def check_policy(p: Policy) -> list[Finding]:
     msg_s = scheduler_name_problem(p.scheduler_name)
     if msg_s is not None:
         out.append(("error", f"{base}.schedulerName", msg_s, {"reason": SCHEDULER_NAME_NOT_VALID}))
+    msg_r = runtime_class_name_problem(p.runtime_class_name)
+    if msg_r is not None:
+        out.append(("error", f"{base}.runtimeClassName", msg_r, {"reason": RUNTIME_CLASS_NAME_NOT_VALID}))
+    elif p.runtime_class_name and p.shipwright_version < SHIPWRIGHT_RUNTIME_CLASS_SINCE:
+        out.append(("warning", f"{base}.runtimeClassName", no_runtime_class(p.shipwright_version), None))
     sev = hardening.severity(p.hardening)
     if sev is None:
         return out

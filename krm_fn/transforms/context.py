@@ -38,12 +38,20 @@ class Generated(Record):
 class Plan(Record):
     """What the coscheduling transform decided for one run (read by `explain`)."""
 
-    __slots__ = ("run", "mode", "assistants", "strategy")
+    __slots__ = ("run", "mode", "assistants", "strategy", "scope", "waits", "resources")
 
-    def __init__(self, run: ResourceRef, mode: str, assistants: list[dict[str, Any]], strategy: str = "placeholder") -> None:
+    def __init__(
+        self, run: ResourceRef, mode: str, assistants: list[dict[str, Any]], strategy: str = "placeholder", scope: str = "",
+        waits: tuple[str, ...] = (), resources: dict[str, Any] | None = None,
+    ) -> None:
         self.run = run
         self.mode = mode
         self.strategy = strategy  # run-keyed: the "assistants" are claim groups, name ""
+        # where the terms that keep runs apart look: "namespace", "cluster", or "" (none)
+        self.scope = scope
+        # where the run may wait for kube-scheduler's flush (policy/scheduler.flush_waits)
+        self.waits = waits
+        self.resources = resources  # the placeholders' container resources (None: Tekton's)
         # {name, tasks: [..], claims: [{template, claim, bindings}], volumes: [...]}
         self.assistants = assistants
 

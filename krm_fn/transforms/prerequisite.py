@@ -1,7 +1,8 @@
 """The one thing the cluster must have: Tekton's own affinity assistant off. A Tekton
-`feature-flags` ConfigMap in the input or the package that leaves it on is a warning naming
-the key and the value it needs; `note` is the line the summaries add when placeholders are
-rendered."""
+`feature-flags` ConfigMap, or a Tekton operator `TektonConfig` (whose `spec.pipeline` the
+operator writes into that ConfigMap, resetting it on upgrade), in the input or the package
+that leaves it on is a warning naming the field and the value it needs; `note` is the line
+the summaries add when placeholders are rendered."""
 from __future__ import annotations
 
 from krm_fn.core.errors import KrmError
@@ -17,6 +18,15 @@ FLAGS_NAME = "feature-flags"  # Tekton's ConfigMap (namespace tekton-pipelines a
 PATCH = (
     "kubectl patch configmap feature-flags -n tekton-pipelines --type merge "
     "-p '{\"data\":{\"coschedule\":\"disabled\"}}'"
+)
+# the operator's TektonConfig (cluster-scoped, always named `config`): operator installs set the
+# flags here, and the operator puts them back into feature-flags on upgrade
+# (tektoncd/pipeline#9174, tektoncd/operator#3010)
+OPERATOR_API = "operator.tekton.dev/v1alpha1"
+OPERATOR_KIND = "TektonConfig"
+OPERATOR_PATCH = (
+    "kubectl patch tektonconfig config --type merge "
+    "-p '{\"spec\":{\"pipeline\":{\"coschedule\":\"disabled\"}}}'"
 )
 REASON = "TektonAffinityAssistantOn"  # the warning's tag (files mode shows it for context files)
 _TRUE = ("1", "t", "T", "TRUE", "true", "True")  # Go strconv.ParseBool
@@ -47,6 +57,9 @@ def check_feature_flags(ctx: Context) -> None:
         return
     for item in ctx.items:
         m = item.meta
+        if m.kind == OPERATOR_KIND and m.api_version == OPERATOR_API:
+            _check_tekton_config(item, ctx)
+            continue
         if m.kind != "ConfigMap" or m.name != FLAGS_NAME or m.api_version != "v1" or not m.namespace:
             # without a namespace it is not the cluster's (tekton-pipelines as installed):
             # most likely a copy of its values used as this function's config (SPEC §3)
@@ -72,6 +85,35 @@ def check_feature_flags(ctx: Context) -> None:
                 + (f" ({PATCH})" if key == "coschedule" else ""),
                 tags={"reason": REASON},
             )
+
+
+def _check_tekton_config(item: Any, ctx: Context) -> None:
+    """The same check on a TektonConfig's `spec.pipeline`, which holds the feature-flags keys
+    by their ConfigMap names; the operator's default for `coschedule` is Tekton's."""
+    try:
+        data = item.load(ctx.light)
+    except KrmError:
+        return
+    if _is_config(data):
+        item.release()
+        return
+    spec = data.get("spec") if isinstance(data, dict) else None
+    raw = spec.get("pipeline") if isinstance(spec, dict) else None
+    flags: dict[str, Any] = dict(raw) if isinstance(raw, dict) else {}
+    item.release()
+    problems = _problems(flags, ctx.policy.tekton_version)
+    ctx.assistant_off = ctx.assistant_off or not problems
+    for key, want, why in problems:
+        ctx.warning(
+            item,
+            f"spec.pipeline.{key}",
+            f"{why.replace('coschedule is', 'spec.pipeline.coschedule is', 1)}: the Tekton operator writes "
+            "spec.pipeline into Tekton's feature-flags (and puts it back on every upgrade, "
+            "tektoncd/pipeline#9174), so Tekton creates its own affinity assistants beside the "
+            f"rendered ones and adds its own affinity to the pinned pods; set spec.pipeline.{key}: "
+            f"{want} in this TektonConfig" + (f" ({OPERATOR_PATCH})" if key == "coschedule" else ""),
+            tags={"reason": REASON},
+        )
 
 
 def _is_config(data: Any) -> bool:

@@ -26,21 +26,23 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 m
 if TYPE_CHECKING:
     from typing import Any
 
-FIELDS = ("nodeSelector", "tolerations", "schedulerName")
+FIELDS = ("nodeSelector", "tolerations", "schedulerName", "runtimeClassName")
 
 
 class Inherited(Record):
     """What a BuildRun inherits from its Build (the Build as written, plain data)."""
 
-    __slots__ = ("node_selector", "tolerations", "scheduler_name", "source")
+    __slots__ = ("node_selector", "tolerations", "scheduler_name", "source", "runtime_class_name")
 
     def __init__(
-        self, node_selector: Mapping[str, Any], tolerations: list[Any], scheduler_name: Any, source: str
+        self, node_selector: Mapping[str, Any], tolerations: list[Any], scheduler_name: Any, source: str,
+        runtime_class_name: Any = None,
     ) -> None:
         self.node_selector = node_selector
         self.tolerations = tolerations
         self.scheduler_name = scheduler_name
         self.source = source  # "Build ns/name", for messages
+        self.runtime_class_name = runtime_class_name
 
 
 def show(value: Any) -> str:
@@ -135,6 +137,7 @@ def apply_policy(
     m.node_selector(platform_keys_blocked)
     m.tolerations()
     m.scheduler_name()
+    m.runtime_class_name()
     return m.changes
 
 
@@ -310,24 +313,34 @@ class _Merge:
         return True
 
     def scheduler_name(self) -> None:
-        """Set when absent; another value is a conflict."""
-        want = self.ctx.policy.scheduler_name
-        cur = self.holder.get("schedulerName")
-        # Tekton's podTemplate schedulerName is a plain string: "" is unset. In Shipwright it is a
-        # pointer, and "" is set (and invalid: SchedulerNameNotValid, reported by the validator).
-        absent = cur is None or (self.flavour == TEKTON and cur == "")
+        """Set when absent; another value is a conflict. Tekton's podTemplate schedulerName is a
+        plain string: "" is unset. In Shipwright it is a pointer, and "" is set (and invalid:
+        SchedulerNameNotValid, reported by the validator)."""
+        inh = self.inherited.scheduler_name if self.inherited is not None else None
+        self._single("schedulerName", self.ctx.policy.scheduler_name, inh, empty_unset=self.flavour == TEKTON)
+
+    def runtime_class_name(self) -> None:
+        """The same for runtimeClassName, a pointer in Tekton's PodTemplate and in Shipwright
+        (v0.19+, SHIP-0040): "" is set, and invalid."""
+        p = self.ctx.policy
+        if self.flavour == SHIPWRIGHT and p.shipwright_version < validation.SHIPWRIGHT_RUNTIME_CLASS_SINCE:
+            return  # the Build and BuildRun of that Shipwright have no such field (validation.check_policy says so)
+        inh = self.inherited.runtime_class_name if self.inherited is not None else None
+        self._single("runtimeClassName", p.runtime_class_name, inh, empty_unset=False)
+
+    def _single(self, field: str, want: Any, inh: Any, empty_unset: bool) -> None:
+        cur = self.holder.get(field)
+        absent = cur is None or (empty_unset and cur == "")
         if want is None or (self.only_set_fields and absent):
             return
         if absent:
-            inh = self.inherited.scheduler_name if self.inherited is not None else None
             if not _inherited_conflict(self.ctx, inh, want, inh == want):
-                self.holder["schedulerName"] = self.doc.safe(want)
-                self.changes.append(f"schedulerName {want}")
-        elif cur != want and not (self.flavour == SHIPWRIGHT and cur == ""):
-            path = f"{self.path}.schedulerName"
-            if _conflict(self.ctx, self.item, path, "schedulerName", cur, want) == "override":
-                self.holder["schedulerName"] = self.doc.safe(want)
-                self.changes.append(f"schedulerName {want} (override)")
+                self.holder[field] = self.doc.safe(want)
+                self.changes.append(f"{field} {want}")
+        elif cur != want and cur != "":
+            if _conflict(self.ctx, self.item, f"{self.path}.{field}", field, cur, want) == "override":
+                self.holder[field] = self.doc.safe(want)
+                self.changes.append(f"{field} {want} (override)")
 
 
 def report_changes(ctx: Context, item: Item, path: str, changes: list[str]) -> None:

@@ -181,6 +181,7 @@ def _inherited(
             tolerations=list(tols) if isinstance(tols, list) else [],
             scheduler_name=bspec.get("schedulerName"),
             source=src,
+            runtime_class_name=bspec.get("runtimeClassName"),
         ),
         bspec,
     )
@@ -214,6 +215,11 @@ def effective_values(build_spec: Mapping[str, Any] | None, run_spec: Mapping[str
         sched = b.get("schedulerName")
     if sched is not None:
         out["schedulerName"] = sched
+    runtime = run_spec.get("runtimeClassName")
+    if runtime is None:
+        runtime = b.get("runtimeClassName")
+    if runtime is not None:
+        out["runtimeClassName"] = runtime
     return out
 
 
@@ -292,6 +298,10 @@ def _validate(
         msg_s = v.scheduler_name_problem(holder.get("schedulerName"))
         if msg_s is not None:
             err(f"{path}.schedulerName", msg_s, v.SCHEDULER_NAME_NOT_VALID)
+    if "runtimeClassName" in holder:
+        msg_r = v.runtime_class_name_problem(holder.get("runtimeClassName"))
+        if msg_r is not None:
+            err(f"{path}.runtimeClassName", msg_r, v.RUNTIME_CLASS_NAME_NOT_VALID)
     return frozenset(bad)
 
 
@@ -303,6 +313,7 @@ def _override_forbidden(ctx: Context, item: Item, spec: Mapping[str, Any]) -> No
         "nodeSelector": bool(ns) if isinstance(ns, (Mapping, list)) else ns is not None,
         "tolerations": bool(tols) if isinstance(tols, (Mapping, list)) else tols is not None,
         "schedulerName": spec.get("schedulerName") is not None,
+        "runtimeClassName": spec.get("runtimeClassName") is not None,
     }
     for field in scheduling.FIELDS:
         if present[field]:

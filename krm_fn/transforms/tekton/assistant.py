@@ -195,7 +195,10 @@ def pod_spec(spec: Spec, policy: Policy) -> dict[str, Any]:
         "name": CONTAINER,
         "image": policy.assistant_image,
         "args": list(ARGS),
-        "resources": {"requests": dict(RESOURCES), "limits": dict(RESOURCES)},
+        # Tekton's fixed values, or the policy's (a departure until Tekton ships its own field)
+        "resources": copy_data(policy.assistant_resources)
+        if policy.assistant_resources
+        else {"requests": dict(RESOURCES), "limits": dict(RESOURCES)},
         "securityContext": container_security_context(policy, windows),
     }
     if spec.claim_templates:
@@ -205,7 +208,7 @@ def pod_spec(spec: Spec, policy: Policy) -> dict[str, Any]:
         ]
     out["containers"] = [container]
     out.update(merged)
-    out["affinity"] = affinity(run_tpl.get("affinity"), spec.own_assistants, spec.isolate)
+    out["affinity"] = affinity(run_tpl.get("affinity"), spec.own_assistants, spec.isolate, policy.isolation_scope == "cluster")
     if policy.topology_spread:
         out["topologySpreadConstraints"] = topology_spread(policy.topology_spread)
     if policy.scheduling_gates:
@@ -234,9 +237,10 @@ def container_security_context(policy: Policy, windows: bool) -> dict[str, Any]:
     return sc
 
 
-def affinity(run_affinity: Any, own_assistants: Iterable[str], isolate: bool) -> dict[str, Any]:
+def affinity(run_affinity: Any, own_assistants: Iterable[str], isolate: bool, all_namespaces: bool = False) -> dict[str, Any]:
     """The run's affinity (a deep copy: operator#2318) without our own pinning terms, plus
-    the anti-affinity term: preferred weight 100, or required in isolate-pipelinerun."""
+    the anti-affinity term: preferred weight 100, or required in isolate-pipelinerun; Tekton's
+    (the run's namespace), or with `all_namespaces` (isolationScope: cluster) every namespace's."""
     own = set(own_assistants)
     aff = copy_data(run_affinity) if isinstance(run_affinity, dict) else {}
     pod_aff = aff.get("podAffinity")
@@ -251,9 +255,9 @@ def affinity(run_affinity: Any, own_assistants: Iterable[str], isolate: bool) ->
     if not isinstance(anti, dict):
         anti = aff["podAntiAffinity"] = {}
     if isolate:
-        key, term = "requiredDuringSchedulingIgnoredDuringExecution", names.anti_term()
+        key, term = "requiredDuringSchedulingIgnoredDuringExecution", names.anti_term(all_namespaces)
     else:
-        key, term = "preferredDuringSchedulingIgnoredDuringExecution", {"weight": 100, "podAffinityTerm": names.anti_term()}
+        key, term = "preferredDuringSchedulingIgnoredDuringExecution", {"weight": 100, "podAffinityTerm": names.anti_term(all_namespaces)}
     terms = anti.get(key)
     if not isinstance(terms, list):
         terms = anti[key] = []

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from krm_fn.io.items import Item
+    from krm_fn.transforms.context import Plan
 
 
 def valid(run: Run) -> bool:
@@ -443,6 +444,53 @@ def warn_claims_bound_apart(run: Run, claims: list[str]) -> None:
         "With such storage, give the run a metadata.name (a placeholder holds one node for the "
         "whole run) or use one claim; network volumes in one zone are not affected",
     )
+
+
+# Tekton v1.11.0 (issue #9284): "true" deletes the run's volumeClaimTemplate claims when it
+# completes, only when the controller's coschedule is workspaces (reference, "Since v1.15.0")
+AUTO_CLEANUP = "tekton.dev/auto-cleanup-pvc"
+
+
+def warn_auto_cleanup(run: Run, annotations: Any, plans: list[Plan]) -> None:
+    """A run asking Tekton to delete its claims at completion: under the coschedule: disabled
+    this function needs, Tekton does nothing; say what happens to them instead."""
+    if not isinstance(annotations, dict) or annotations.get(AUTO_CLEANUP) != "true":
+        return
+    p = run.ctx.policy
+    if p.tekton_version < (1, 11, 0):
+        return  # Tekton did not know the annotation: nobody expects it to act
+    held = [
+        (a["name"], [c["template"] for c in a.get("claims") or []])
+        for plan in plans if plan.strategy == "placeholder" for a in plan.assistants if a.get("claims")
+    ]
+    ns = f" -n {run.namespace}" if run.namespace else ""
+    label = "tekton.dev/pipelineRun" if run.kind == "PipelineRun" else "tekton.dev/taskRun"
+    why = (
+        'asks Tekton to delete the run\'s volumeClaimTemplate claims when it completes, but Tekton does '
+        "that only under coschedule: workspaces; under the coschedule: disabled this function needs, "
+        "the annotation does nothing"
+    )
+    if held:
+        where = "; ".join(f"{sts} ({', '.join(t)})" for sts, t in held)
+        if p.pvc_retention.get("whenDeleted") == "Retain":
+            then = (
+                f". Its claims are the claim templates of the placeholder {where} and stay when the "
+                "placeholder is deleted (assistant.pvcRetentionPolicy.whenDeleted: Retain): delete them "
+                f"with kubectl delete pvc{ns} -l {label}={run.name}"
+            )
+        else:
+            then = (
+                f". Its claims are the claim templates of the placeholder {where}: deleted with it when "
+                "the run's manifest leaves Git (pvcRetentionPolicy whenDeleted: Delete), not when the run "
+                f"completes; to free them earlier: kubectl delete statefulset{ns} -l {label}={run.name}"
+            )
+    else:
+        then = (
+            ". Tekton creates its claims owned by the run and deletes them only with the run: delete "
+            f"finished runs (kubectl delete {run.kind.lower()}{ns} <name>, tkn {run.kind.lower()} delete "
+            "--keep N, or a pruner) to free them"
+        )
+    run.ctx.warning(run.item, f"metadata.annotations.{AUTO_CLEANUP}", why + then + "; or remove the annotation")
 
 
 def _required_pod_affinity(tpl: Any) -> list[Any]:

@@ -15,6 +15,7 @@ from krm_fn.core.data import copy_data
 from krm_fn.core.errors import FieldError
 from krm_fn.io.items import Item
 from krm_fn.io.items import Meta
+from krm_fn.policy.scheduler import flush_waits
 from krm_fn.transforms import scheduling
 from krm_fn.transforms.context import Context
 from krm_fn.transforms.context import Plan
@@ -75,8 +76,10 @@ def _handle(item: Item, ctx: Context, node: Any = None, meta: Meta | None = None
         _apply_scheduling(run)
         if any(r.severity == "error" for r in ctx.results[mark:]):
             return  # a pod template the policy could not apply to: the assistant would copy it
+        plans = len(ctx.plans)
         _coschedule(run)
         checks.warn_unplaceable(run)
+        checks.warn_auto_cleanup(run, (meta or item.meta).annotations, ctx.plans[plans:])
         run.drop_empty_parent()
     except FieldError as e:
         ctx.error(item, e.path, f"{e}; fix the manifest (Tekton would reject it too)")
@@ -471,4 +474,8 @@ def _record_plan(run: Run, groups: list[tuple[Group, list[dict[str, Any]], list[
                 "volumeBindings": {c: user_bound.get(c, []) for c in claims},
             }
         )
-    run.ctx.plans.append(Plan(run.ctx.ref(run.item), run.ctx.policy.mode, assistants))
+    mode = run.ctx.policy.mode
+    run.ctx.plans.append(Plan(run.ctx.ref(run.item), mode, assistants, scope=run.ctx.policy.scope("placeholder", mode),
+        waits=flush_waits("placeholder", mode, run.ctx.policy.kubernetes_version),
+        resources=run.ctx.policy.assistant_resources,
+    ))

@@ -94,9 +94,16 @@ def pin_term(assistant: str) -> dict[str, object]:
     }
 
 
-def anti_term() -> dict[str, object]:
-    """The term that repels assistants from each other (one node per run or workspace)."""
-    return {"labelSelector": {"matchLabels": {LABEL_COMPONENT: COMPONENT}}, "topologyKey": HOSTNAME}
+def anti_term(all_namespaces: bool = False) -> dict[str, object]:
+    """The term that repels assistants from each other (one node per run or workspace).
+    Tekton's has no namespace selector, so it sees the assistants of the run's namespace only
+    (tektoncd/pipeline#9531); `all_namespaces` (isolationScope: cluster) adds
+    `namespaceSelector: {}`, every namespace."""
+    term: dict[str, object] = {"labelSelector": {"matchLabels": {LABEL_COMPONENT: COMPONENT}}}
+    if all_namespaces:
+        term["namespaceSelector"] = {}
+    term["topologyKey"] = HOSTNAME
+    return term
 
 
 def pinned_assistant(term: object) -> str | None:
@@ -148,21 +155,25 @@ def run_keyed_anti_term(run_key: str, all_namespaces: bool) -> dict[str, object]
     return term
 
 
-def assistant_repel_term() -> dict[str, object]:
+def assistant_repel_term(all_namespaces: bool = True) -> dict[str, object]:
     """isolate-pipelinerun, run-keyed: the podAntiAffinity term against placeholders of
     runs rendered with the placeholder strategy, in any namespace (symmetric: an assistant
-    is not placed beside such a pod either), so runs of both strategies stay apart."""
-    return {"labelSelector": {"matchLabels": {LABEL_COMPONENT: COMPONENT}}, "namespaceSelector": {}, "topologyKey": HOSTNAME}
+    is not placed beside such a pod either), so runs of both strategies stay apart; without
+    `all_namespaces` (isolationScope: namespace) in the run's namespace only, the very shape of
+    the placeholders' own term."""
+    return anti_term(all_namespaces)
 
 
-_REPEL = assistant_repel_term()  # compared with, never handed out
+# compared with, never handed out: both scopes' shapes are ours in a run's pod template, where
+# nothing else puts them (Tekton's own term is the placeholder's, never the TaskRun pods')
+_REPEL = (assistant_repel_term(True), assistant_repel_term(False))
 
 
 def is_run_keyed_term(term: object) -> bool:
     """Whether a pod (anti-)affinity term, or a weighted preferred entry, is one of ours."""
     if isinstance(term, dict) and set(term) == {"weight", "podAffinityTerm"}:
         term = term["podAffinityTerm"]
-    if term == _REPEL:
+    if term in _REPEL:
         return True
     if not isinstance(term, dict) or term.get("topologyKey") != HOSTNAME:
         return False

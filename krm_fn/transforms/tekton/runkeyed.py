@@ -24,6 +24,7 @@ user's term or label.
 """
 from __future__ import annotations
 
+from krm_fn.policy.scheduler import flush_waits
 from krm_fn.transforms.context import Plan
 from krm_fn.transforms.tekton import assistant as assistant_mod
 from krm_fn.transforms.tekton import names
@@ -59,13 +60,14 @@ def per_run(run: Run, mode: str) -> None:
         ("podAntiAffinity", REQUIRED): [],
         ("podAntiAffinity", PREFERRED): [],
     }
+    everywhere = run.ctx.policy.scope("run-keyed", mode) == "cluster"
     if mode == "isolate-pipelinerun":
         wanted[("podAntiAffinity", REQUIRED)] = [
-            names.run_keyed_anti_term(key, all_namespaces=True),
-            names.assistant_repel_term(),
+            names.run_keyed_anti_term(key, all_namespaces=everywhere),
+            names.assistant_repel_term(everywhere),
         ]
     else:
-        wanted[("podAntiAffinity", PREFERRED)] = [{"weight": 100, "podAffinityTerm": names.run_keyed_anti_term(key, all_namespaces=False)}]
+        wanted[("podAntiAffinity", PREFERRED)] = [{"weight": 100, "podAffinityTerm": names.run_keyed_anti_term(key, all_namespaces=everywhere)}]
     own = _own(run)
     _sync(run, run.template(create=True), run.tpl_path, wanted, own)
     # a task template that only repeats the run-level affinity (a copy workspaces mode made)
@@ -194,7 +196,10 @@ def record(run: Run, groups: list[tuple[list[str], list[tuple[str, str]]]]) -> N
                 "volumeBindings": {claim: [ws] for ws, claim in bindings if claim},
             }
         )
-    run.ctx.plans.append(Plan(run.ctx.ref(run.item), run.ctx.policy.mode, plan, strategy="run-keyed"))
+    mode = run.ctx.policy.mode
+    run.ctx.plans.append(Plan(run.ctx.ref(run.item), mode, plan, strategy="run-keyed", scope=run.ctx.policy.scope("run-keyed", mode),
+        waits=flush_waits("run-keyed", mode, run.ctx.policy.kubernetes_version),
+    ))
 
 
 # --------------------------------------------------------------------------- undo

@@ -169,9 +169,9 @@ def test_the_release_table() -> None:
     releases = nop.nop_releases()
     assert releases == sorted(set(releases))
     assert releases[0] == (0, 15, 0) and releases[-1] == config.NEWEST_TEKTON
-    assert len(releases) == 223
+    assert len(releases) == 224
     assert {(0, 44, 1), (0, 67, 0), (1, 8, 0)}.isdisjoint(releases)  # never released
-    assert {(0, 44, 0), (0, 44, 5), (0, 47, 9), (1, 9, 6), (1, 14, 1)} <= set(releases)
+    assert {(0, 44, 0), (0, 44, 5), (0, 47, 9), (1, 9, 6), (1, 14, 1), (1, 16, 0)} <= set(releases)
     assert nop.nop_image(config.NEWEST_TEKTON) == nop.DEFAULT_NOP_IMAGE
 
 
@@ -181,9 +181,10 @@ def test_the_release_table() -> None:
         ("v1.9.4", "v1.9.4"),
         ("1.12", "v1.12.0"),
         ("v1.8.0", "v1.7.0"),  # no such release: the newest before it
-        ("v1.15.3", "v1.15.0"),  # newer than the table
+        ("v1.15.3", "v1.15.0"),  # between releases
+        ("v1.16.0", "v1.16.0"),
         ("v0.15.0", "v0.15.0"),
-        ("v0.14.0", "v1.15.0"),  # Tekton ran no nop image then; the placeholder needs one
+        ("v0.14.0", "v1.16.0"),  # Tekton ran no nop image then; the placeholder needs one
     ],
 )
 def test_the_image_follows_the_tekton_version(version: str, tag: str) -> None:
@@ -213,11 +214,11 @@ def test_an_image_of_another_release_warns() -> None:
     [
         {"tektonVersion": "v1.12.0", "assistant": {"image": "mirror.example.com/nop:v1.12.0"}},
         {"tektonVersion": "v1.8.0", "assistant": {"image": f"{nop.NOP_REPOSITORY}:v1.7.0"}},  # what v1.8.0 resolves to
-        {"tektonVersion": "v1.16.0", "assistant": {"image": f"{nop.NOP_REPOSITORY}:v1.16.0"}},  # newer than the table
+        {"tektonVersion": "v1.16.0", "assistant": {"image": f"{nop.NOP_REPOSITORY}:v1.16.0"}},
         {"tektonVersion": "v1.12.0", "assistant": {"image": f"{nop.NOP_REPOSITORY}@sha256:" + "0" * 64}},  # digest only
         {"tektonVersion": "v1.12.0", "assistant": {"image": "registry.k8s.io/pause:3.10"}},  # not the nop image
         {"tektonVersion": "v1.12.0", "assistant": {"image": f"{nop.NOP_REPOSITORY}:latest"}},
-        {"tektonVersion": "v0.14.0", "assistant": {"image": f"{nop.NOP_REPOSITORY}:v1.15.0"}},  # no nop release to compare
+        {"tektonVersion": "v0.14.0", "assistant": {"image": f"{nop.NOP_REPOSITORY}:v1.16.0"}},  # no nop release to compare
         {"assistant": {"image": f"{nop.NOP_REPOSITORY}:v1.12.0"}},  # no declared version
     ],
 )

@@ -47,6 +47,10 @@ def valid(schema: Any) -> st.SearchStrategy[Any]:
     if "enum" in schema:
         return st.sampled_from(schema["enum"])
     t = schema.get("type")
+    if isinstance(t, list):  # one of several types (a quantity: string or number)
+        return st.one_of([valid({**schema, "type": x}) for x in t])
+    if t == "number":
+        return st.one_of(st.integers(-5, 50), st.floats(allow_nan=False, allow_infinity=False, width=32))
     if t == "object":
         props = schema.get("properties", {})
         required = set(schema.get("required", ()))

@@ -129,3 +129,60 @@ def test_a_feature_flags_copy_used_as_config_is_not_the_clusters() -> None:
         _out, outcome, code = run_resource_list(rl.encode())
         assert outcome is not None and code == 0
         assert [r for r in outcome.results if r.severity == "warning"] == []
+
+
+# ------------------------------------------------------------------- the operator's TektonConfig
+
+
+def _tekton_config(pipeline: str | None) -> str:
+    body = f"  pipeline:\n{pipeline}" if pipeline is not None else "  profile: all\n"
+    return (
+        "apiVersion: operator.tekton.dev/v1alpha1\nkind: TektonConfig\nmetadata:\n  name: config\n"
+        "spec:\n  targetNamespace: tekton-pipelines\n" + body
+    )
+
+
+def _run_docs(extra: list[str], policy: str = "") -> tuple[list[tuple[str, str, str]], object]:
+    docs = [(EXAMPLE / "pipelinerun.yaml").read_text(), (EXAMPLE / "pipeline.yaml").read_text(), *extra]
+    rl = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" + "".join(_entry(d) for d in docs)
+    if policy:
+        rl += "functionConfig:\n" + "".join(f"  {ln}\n" for ln in policy.splitlines())
+    _out, outcome, code = run_resource_list(rl.encode())
+    assert outcome is not None and code == 0, outcome
+    found = [(r.field_path or "", r.message, dict(r.tags).get("reason", "")) for r in outcome.results if r.severity == "warning"]
+    return found, outcome
+
+
+@pytest.mark.parametrize(
+    ("pipeline", "fragment"),
+    [
+        ("    coschedule: workspaces\n    disable-creds-init: false\n", 'spec.pipeline.coschedule is "workspaces"'),
+        ("    coschedule: isolate-pipelinerun\n", 'spec.pipeline.coschedule is "isolate-pipelinerun"'),
+        ("    enable-api-fields: beta\n", "spec.pipeline.coschedule is not set"),
+        (None, "spec.pipeline.coschedule is not set"),  # the operator's default is Tekton's
+    ],
+)
+def test_a_tekton_config_that_leaves_the_assistant_on_warns(pipeline: str | None, fragment: str) -> None:
+    (w,), outcome = _run_docs([_tekton_config(pipeline)])
+    path, message, reason = w
+    assert path == "spec.pipeline.coschedule" and fragment in message and reason == prerequisite.REASON
+    assert "set spec.pipeline.coschedule: \"disabled\" in this TektonConfig" in message
+    assert "kubectl patch tektonconfig config" in message and "#9174" in message
+    assert not outcome.assistant_off  # type: ignore[attr-defined]
+
+
+def test_a_tekton_config_with_coschedule_disabled_is_quiet_and_counts_as_off() -> None:
+    found, outcome = _run_docs([_tekton_config("    coschedule: disabled\n")])
+    assert found == [] and outcome.assistant_off  # type: ignore[attr-defined]
+
+
+def test_a_tekton_config_below_v1_needs_disable_affinity_assistant() -> None:
+    old = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: policy}\ndata:\n  tekton-version: v0.60.0\n"
+    (w,), _ = _run_docs([_tekton_config("    disable-affinity-assistant: false\n")], old)
+    assert w[0] == "spec.pipeline.disable-affinity-assistant" and 'set spec.pipeline.disable-affinity-assistant: "true"' in w[1]
+    assert _run_docs([_tekton_config("    disable-affinity-assistant: true\n")], old)[0] == []
+
+
+def test_a_tekton_config_is_not_checked_when_the_policy_renders_nothing() -> None:
+    off = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: policy}\ndata:\n  coschedule: disabled\n"
+    assert _run_docs([_tekton_config("    coschedule: workspaces\n")], off)[0] == []

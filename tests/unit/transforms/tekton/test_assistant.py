@@ -29,8 +29,11 @@ def spec(**kw: Any) -> assistant.Spec:
 
 
 def test_container_security_context_variants() -> None:
-    assert assistant.container_security_context(Policy(), windows=False) == {}
+    assert assistant.container_security_context(Policy(set_security_context=False), windows=False) == {}
+    assert assistant.container_security_context(Policy(tekton_version=(1, 15, 0)), windows=False) == {}
     hardened = assistant.container_security_context(Policy(set_security_context=True), windows=False)
+    # Tekton v1.16.0 on: set-security-context is on by default (tektoncd/pipeline#9589)
+    assert assistant.container_security_context(Policy(), windows=False) == hardened
     assert hardened == {
         "allowPrivilegeEscalation": False,
         "capabilities": {"drop": ["ALL"]},

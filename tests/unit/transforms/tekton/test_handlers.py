@@ -234,7 +234,11 @@ def test_statefulset_matches_tekton_shape() -> None:
     (c,) = spec["template"]["spec"]["containers"]
     assert c["name"] == "affinity-assistant" and c["args"] == ["tekton_run_indefinitely"]
     assert c["resources"] == {"requests": {"cpu": "50m", "memory": "100Mi"}, "limits": {"cpu": "50m", "memory": "100Mi"}}
-    assert c["securityContext"] == {}
+    # Tekton v1.16.0's (the default tektonVersion): set-security-context is on by default
+    assert c["securityContext"] == {
+        "allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}, "runAsNonRoot": True,
+        "seccompProfile": {"type": "RuntimeDefault"},
+    }
     t = spec["volumeClaimTemplates"][0]["metadata"]["name"]
     assert c["volumeMounts"] == [{"name": t, "mountPath": t}]
     assert spec["template"]["spec"]["affinity"] == {
