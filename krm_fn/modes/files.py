@@ -519,7 +519,16 @@ def commit(
     if diff and not as_json:
         for f in changed:
             out.write(coloured(_diff(f)) if colour else _diff(f))
-    failures: list[tuple[FileState, str]] = write_files(changed) if write else []
+    notes: list[Result] = []
+
+    def warn(f: FileState, message: str) -> None:
+        notes.append(Result("warning", f"{f.name}: {message}", file_path=f.name))
+
+    failures: list[tuple[FileState, str]] = write_files(changed, warn) if write else []
+    if notes:  # what a write could not keep (a hard link, an extended attribute)
+        outcome.results = [*outcome.results, *notes]
+        if not as_json:
+            _write_results(notes, verbosity, err)
     code = 1 if (changed or outcome.has_error) else 0
     if as_json:
         out.write(_json_report(outcome, write, diff, failures))
