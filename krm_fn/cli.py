@@ -143,6 +143,13 @@ class _Stream:
             raise _closed(self.name)
         from krm_fn.io import stdio
 
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:  # a file name that is not UTF-8: its bytes as \xNN
+            from krm_fn.core.paths import escaped
+
+            text = escaped(text)
+            data = text.encode("utf-8")
         buf = getattr(stream, "buffer", None)
         fd = stdio.fileno(stream)
         try:
@@ -150,12 +157,12 @@ class _Stream:
                 # the descriptor itself, written whole whatever its mode (io.stdio); anything
                 # written through the text layer (argparse) goes first
                 stdio.flush(stream, fd)
-                stdio.write_all(fd, text.encode("utf-8"))
+                stdio.write_all(fd, data)
             elif buf is None:
                 stream.write(text)
             else:
                 stream.flush()
-                _write_all(buf, text.encode("utf-8"))
+                _write_all(buf, data)
         except OSError as e:
             raise _output_failed(e) from None
 

@@ -16,6 +16,7 @@ from krm_fn.core.errors import InputError
 from krm_fn.core.errors import YamlSyntaxError
 from krm_fn.core.keys import LOCAL_CONFIG
 from krm_fn.core.keys import PATH_KEY
+from krm_fn.core.paths import escaped
 from krm_fn.core.record import Record
 from krm_fn.core.results import Result
 from krm_fn.core.results import counts
@@ -182,9 +183,10 @@ def _run(
                 "the current directory no longer exists (it was removed after krm-coschedule was "
                 "started there): run it again from an existing directory"
             ) from None
-    names = _unique(packages.expand(names))
-    outcome = FilesOutcome([], [], [])
+    unsearched: list[tuple[str, str]] = []
+    names = _unique(packages.expand(names, unsearched))
     groups = packages.group(names)
+    outcome = FilesOutcome([], packages.unsearched_warnings(unsearched, groups), [])
     many = progress is not None and (len(names) >= 50 or len(groups) > 1)
     ticked: set[str] = set()
     for i, pkg in enumerate(groups):
@@ -519,21 +521,15 @@ def commit(
     if diff and not as_json:
         for f in changed:
             out.write(coloured(_diff(f)) if colour else _diff(f))
-    notes: list[Result] = []
-
-    def warn(f: FileState, message: str) -> None:
-        notes.append(Result("warning", f"{f.name}: {message}", file_path=f.name))
-
-    failures: list[tuple[FileState, str]] = write_files(changed, warn) if write else []
-    if notes:  # what a write could not keep (a hard link, an extended attribute)
-        outcome.results = [*outcome.results, *notes]
-        if not as_json:
-            _write_results(notes, verbosity, err)
+    notes: list[Result] = []  # what a write could not keep (a hard link, an extended attribute)
+    failures: list[tuple[FileState, str]] = write_files(changed, notes) if write else []
+    outcome.results = [*outcome.results, *notes]
     code = 1 if (changed or outcome.has_error) else 0
     if as_json:
         out.write(_json_report(outcome, write, diff, failures))
         out.flush()
         return code
+    _write_results(notes, verbosity, err)
     for f, reason in failures:
         err.write(f"{f.name}: {reason}\n")
     out.flush()
@@ -594,10 +590,8 @@ def _json_report(outcome: FilesOutcome, write: bool, diff: bool, failures: list[
     summary["files_changed"] = sum(1 for x in statuses if x in ("rewritten", "would-rewrite"))
     summary["files_failed"] = statuses.count("failed")
     summary["files_unchanged"] = statuses.count("unchanged")
-    return json.dumps(
-        {"files": rows, "results": [located_dict(r) for r in outcome.results], "summary": summary},
-        indent=2, ensure_ascii=False,
-    ) + "\n"
+    text = json.dumps({"files": rows, "results": [located_dict(r) for r in outcome.results], "summary": summary}, indent=2, ensure_ascii=False)
+    return escaped(text, in_json=True) + "\n"  # a file name that is not UTF-8: its bytes as `\\xNN`
 
 
 def _diff(f: FileState) -> str:

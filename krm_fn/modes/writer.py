@@ -21,12 +21,12 @@ import stat
 import tempfile
 from pathlib import Path
 
+from krm_fn.core.results import Result
 from krm_fn.core.signals import Held
 from krm_fn.core.signals import files_written
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
-    from collections.abc import Callable
     from typing import Protocol
     from typing import TypeVar
 
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
         """What the writes need of files mode's FileState."""
 
         path: Path
+        name: str
         failed: bool
         new_text: str | None
         stat: os.stat_result | None
@@ -46,11 +47,11 @@ if TYPE_CHECKING:
 TEMP_SUFFIX = ".krm-tmp"
 
 
-def write_files(files: list[F], warn: Callable[[F, str], None] | None = None) -> list[tuple[F, str]]:
+def write_files(files: list[F], warnings: list[Result] | None = None) -> list[tuple[F, str]]:
     """Write every file's new text, each atomically (a temp file in the same directory, then a
     rename), keeping its mode, its extended attributes and, where allowed, its owner and
-    group; `warn(file, message)` hears what was not kept (an attribute, the link of a file
-    with several hard links). A file that cannot be
+    group; what was not kept (an attribute, the link of a file with several hard links) is
+    a warning added to `warnings`. A file that cannot be
     written, is a symlink, or changed on disk since it was read fails on its own (returned
     with the reason). Anything unexpected while files are staged or replaced puts back the
     files already replaced and removes every temp file before it propagates: then no file
@@ -58,6 +59,10 @@ def write_files(files: list[F], warn: Callable[[F, str], None] | None = None) ->
     that comes then is delivered once they all are, and finds them written for good
     (signals.written), where it used to land between the last file and the end of this
     function and be told "nothing was written"."""
+    def warn(f: F, message: str) -> None:
+        if warnings is not None:
+            warnings.append(Result("warning", f"{f.name}: {message}", file_path=f.name))
+
     failures: list[tuple[F, str]] = []
     staged: list[tuple[F, str]] = []
     done: list[F] = []
@@ -69,7 +74,7 @@ def write_files(files: list[F], warn: Callable[[F, str], None] | None = None) ->
                     lost: list[str] = []
                     with Held():  # a temp file is made and noted at once, or not at all
                         staged.append((f, _stage(f.path, f.new_text or "", sync=False, lost=lost)))
-                    if lost and warn is not None:
+                    if lost:
                         warn(f, f"{_listed(lost)} could not be carried over to the rewritten file")
                     continue
                 except OSError as e:
@@ -88,7 +93,7 @@ def write_files(files: list[F], warn: Callable[[F, str], None] | None = None) ->
                         try:
                             links = _put(tmp, f)
                             done.append(f)
-                            if links > 1 and warn is not None:
+                            if links > 1:
                                 warn(f, _broken_link(links))
                             continue
                         except OSError as e:
