@@ -447,7 +447,7 @@ def _load_config(path: str | None) -> Any:
     return fc
 
 
-_CONFIG_KINDS = ("CoschedulePolicy", "ConfigMap")
+_RENDERED_KINDS = frozenset({"PipelineRun", "TaskRun", "Pipeline", "Task", "Build", "BuildRun", "TriggerTemplate"})
 
 
 def _top_kinds(path: str) -> list[str]:
@@ -465,13 +465,13 @@ def _top_kinds(path: str) -> list[str]:
 
 def _plugin(config_path: str) -> int:
     # the file's content decides, not whether stdin is a terminal: `krm-coschedule run.yaml`
-    # in CI (stdin not a terminal) gets the same hint as in a terminal, not "unsupported
-    # functionConfig PipelineRun"
+    # in CI gets the hint as in a terminal, not "unsupported functionConfig PipelineRun". A
+    # manifest the function renders or reads is a usage mistake (2), any other kind bad input (1)
     kinds = _top_kinds(config_path)
-    manifest = bool(kinds) and any(k not in _CONFIG_KINDS for k in kinds)
+    manifest = any(k in _RENDERED_KINDS for k in kinds)
     if manifest or _is_terminal("stdin"):
         what = (
-            f"{config_path} holds a {next(k for k in kinds if k not in _CONFIG_KINDS)}, not a "
+            f"{config_path} holds a {next(k for k in kinds if k in _RENDERED_KINDS)}, not a "
             "functionConfig: " if manifest else ""
         )
         _ERR.write(

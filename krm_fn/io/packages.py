@@ -40,7 +40,7 @@ class Package(Record):
         self.given: list[str] = [] if given is None else given
         self.context: list[str] = [] if context is None else context
         self.ignored: list[str] = []  # given files the package's .krmignore excludes
-        self.unsearched: list[tuple[str, str]] = []  # (directory, why) its search could not enter
+        self.unsearched: list[tuple[str, str]] = []  # (path, why) its search passed over
 
     @property
     def kptfile(self) -> Path | None:
@@ -55,7 +55,10 @@ def expand(names: list[str], unsearched: list[tuple[str, str]] | None = None) ->
     out: list[str] = []
     for name in names:
         if os.path.isdir(name):
-            out.extend(str(f) for f in _yaml_files(Path(name), recursive=True, stop_at_packages=False, unsearched=unsearched))
+            found = [str(f) for f in _yaml_files(Path(name), recursive=True, stop_at_packages=False, unsearched=unsearched)]
+            if not found and unsearched is not None:  # said, not an exit 0 that checked nothing
+                unsearched.append((name, "is a directory with no YAML file (.yaml, .yml) in it or below it: nothing was checked there"))
+            out.extend(found)
         else:
             out.append(name)
     return out
@@ -79,6 +82,8 @@ def group(names: list[str]) -> list[Package]:
         pkg.given.append(name)
     dirs: dict[str, str] = {}
     for pkg in by_root.values():
+        if os.path.isdir(pkg.root / "Kptfile"):  # no package root: the files are their directory's
+            pkg.unsearched.append((str(pkg.root / "Kptfile"), "is a directory, not a Kptfile: it was not read (the package is its directory's files alone)"))
         ignore = krmignore(pkg.root)
         if ignore is not None:
             pkg.ignored = [n for n in pkg.given if ignore.excludes(_relative(realpath(n, dirs), pkg.root))]
@@ -259,9 +264,10 @@ def _yaml_files(
 
 
 def unsearched_warnings(unsearched: list[tuple[str, str]], packages: list[Package]) -> list[Result]:
-    """A warning about each directory a search could not enter (a deep vendor tree past
-    PATH_MAX), once, named relative to the working directory: the files found elsewhere are
-    rendered all the same."""
+    """A warning about each path a search passed over (a directory it could not enter, such
+    as a deep vendor tree past PATH_MAX; a directory argument without YAML files; a Kptfile
+    that is a directory), once, named relative to the working directory: the files found
+    elsewhere are rendered all the same."""
     found = [*unsearched, *(u for pkg in packages for u in pkg.unsearched)]
     if not found:
         return []

@@ -556,11 +556,11 @@ def _write_summary(outcome: FilesOutcome, write: bool, err: Writer) -> None:
     rewritten = sum(1 for f in changed if not f.failed)
     unchanged = sum(1 for f in outcome.files if f.new_text is None and not f.failed)
     verb = "rewritten" if write else "would be rewritten"
-    err.write(
-        f"krm-coschedule: {rewritten} file(s) {verb}, {failed} failed, {unchanged} unchanged; "
-        f"{summary_line(outcome.results)}\n"
-    )
-    needs = prerequisite.note(outcome.plans, assistant_off=outcome.assistant_off)
+    err.write(f"krm-coschedule: {rewritten} file(s) {verb}, {failed} failed, {unchanged} unchanged; {summary_line(outcome.results)}\n")
+    # the runs of a file that failed (not written) have no placeholder to speak of
+    lost = {(it.meta.kind, it.meta.namespace or "", it.meta.name) for f in outcome.files if f.failed and f.stream for it in f.stream.items}
+    plans = [p for p in outcome.plans if (p.run.kind, p.run.namespace or "", p.run.name) not in lost]
+    needs = prerequisite.note(plans, assistant_off=outcome.assistant_off)
     if needs:
         err.write(f"krm-coschedule: {needs}\n")
 
