@@ -15,6 +15,7 @@ read_all(); every byte the function writes to stdout or stderr goes through writ
 """
 from __future__ import annotations
 
+import io
 import os
 import select
 
@@ -29,18 +30,22 @@ def read_all(fd: int, limit: int) -> bytes:
     """Every byte of `fd` up to its end (a read of 0 bytes): EAGAIN on a non-blocking
     descriptor waits until there is more, it never ends the input. Raises TooLarge when
     there are more than `limit` bytes (no more is read), OSError for a read that fails."""
+    # a buffered reader's read(n), as the plain read of stdin was, but never taken for the
+    # whole input at its first return: on a non-blocking descriptor it returns what it has
+    # at EAGAIN (None when nothing), so it is asked again until it returns b"", the end. A
+    # blocking descriptor gives everything to the first read (one read: no copy, no join).
+    src = io.BufferedReader(io.FileIO(fd, "rb", closefd=False))
     parts: list[bytes] = []
     size = 0
     while size <= limit:
-        try:
-            chunk = os.read(fd, min(_CHUNK, limit + 1 - size))
-        except BlockingIOError:
+        chunk = src.read(limit + 1 - size)
+        if chunk is None:
             wait(fd, writing=False)
-            continue
-        if not chunk:
-            return b"".join(parts)
-        parts.append(chunk)
-        size += len(chunk)
+        elif not chunk:
+            return parts[0] if len(parts) == 1 else b"".join(parts)
+        else:
+            parts.append(chunk)
+            size += len(chunk)
     raise TooLarge(limit)
 
 
