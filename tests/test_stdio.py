@@ -216,3 +216,19 @@ def test_write_all_to_a_pipe_whose_reader_left_is_a_broken_pipe() -> None:
     with pytest.raises(BrokenPipeError):
         stdio.write_all(w, b"x")
     os.close(w)
+
+
+def test_stdin_is_read_in_one_place() -> None:
+    """KRM, plugin and explain mode read stdin through cli._read_stdin (io.stdio) alone."""
+    import ast
+
+    readers = []
+    for path in sorted((ROOT / "krm_fn").rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        for fn in [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]:
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Attribute) and node.attr == "stdin" and isinstance(node.value, ast.Name) and node.value.id == "sys":
+                    readers.append(f"{path.relative_to(ROOT).as_posix()}:{fn.name}")
+    assert sorted(set(readers)) == ["krm_fn/cli.py:_read_stdin"]
+    cli = (ROOT / "krm_fn" / "cli.py").read_text()
+    assert cli.count("_read_stdin()") - cli.count("def _read_stdin()") == 3  # KRM, the plugin, explain

@@ -147,6 +147,45 @@ def test_kill_during_writes_leaves_each_hard_linked_file_old_or_new(tmp_path: Pa
             assert (work / f".{n}.twin").read_bytes() == old[n]  # the other name is never touched
 
 
+def test_concurrent_runs_killed_at_random_leave_hard_linked_files_old_or_new(tmp_path: Path) -> None:
+    """Under load: four packages of hard-linked files rewritten at once on two cores, each
+    run killed at its own instant of its write phase."""
+    import random
+
+    src = tmp_path / "src"
+    src.mkdir()
+    names = _package(src, 8)
+    for n in names:
+        (src / n).write_text(run_doc(n[:-5]) + "".join(f"# {i} {'z' * 200}\n" for i in range(2000)))
+    old = {n: (src / n).read_bytes() for n in names}
+    done = tmp_path / "done"
+    shutil.copytree(src, done)
+    assert subprocess.run([*CMD, "pipeline.yaml", *names], cwd=done, capture_output=True, check=False).returncode == 1
+    new = {n: (done / n).read_bytes() for n in names}
+    rng = random.Random(31)
+    for round_ in range(2):
+        works, procs = [], []
+        for i in range(4):
+            work = tmp_path / f"r{round_}p{i}"
+            shutil.copytree(src, work)
+            for n in names:
+                os.link(work / n, work / f".{n}.twin")
+            works.append(work)
+            procs.append(subprocess.Popen([*CMD, "pipeline.yaml", *names], cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not any(p.name.endswith(".krm-tmp") for w in works for p in w.iterdir()):
+            if all(p.poll() is not None for p in procs):
+                break
+        for proc in procs:
+            time.sleep(rng.uniform(0, 0.03))
+            proc.send_signal(signal.SIGKILL)
+        for proc, work in zip(procs, works, strict=True):
+            proc.wait()
+            for n in names:
+                assert (work / n).read_bytes() in (old[n], new[n]), f"{work.name}/{n} is torn"
+                assert (work / f".{n}.twin").read_bytes() == old[n]
+
+
 # --------------------------------------------------------------------------- attributes
 
 
