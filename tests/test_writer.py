@@ -149,7 +149,7 @@ def test_kill_during_writes_leaves_each_hard_linked_file_old_or_new(tmp_path: Pa
 
 def test_concurrent_runs_killed_at_random_leave_hard_linked_files_old_or_new(tmp_path: Path) -> None:
     """Under load: four packages of hard-linked files rewritten at once on two cores, each
-    run killed at its own instant of its write phase."""
+    run killed at its own instant (random, from its first temp file on)."""
     import random
 
     src = tmp_path / "src"
@@ -163,7 +163,7 @@ def test_concurrent_runs_killed_at_random_leave_hard_linked_files_old_or_new(tmp
     assert subprocess.run([*CMD, "pipeline.yaml", *names], cwd=done, capture_output=True, check=False).returncode == 1
     new = {n: (done / n).read_bytes() for n in names}
     rng = random.Random(31)
-    for round_ in range(2):
+    for round_ in range(3):
         works, procs = [], []
         for i in range(4):
             work = tmp_path / f"r{round_}p{i}"
@@ -176,8 +176,9 @@ def test_concurrent_runs_killed_at_random_leave_hard_linked_files_old_or_new(tmp
         while time.monotonic() < deadline and not any(p.name.endswith(".krm-tmp") for w in works for p in w.iterdir()):
             if all(p.poll() is not None for p in procs):
                 break
-        for proc in procs:
-            time.sleep(rng.uniform(0, 0.03))
+        start = time.monotonic()
+        for at, proc in sorted(((rng.uniform(0, 0.5), p) for p in procs), key=lambda x: x[0]):
+            time.sleep(max(0.0, start + at - time.monotonic()))
             proc.send_signal(signal.SIGKILL)
         for proc, work in zip(procs, works, strict=True):
             proc.wait()
