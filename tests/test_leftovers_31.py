@@ -148,3 +148,40 @@ def test_a_list_without_runs_says_nothing(tmp_path: Path) -> None:
     (tmp_path / "list.yaml").write_text(LIST.format(kind="List", items="- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: PipelineRun\n"))
     code, _, err = cli(tmp_path, "--check", "--files", "list.yaml")
     assert code == 0 and "[warning]" not in err
+
+
+# --------------------------------------------------------------------------- odd line breaks
+
+RUN_HEAD = "apiVersion: tekton.dev/v1\nkind: PipelineRun\nmetadata:\n  name: r\n  annotations:\n"
+RUN_TAIL = (
+    "spec:\n  pipelineRef:\n    name: p\n  workspaces:\n  - name: src\n    volumeClaimTemplate:\n      spec:\n"
+    "        accessModes: [ReadWriteOnce]\n        resources:\n          requests:\n            storage: 1Gi\n"
+)
+
+
+@pytest.mark.parametrize(
+    "values, newline",
+    [
+        (["v\r\x85"], "\r"),
+        (["v\r\u2028"], "\r"),
+        (["v\r\x85\r\u2029"], "\r"),
+        (["v\r \x85"], "\r"),
+        (["v", "w\r\x85", "x"], "\r"),
+        (["v\r\x85"], "\r\n"),
+    ],
+)
+def test_a_break_alone_on_its_line_in_an_untouched_entry_is_kept_byte_exact(tmp_path: Path, values: list[str], newline: str) -> None:
+    """A NEL or a U+2028/U+2029 alone on its line (after a file's lone-CR line end) is a
+    blank line to every reader; entry_of/unentry wrote it as an empty line (the NEL lost,
+    `v<CR><NEL><CR>` became `v<CR><CR><CR>`) and a stand-in made it a line of content."""
+    annotations = "".join(f"    k{i}: {v}\n" for i, v in enumerate(values)).replace("\n", newline)
+    text = (RUN_HEAD.replace("\n", newline) + annotations + RUN_TAIL.replace("\n", newline))
+    (tmp_path / "pipeline.yaml").write_text(PIPELINE)
+    (tmp_path / "run.yaml").write_bytes(text.encode())
+    code, _, err = cli(tmp_path, "pipeline.yaml", "run.yaml")
+    out = (tmp_path / "run.yaml").read_bytes().decode()
+    assert code == 1 and "StatefulSet" in out, err
+    assert annotations in out, repr(out[:200])
+    assert list(yaml.load_all(out, Loader=yaml.CSafeLoader))[0]["metadata"]["annotations"] == yaml.safe_load(text)["metadata"]["annotations"]
+    assert cli(tmp_path, "pipeline.yaml", "run.yaml")[0] == 0
+    assert (tmp_path / "run.yaml").read_bytes().decode() == out
