@@ -1,4 +1,5 @@
-"""Entry points. Only this module touches stdin, stdout, argv and files."""
+"""Entry points. Only this module touches stdin, stdout (through io.stdio, which reads and
+writes their descriptors whole whatever their mode), argv and files."""
 from __future__ import annotations
 
 import errno
@@ -140,22 +141,43 @@ class _Stream:
         stream = getattr(sys, self.name)
         if stream is None:
             raise _closed(self.name)
-        buf = getattr(stream, "buffer", None)
+        from krm_fn.io import stdio
+
         try:
-            if buf is None:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:  # a file name that is not UTF-8: its bytes as \xNN
+            from krm_fn.core.paths import escaped
+
+            text = escaped(text)
+            data = text.encode("utf-8")
+        buf = getattr(stream, "buffer", None)
+        fd = stdio.fileno(stream)
+        try:
+            if fd is not None:
+                # the descriptor itself, written whole whatever its mode (io.stdio); anything
+                # written through the text layer (argparse) goes first
+                stdio.flush(stream, fd)
+                stdio.write_all(fd, data)
+            elif buf is None:
                 stream.write(text)
             else:
-                stream.flush()  # anything written through the text layer (argparse) goes first
-                _write_all(buf, text.encode("utf-8"))
+                stream.flush()
+                _write_all(buf, data)
         except OSError as e:
             raise _output_failed(e) from None
 
     def flush(self) -> None:
+        from krm_fn.io import stdio
+
         stream = getattr(sys, self.name)
         if stream is None:
             return
+        fd = stdio.fileno(stream)
         try:
-            stream.flush()
+            if fd is None:
+                stream.flush()
+            else:
+                stdio.flush(stream, fd)
         except OSError as e:
             raise _output_failed(e) from None
 
@@ -188,13 +210,13 @@ _ERR = _People("stderr")
 
 
 def _write_all(buf: Any, data: bytes) -> None:
-    """buf.write until every byte is written: with PYTHONUNBUFFERED the buffer is the raw
-    file, whose write may take only part (a pipe whose reader left) without an error."""
+    """buf.write until every byte is written, for a stream with no descriptor (a test's
+    buffer): a raw file may take only part of a write."""
     view = memoryview(data)
     while view:
         n = buf.write(view)
         if n is None or n <= 0:
-            raise BrokenPipeError(32, "the output was not taken")
+            raise OSError(errno.EIO, "stdout took none of the output")
         view = view[n:]
 
 
@@ -226,22 +248,32 @@ def _print(text: str) -> int:
 
 
 def _read_stdin() -> bytes:
-    """All of stdin, bounded by MAX_INPUT_BYTES."""
+    """All of stdin, bounded by MAX_INPUT_BYTES: the one reader of every mode that reads it
+    (KRM, the kustomize plugin, `explain`). Its descriptor is read to its end whatever its
+    mode (io.stdio: a non-blocking pipe whose writer pauses is waited on, not cut short)."""
+    from krm_fn.io import stdio
+
     stream = sys.stdin
     if stream is None:
         raise _closed("stdin")
     src = getattr(stream, "buffer", stream)
+    fd = stdio.fileno(src)
     try:
-        data = src.read(MAX_INPUT_BYTES + 1)
-    except OSError as e:
-        raise InputError(f"cannot read stdin: {e.strerror or e}") from None
-    if isinstance(data, str):
-        data = data.encode("utf-8")
-    if len(data) > MAX_INPUT_BYTES:
+        if fd is None:  # no descriptor (a test's StringIO): its read() is whole
+            data = src.read(MAX_INPUT_BYTES + 1)
+            if isinstance(data, str):
+                data = data.encode("utf-8")
+            if len(data) > MAX_INPUT_BYTES:
+                raise stdio.TooLarge(MAX_INPUT_BYTES)
+        else:
+            data = stdio.read_all(fd, MAX_INPUT_BYTES)
+    except stdio.TooLarge:
         raise InputError(
             f"stdin holds more than {MAX_INPUT_BYTES // (1024 * 1024)} MiB; the function reads at most "
             "that much: split the input (kpt fn render runs it per package)"
-        )
+        ) from None
+    except OSError as e:
+        raise InputError(f"cannot read stdin: {e.strerror or e}") from None
     return bytes(data)
 
 
@@ -415,7 +447,7 @@ def _load_config(path: str | None) -> Any:
     return fc
 
 
-_CONFIG_KINDS = ("CoschedulePolicy", "ConfigMap")
+_RENDERED_KINDS = frozenset({"PipelineRun", "TaskRun", "Pipeline", "Task", "Build", "BuildRun", "TriggerTemplate"})
 
 
 def _top_kinds(path: str) -> list[str]:
@@ -433,13 +465,13 @@ def _top_kinds(path: str) -> list[str]:
 
 def _plugin(config_path: str) -> int:
     # the file's content decides, not whether stdin is a terminal: `krm-coschedule run.yaml`
-    # in CI (stdin not a terminal) gets the same hint as in a terminal, not "unsupported
-    # functionConfig PipelineRun"
+    # in CI gets the hint as in a terminal, not "unsupported functionConfig PipelineRun". A
+    # manifest the function renders or reads is a usage mistake (2), any other kind bad input (1)
     kinds = _top_kinds(config_path)
-    manifest = bool(kinds) and any(k not in _CONFIG_KINDS for k in kinds)
+    manifest = any(k in _RENDERED_KINDS for k in kinds)
     if manifest or _is_terminal("stdin"):
         what = (
-            f"{config_path} holds a {next(k for k in kinds if k not in _CONFIG_KINDS)}, not a "
+            f"{config_path} holds a {next(k for k in kinds if k in _RENDERED_KINDS)}, not a "
             "functionConfig: " if manifest else ""
         )
         _ERR.write(

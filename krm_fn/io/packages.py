@@ -17,6 +17,7 @@ from pathlib import Path
 
 from krm_fn.core.errors import InputError
 from krm_fn.core.record import Record
+from krm_fn.core.results import Result
 from krm_fn.io import reader
 from krm_fn.yaml import guards
 
@@ -32,13 +33,14 @@ class Package(Record):
     """A package: its root, the files named on the command line (as named), and the other
     YAML files in it (context only)."""
 
-    __slots__ = ("root", "given", "context", "ignored")
+    __slots__ = ("root", "given", "context", "ignored", "unsearched")
 
     def __init__(self, root: Path, given: list[str] | None = None, context: list[str] | None = None) -> None:
         self.root = root
         self.given: list[str] = [] if given is None else given
         self.context: list[str] = [] if context is None else context
         self.ignored: list[str] = []  # given files the package's .krmignore excludes
+        self.unsearched: list[tuple[str, str]] = []  # (path, why) its search passed over
 
     @property
     def kptfile(self) -> Path | None:
@@ -46,14 +48,17 @@ class Package(Record):
         return k if reader.is_present(k) else None  # one that is no regular file is refused when read
 
 
-def expand(names: list[str]) -> list[str]:
+def expand(names: list[str], unsearched: list[tuple[str, str]] | None = None) -> list[str]:
     """The FILE arguments with every directory replaced by the YAML files under it (hidden
-    directories skipped), in a stable order."""
+    directories skipped), in a stable order. The directories that could not be searched
+    are added to `unsearched` as (path, why)."""
     out: list[str] = []
     for name in names:
-        p = Path(name)
-        if p.is_dir():
-            out.extend(str(f) for f in _yaml_files(p, recursive=True, stop_at_packages=False))
+        if os.path.isdir(name):
+            found = [str(f) for f in _yaml_files(Path(name), recursive=True, stop_at_packages=False, unsearched=unsearched)]
+            if not found and unsearched is not None:  # said, not an exit 0 that checked nothing
+                unsearched.append((name, "is a directory with no YAML file (.yaml, .yml) in it or below it: nothing was checked there"))
+            out.extend(found)
         else:
             out.append(name)
     return out
@@ -77,6 +82,8 @@ def group(names: list[str]) -> list[Package]:
         pkg.given.append(name)
     dirs: dict[str, str] = {}
     for pkg in by_root.values():
+        if os.path.isdir(pkg.root / "Kptfile"):  # no package root: the files are their directory's
+            pkg.unsearched.append((str(pkg.root / "Kptfile"), "is a directory, not a Kptfile: it was not read (the package is its directory's files alone)"))
         ignore = krmignore(pkg.root)
         if ignore is not None:
             pkg.ignored = [n for n in pkg.given if ignore.excludes(_relative(realpath(n, dirs), pkg.root))]
@@ -85,14 +92,14 @@ def group(names: list[str]) -> list[Package]:
         recursive = pkg.kptfile is not None
         here = os.getcwd()
         pkg.context = [
-            _shown(str(f), here)
-            for f in _yaml_files(pkg.root, recursive=recursive, stop_at_packages=True, ignore=ignore)
+            shown(str(f), here)
+            for f in _yaml_files(pkg.root, recursive=recursive, stop_at_packages=True, ignore=ignore, unsearched=pkg.unsearched)
             if realpath(f, dirs) not in given
         ]
     return [pkg for pkg in by_root.values() if pkg.given or not pkg.ignored]
 
 
-def _shown(path: str, here: str) -> str:
+def shown(path: str, here: str) -> str:
     """A context file's name as results and messages give it: relative to the working
     directory when it is under it (as pre-commit names files), else as found."""
     rel = os.path.relpath(path, here)
@@ -211,21 +218,30 @@ def realpath(path: str | os.PathLike[str], dirs: dict[str, str] | None = None) -
 def root_of(path: Path) -> Path:
     """The directory up to the nearest Kptfile (not above the repository's root), else the
     file's own directory."""
-    here = path.parent if not path.is_dir() else path
+    # os.path's tests, not Path's: they answer False for a path the system cannot look up
+    # (longer than PATH_MAX, a component past NAME_MAX), which Path's raise for
+    here = path.parent if not os.path.isdir(path) else path
     d = here.resolve()
     while True:
-        if (d / "Kptfile").is_file():
+        if os.path.isfile(d / "Kptfile"):
             return d
-        if (d / ".git").exists() or d.parent == d:
+        if os.path.lexists(d / ".git") or d.parent == d:
             return here.resolve()
         d = d.parent
 
 
-def _yaml_files(root: Path, recursive: bool, stop_at_packages: bool, ignore: Ignore | None = None, rel: str = "") -> list[Path]:
+def _yaml_files(
+    root: Path, recursive: bool, stop_at_packages: bool, ignore: Ignore | None = None, rel: str = "",
+    unsearched: list[tuple[str, str]] | None = None,
+) -> list[Path]:
+    """The YAML files under `root` (not hidden). A directory that cannot be listed (its path
+    past PATH_MAX, no permission) is added to `unsearched` with why, and the search goes on."""
     out: list[Path] = []
     try:
         entries = sorted(os.scandir(root), key=lambda e: e.name)
-    except OSError:
+    except OSError as err:
+        if unsearched is not None and rel:  # the root itself is the caller's to report
+            unsearched.append((str(root), _unsearchable(err)))
         return out
     for e in entries:
         if e.name.startswith("."):
@@ -237,14 +253,46 @@ def _yaml_files(root: Path, recursive: bool, stop_at_packages: bool, ignore: Ign
         if is_file and e.name.endswith(YAML_SUFFIXES):
             if ignore is None or not ignore.excludes(rel + e.name):
                 out.append(Path(e.path))
-        elif recursive and e.is_dir(follow_symlinks=False):
+        elif recursive and _is_dir(e):
             sub = Path(e.path)
-            if stop_at_packages and (sub / "Kptfile").is_file():
+            if stop_at_packages and os.path.isfile(sub / "Kptfile"):
                 continue  # a nested package is a package of its own
             if ignore is not None and ignore.excludes(rel + e.name, is_dir=True):
                 continue
-            out.extend(_yaml_files(sub, recursive, stop_at_packages, ignore, rel + e.name + "/"))
+            out.extend(_yaml_files(sub, recursive, stop_at_packages, ignore, rel + e.name + "/", unsearched))
     return out
+
+
+def unsearched_warnings(unsearched: list[tuple[str, str]], packages: list[Package]) -> list[Result]:
+    """A warning about each path a search passed over (a directory it could not enter, such
+    as a deep vendor tree past PATH_MAX; a directory argument without YAML files; a Kptfile
+    that is a directory), once, named relative to the working directory: the files found
+    elsewhere are rendered all the same."""
+    found = [*unsearched, *(u for pkg in packages for u in pkg.unsearched)]
+    if not found:
+        return []
+    here = os.getcwd()
+    seen = {os.path.abspath(path): why for path, why in found}
+    return [Result("warning", f"{shown(path, here)}: {why}") for path, why in seen.items()]
+
+
+def _is_dir(e: os.DirEntry[str]) -> bool:
+    try:
+        return e.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
+
+
+def _unsearchable(e: OSError) -> str:
+    """Why a directory of the package was not searched for YAML files, and what to do."""
+    import errno
+
+    if e.errno == errno.ENAMETOOLONG:
+        return (
+            "its path is longer than the system allows (PATH_MAX); it was not searched for YAML "
+            "files: exclude it in the package's .krmignore, or move what it holds up"
+        )
+    return f"cannot be listed ({e.strerror or e}); it was not searched for YAML files"
 
 
 def kptfile_config(pkg: Package) -> tuple[Any, str | None, str | None]:

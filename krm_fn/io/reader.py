@@ -137,9 +137,30 @@ def _open_failure(path: str | os.PathLike[str], e: OSError) -> str:
         except OSError:
             target = "?"
         return f"is a dangling symbolic link (to {target}, which does not exist); fix or remove the link"
+    if e.errno == errno.ENAMETOOLONG:
+        return _too_long(os.fsencode(path))
     if e.errno == errno.ENXIO:
         try:
             return _not_regular(os.stat(path).st_mode)
         except OSError:
             pass
     return f"cannot be read: {e.strerror or e}"
+
+
+def _too_long(path: bytes) -> str:
+    """Which limit a path the system refused as too long passes: a name past NAME_MAX, or
+    the whole path past PATH_MAX."""
+    longest = max((len(part) for part in path.split(b"/")), default=0)
+    try:
+        name_max = os.pathconf(b"/".join(path.split(b"/")[:1]) or b"/", "PC_NAME_MAX")
+    except (OSError, ValueError):
+        name_max = 255
+    if longest > name_max:
+        return (
+            f"cannot be read: a name in its path is {longest} bytes, longer than the file system "
+            f"allows ({name_max}, NAME_MAX): check the path"
+        )
+    return (
+        f"cannot be read: its path is {len(path)} bytes, longer than the system allows (PATH_MAX): "
+        "pass it relative to a directory nearer to it (cd there first)"
+    )

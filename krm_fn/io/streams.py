@@ -424,12 +424,22 @@ def _with_stand_ins(text: str, node: Any) -> str | None:
     is an entry and a stray line to YAML 1.1: the emitter's `k: a b` is what both read)."""
     if has_stand_ins(text) or not libyaml.reads(text):
         return None
-    standing = text.translate(_TO_STAND_INS)
+    standing = _BLANK_ODD_RE.sub(_kept, text.translate(_TO_STAND_INS))
     try:
         other = guards.load_plain(standing, "the object")
     except InputError:
         return None
     return standing if _squeezed(to_plain(node)) == _squeezed(other) else None
+
+
+# a line of nothing but odd breaks (and blanks): a blank line to every reader, which a
+# stand-in at its start would make a line of content; kept as it is (issue 31: `v<CR><NEL>`
+# in a file of lone-CR line ends became `v<CR><CR>`)
+_BLANK_ODD_RE = re.compile("(?m)^[ \t]*[\U000f000d\U000f0085\U000f2028\U000f2029][ \t\U000f000d\U000f0085\U000f2028\U000f2029]*$")
+
+
+def _kept(m: re.Match[str]) -> str:
+    return m.group().translate(FROM_STAND_INS)
 
 
 _WHITE = re.compile("[\\s\U000f000d\U000f0085\U000f2028\U000f2029]+")

@@ -50,7 +50,12 @@ def promoted(files: list[F], context: list[F], config: str | None = None) -> lis
     - a file with a Tekton run of the same namespace whose name ends with a named run's name
       or is the end of it: the same name, or names that Tekton's hash of the workspace and
       run names (no separator) can make collide (`run1` + `source`, `cerun1` + `sour`), are
-      judged with both runs rendered, as when both files are named.
+      judged with both runs rendered, as when both files are named;
+    - a file holding a placeholder generated for a named run (its owner annotation), moved
+      out of the run's file: a mode change renames the run's placeholders, and the old one
+      left as context stayed beside the new one (two placeholders and two claims for one
+      run, with no word). Rendered with the run, it is removed (or kept) with the results
+      it gets when both files are named (issue 31).
 
     Otherwise the other files stay context only: a commit of one run file costs what it
     did (names are compared from the scanner's identities, nothing is parsed)."""
@@ -63,7 +68,7 @@ def promoted(files: list[F], context: list[F], config: str | None = None) -> lis
         return []
     # every end of every named name: a lookup per context run, whatever the number named
     ends = {ns: {n[i:] for n in names for i in range(len(n))} for ns, names in named_runs.items()}
-    return [f for f in context if _may_collide(f, named_runs, ends)]
+    return [f for f in context if _may_collide(f, named_runs, ends) or _holds_placeholder_of(f, named_runs)]
 
 
 def _named(files: list[F], config: str | None) -> tuple[dict[str, set[str]], bool]:
@@ -94,6 +99,17 @@ def _may_collide(f: _File, named_runs: dict[str, set[str]], ends: dict[str, set[
         if names is None:
             continue
         if m.name in ends[m.namespace] or any(m.name[i:] in names for i in range(len(m.name))):
+            return True
+    return False
+
+
+def _holds_placeholder_of(f: _File, named_runs: dict[str, set[str]]) -> bool:
+    """Whether a file holds an object generated for a named Tekton run (its owner annotation
+    `Kind/name`, in the run's namespace)."""
+    kinds = {kind for _group, kind in TEKTON_RUNS}
+    for item in _items(f):
+        kind, _, name = item.meta.annotations.get(OWNER_ANNOTATION, "").partition("/")
+        if kind in kinds and name in named_runs.get(item.meta.namespace, ()):
             return True
     return False
 

@@ -16,6 +16,7 @@ from krm_fn.core.errors import InputError
 from krm_fn.core.errors import YamlSyntaxError
 from krm_fn.core.keys import LOCAL_CONFIG
 from krm_fn.core.keys import PATH_KEY
+from krm_fn.core.paths import escaped
 from krm_fn.core.record import Record
 from krm_fn.core.results import Result
 from krm_fn.core.results import counts
@@ -182,9 +183,10 @@ def _run(
                 "the current directory no longer exists (it was removed after krm-coschedule was "
                 "started there): run it again from an existing directory"
             ) from None
-    names = _unique(packages.expand(names))
-    outcome = FilesOutcome([], [], [])
+    unsearched: list[tuple[str, str]] = []
+    names = _unique(packages.expand(names, unsearched))
     groups = packages.group(names)
+    outcome = FilesOutcome([], packages.unsearched_warnings(unsearched, groups), [])
     many = progress is not None and (len(names) >= 50 or len(groups) > 1)
     ticked: set[str] = set()
     for i, pkg in enumerate(groups):
@@ -519,12 +521,15 @@ def commit(
     if diff and not as_json:
         for f in changed:
             out.write(coloured(_diff(f)) if colour else _diff(f))
-    failures: list[tuple[FileState, str]] = write_files(changed) if write else []
+    notes: list[Result] = []  # what a write could not keep (a hard link, an extended attribute)
+    failures: list[tuple[FileState, str]] = write_files(changed, notes) if write else []
+    outcome.results = [*outcome.results, *notes]
     code = 1 if (changed or outcome.has_error) else 0
     if as_json:
         out.write(_json_report(outcome, write, diff, failures))
         out.flush()
         return code
+    _write_results(notes, verbosity, err)
     for f, reason in failures:
         err.write(f"{f.name}: {reason}\n")
     out.flush()
@@ -551,11 +556,11 @@ def _write_summary(outcome: FilesOutcome, write: bool, err: Writer) -> None:
     rewritten = sum(1 for f in changed if not f.failed)
     unchanged = sum(1 for f in outcome.files if f.new_text is None and not f.failed)
     verb = "rewritten" if write else "would be rewritten"
-    err.write(
-        f"krm-coschedule: {rewritten} file(s) {verb}, {failed} failed, {unchanged} unchanged; "
-        f"{summary_line(outcome.results)}\n"
-    )
-    needs = prerequisite.note(outcome.plans, assistant_off=outcome.assistant_off)
+    err.write(f"krm-coschedule: {rewritten} file(s) {verb}, {failed} failed, {unchanged} unchanged; {summary_line(outcome.results)}\n")
+    # the runs of a file that failed (not written) have no placeholder to speak of
+    lost = {(it.meta.kind, it.meta.namespace or "", it.meta.name) for f in outcome.files if f.failed and f.stream for it in f.stream.items}
+    plans = [p for p in outcome.plans if (p.run.kind, p.run.namespace or "", p.run.name) not in lost]
+    needs = prerequisite.note(plans, assistant_off=outcome.assistant_off)
     if needs:
         err.write(f"krm-coschedule: {needs}\n")
 
@@ -585,10 +590,8 @@ def _json_report(outcome: FilesOutcome, write: bool, diff: bool, failures: list[
     summary["files_changed"] = sum(1 for x in statuses if x in ("rewritten", "would-rewrite"))
     summary["files_failed"] = statuses.count("failed")
     summary["files_unchanged"] = statuses.count("unchanged")
-    return json.dumps(
-        {"files": rows, "results": [located_dict(r) for r in outcome.results], "summary": summary},
-        indent=2, ensure_ascii=False,
-    ) + "\n"
+    text = json.dumps({"files": rows, "results": [located_dict(r) for r in outcome.results], "summary": summary}, indent=2, ensure_ascii=False)
+    return escaped(text, in_json=True) + "\n"  # a file name that is not UTF-8: its bytes as `\\xNN`
 
 
 def _diff(f: FileState) -> str:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import shlex
 import sys
-import tempfile
 from pathlib import Path
 
 from krm_fn.core.errors import InputError
@@ -21,6 +20,7 @@ from krm_fn.core.results import sorted_results
 from krm_fn.io import reader
 from krm_fn.io import streams
 from krm_fn.io import streamwrite
+from krm_fn.io import writer
 from krm_fn.orchestration import process as process_mod
 from krm_fn.policy import config as config_mod
 
@@ -97,10 +97,6 @@ def install(plugin_home: Path, command: list[str] | None = None) -> list[Path]:
         d = plugin_home / group / version / kind.lower()
         d.mkdir(parents=True, exist_ok=True)
         target = d / kind
-        fd, tmp = tempfile.mkstemp(prefix=f".{kind}.", dir=d)
-        with os.fdopen(fd, "w") as fh:
-            fh.write(script)
-        os.chmod(tmp, 0o755)
-        os.replace(tmp, target)
+        writer.write_atomic(target, script, mode=0o755)  # whole or not at all, on disk when it returns
         written.append(target)
     return written

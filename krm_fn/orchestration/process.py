@@ -241,8 +241,37 @@ def _check_item(item: Item, ctx: Context) -> None:
     if not scanned_kind and not item.meta.kind:
         ctx.error_at(item, f"items[{item.pos}].kind", f"items[{item.pos}] has no kind; every item must be a Kubernetes object with apiVersion and kind")
         return
+    if item.meta.kind.endswith("List") and any(k in (item.text or "") for k in _RENDERED_NAMES):
+        _check_list(item, ctx)
     if item.doc is not None:
         _check_identity_types(item, ctx)
+
+
+_RENDERED_NAMES = tuple({kind for _group, kind in HANDLERS})
+
+
+def _check_list(item: Item, ctx: Context) -> None:
+    """A `kind: List` wrapper (or a `PipelineRunList`): kubectl and kpt apply the objects it
+    holds, but the function renders top-level objects only. The runs inside it are reported
+    (they were passed through unrendered, with no word)."""
+    if item.doc is None and not _load(item, ctx, light=ctx.light, named=bool(item.meta.name)):
+        return
+    node = item.node
+    entries = node.get("items") if isinstance(node, dict) else None
+    found = []
+    for i, e in enumerate(entries if isinstance(entries, list) else []):
+        kind, api = (e.get("kind"), e.get("apiVersion")) if isinstance(e, dict) else (None, None)
+        if isinstance(kind, str) and isinstance(api, str) and (api.rpartition("/")[0], kind) in HANDLERS:
+            md = e.get("metadata")
+            found.append(f"items[{i}] {kind} {(md.get('name') if isinstance(md, dict) else None) or '(no name)'}")
+    if found:
+        ctx.warning(
+            item,
+            "items",
+            f"this {item.meta.kind} wraps {', '.join(found)}, which the function renders only as objects "
+            "of their own: they pass through unrendered (no coscheduling). Write each as its own YAML "
+            "document (`---` between them), which kubectl and kpt read the same",
+        )
 
 
 def _check_identity_types(item: Item, ctx: Context) -> None:

@@ -115,7 +115,7 @@ def entry_of(body: str) -> str:
     dashed = False
     for line in body.replace("\r\n", "\n").splitlines(keepends=True):
         if not line.strip():
-            out.append("\n")
+            out.append(_blank(line))
         elif not dashed and not line.lstrip().startswith("#"):
             out.append("- " + line)
             dashed = True
@@ -149,7 +149,7 @@ def unentry_lines(text: str) -> str:
     dashed = False
     for line in text.splitlines(keepends=True):
         if not line.strip():
-            out.append("\n")
+            out.append(_blank(line))
         elif not dashed and line.startswith("- "):
             out.append(line[2:])
             dashed = True
@@ -158,6 +158,14 @@ def unentry_lines(text: str) -> str:
         else:
             out.append(line)
     return "".join(out)
+
+
+def _blank(line: str) -> str:
+    """A blank line as entry_of() and unentry() write it: an empty line, but a line ended by
+    a break other than LF (a NEL or a U+2028 alone on its line, which str.splitlines ends a
+    line at) as it is: it is a blank line to every reader, and its bytes are the file's
+    (issue 31: `v<CR><NEL><CR>` in a file of lone-CR line ends lost its NEL)."""
+    return line if line and line[-1] != "\n" else "\n"
 
 
 def splice_lines(lines: list[str], edits: list[tuple[int, int, list[str]]]) -> list[str]:

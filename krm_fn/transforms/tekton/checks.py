@@ -153,6 +153,38 @@ def _errors(check: Callable[[str], list[str]], value: str) -> list[str]:
     return errs
 
 
+def written_labels_valid(run: Run, obj: dict[str, Any], sources: dict[str, tuple[str, str]]) -> bool:
+    """Every label value an object generated for `run` carries (its own, its pod template's,
+    its claim templates'), checked as the API server checks a label value (63 characters
+    at most, `[A-Za-z0-9._-]`, alphanumeric at both ends). The values come from elsewhere (a
+    referenced Pipeline's name becomes `tekton.dev/pipeline`, the Pipeline's labels are
+    copied): one the server would refuse is an error on the field it comes from (`sources`:
+    label key -> (field path of the run, where the value comes from); default the run's own
+    metadata.labels[key]), not a StatefulSet that fails at apply time after exit 0."""
+    md = obj.get("metadata") or {}
+    spec = obj.get("spec") or {}
+    maps = [md.get("labels"), ((spec.get("template") or {}).get("metadata") or {}).get("labels")]
+    maps += [(t.get("metadata") or {}).get("labels") for t in spec.get("volumeClaimTemplates") or [] if isinstance(t, dict)]
+    bad: dict[str, str] = {}
+    for labels in maps:
+        for k, v in (labels or {}).items():
+            if isinstance(v, str) and k not in bad and _errors(validation.label_value_errors, v) and not _templated(run, v):
+                bad[k] = v
+    for k, v in bad.items():
+        import json
+
+        field, origin = sources.get(k, (f"metadata.labels[{k}]", f"metadata.labels[{k}]"))
+        message = (
+            f"{json.dumps(v)} is not a valid label value: {validation.join(_errors(validation.label_value_errors, v))}; "
+            f"the {obj.get('kind')} generated for this run carries it as label {k} (from {origin}), which the API "
+            "server would refuse (as it would Tekton's own copy of the label on the run): give it a value of at "
+            "most 63 letters, digits, '-', '_' or '.' (a Pipeline name of at most 63 characters)"
+        )
+        if not any(r.message == message and r.field_path == field for r in run.ctx.results):  # once per run
+            run.ctx.error(run.item, field, message)
+    return not bad
+
+
 def _templated(run: Run, value: str) -> bool:
     """A value of a TriggerTemplate or Pipelines-as-Code run that holds a variable the
     creator substitutes (`$(tt.params.x)`, `$(uid)`, `{{ revision }}`): not checkable here."""

@@ -414,7 +414,26 @@ def _emit_assistant(
     spec = assistant_mod.Spec(
         name=g.assistant, claim_templates=templates, claims=claims, isolate=isolate, **(base or _assistant_base(run))
     )
-    run.ctx.generate(run.item, assistant_mod.statefulset(spec, run.ctx.policy))
+    obj = assistant_mod.statefulset(spec, run.ctx.policy)
+    if checks.written_labels_valid(run, obj, _label_sources(run, spec)):
+        run.ctx.generate(run.item, obj)
+
+
+def _label_sources(run: Run, spec: assistant_mod.Spec) -> dict[str, tuple[str, str]]:
+    """(field of the run, origin) of each label of its assistant it does not hold itself."""
+    ref = spec.pipeline_ref
+    field = "spec.pipelineRef.name" if ref and isinstance(ref.get("name"), str) else "spec.pipelineRef" if ref else "metadata.name"
+    out = {}
+    pipeline = spec.pipeline_meta or {}
+    labels = pipeline.get("labels")
+    for k in labels if isinstance(labels, dict) else ():
+        out[str(k)] = (field, f"label {k} of Pipeline {pipeline.get('name') or ''}".rstrip())
+    out[assistant_mod.PIPELINE_LABEL] = (field, field)
+    out["tekton.dev/pipelineRun" if spec.owner_kind == "PipelineRun" else "tekton.dev/taskRun"] = ("metadata.name", "metadata.name")
+    for k in spec.run_labels:  # the run's own label wins (Tekton copies the Pipeline's under it)
+        if k != assistant_mod.PIPELINE_LABEL or ref is None:
+            out.pop(k, None)
+    return out
 
 
 def _assistant_base(run: Run) -> dict[str, Any]:

@@ -195,7 +195,10 @@ def test_control_characters_in_a_file_are_refused(tmp_path: Path) -> None:
     assert "\x1b" not in err
 
 
-def test_hard_links_and_owner_are_kept(tmp_path: Path) -> None:
+def test_a_hard_linked_file_is_replaced_whole_and_keeps_its_owner(tmp_path: Path) -> None:
+    """Issue 31: a file with several hard links is replaced by a rename like every other
+    (written in place, a full disk or a SIGKILL left it torn); its other name keeps the old
+    text, and a warning says so (tests/unit/io/test_writer.py has the rest)."""
     (tmp_path / "pipeline.yaml").write_text(PIPELINE)
     run = tmp_path / "run.yaml"
     run.write_text(run_doc("r"))
@@ -206,9 +209,11 @@ def test_hard_links_and_owner_are_kept(tmp_path: Path) -> None:
     code, _, err = cli(tmp_path, "pipeline.yaml", "run.yaml")
     assert code == 1, err
     after = run.stat()
-    assert (after.st_ino, after.st_nlink) == (before.st_ino, 2)
+    assert after.st_ino != before.st_ino and after.st_nlink == 1
     assert (after.st_uid, after.st_gid) == (before.st_uid, before.st_gid)
-    assert kinds(tmp_path / "link.yaml") == ["PipelineRun", "StatefulSet"]
+    assert kinds(run) == ["PipelineRun", "StatefulSet"]
+    assert (tmp_path / "link.yaml").read_text() == run_doc("r")
+    assert "run.yaml: [warning] had 2 hard links" in err
 
 
 def test_owner_is_kept_when_the_file_is_replaced(tmp_path: Path) -> None:

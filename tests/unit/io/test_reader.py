@@ -134,8 +134,7 @@ def test_a_missing_plugin_config_directory_is_an_error(tmp_path: Path) -> None:
 _WRITERS = {
     ("io/writer.py", "_sync_all"),  # opens a staged temp file to fsync it
     ("io/writer.py", "_stage"),  # writes a temp file
-    ("io/writer.py", "_put"),  # copies our own staged temp file into a hard-linked file
-    ("modes/kustomize.py", "install"),  # writes the plugin script
+    ("io/writer.py", "_sync_directory"),  # opens a directory to fsync a rename in it
     ("cli.py", "_output_failed"),  # points stdout at /dev/null
 }
 _OPENERS = {"open", "fdopen", "read_text", "read_bytes", "safe_load", "full_load", "unsafe_load"}
