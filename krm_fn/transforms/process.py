@@ -184,7 +184,6 @@ def _process(rl: ResourceList, policy_override: Any, light: bool) -> Outcome:
     ctx = Context(policy, rl.items, light)
     ctx.results.extend(cfg_results)
     scheduling.validate_policy(ctx)  # the policy's own scheduling values, checked once per run
-    prerequisite.check_feature_flags(ctx)  # the cluster's Tekton must leave coscheduling to us
     for item in rl.items:
         _check_item(item, ctx)
     if has_error(ctx.results):
@@ -193,6 +192,9 @@ def _process(rl: ResourceList, policy_override: Any, light: bool) -> Outcome:
     ctx.reindex()  # loading may have corrected identities the scanner was unsure of
     for item in rl.items:
         _dispatch(item, ctx)
+    # the cluster's Tekton must leave coscheduling to us: judged once the runs are rendered,
+    # and only when something rendered is what its own assistant would undo
+    prerequisite.check_feature_flags(ctx)
     identity.judge_duplicates(twins, ctx)
     identity.check_generated_names(ctx)
     reconcile(rl, ctx, KNOWN_KINDS)
