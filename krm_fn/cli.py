@@ -89,7 +89,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _guarded(lambda: _explain(args[1:]))
     if args[0] == "install-kustomize-plugin":
         return _guarded(lambda: _install_plugin(args[1:]))
-    if len(args) == 1 and not args[0].startswith("-") and not _is_dir(args[0]):
+    if len(args) == 1 and not args[0].startswith("-") and not _is_dir(args[0]) and os.path.lexists(args[0]):
+        # a path that does not exist is taken as a file to render (files mode says it is
+        # missing), not as a plugin config that "cannot be read"
         return _guarded(lambda: _plugin(args[0]))
     return _guarded(lambda: _files(args))
 
@@ -513,6 +515,12 @@ def _explain(argv: list[str]) -> int:
     ns = p.parse_args(argv)
     fc = _load_config(ns.config)
     results: Sequence[Result]
+    if not ns.paths and _is_terminal("stdin"):
+        # said at once, as the bare command does: it waited silently for stdin
+        _ERR.write(
+            "krm-coschedule explain: reading a ResourceList on stdin; end it with Ctrl-D, or name "
+            "files or a package directory (`krm-coschedule explain DIR`)\n"
+        )
     if ns.paths:
         from krm_fn.modes import files
 

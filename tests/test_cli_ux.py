@@ -253,3 +253,44 @@ def test_a_place_in_the_packages_policy_is_not_given_to_the_rendered_file(tmp_pa
     assert p.returncode == 1
     assert "pipelinerun.yaml:" not in p.stderr.replace("pipelinerun.yaml: [error]", "")
     assert "policy.yaml:8:1: is not valid YAML: duplicate key 'coschedule' at spec.coschedule (its lines 8 and 9)" in p.stderr
+
+
+@pytest.mark.parametrize("args", [[], ["explain"], ["explain", "--format", "json"]])
+def test_every_subcommand_reading_stdin_says_so_at_once_on_a_terminal(args: list[str]) -> None:
+    """`krm-coschedule explain` on a terminal waited silently for stdin (issue 33); the bare
+    command said what it waits for. The hint comes before any input is typed."""
+    import select
+
+    main, sub = pty.openpty()
+    p = subprocess.Popen([*CMD, *args], stdin=sub, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    os.close(sub)
+    try:
+        assert p.stderr is not None
+        ready, _, _ = select.select([p.stderr], [], [], 30)
+        assert ready, "nothing said while waiting for stdin"
+        first = os.read(p.stderr.fileno(), 4096).decode()
+        assert "on stdin" in first and "Ctrl-D" in first, first
+    finally:
+        os.write(main, b"\x04")  # end of input
+        p.communicate(timeout=60)
+        os.close(main)
+
+
+def test_a_missing_file_is_said_missing(tmp_path: Path) -> None:
+    """`krm-coschedule nope.yaml` said "cannot read the plugin config" (issue 33)."""
+    p = subprocess.run([*CMD, "nope.yaml"], capture_output=True, text=True, cwd=tmp_path, stdin=subprocess.DEVNULL)
+    assert p.returncode == 1
+    assert "nope.yaml: [error] cannot be read: No such file or directory" in p.stderr
+    assert "plugin config" not in p.stderr
+
+
+@pytest.mark.parametrize(("content", "said"), [(None, "is empty"), ("README.md", "holds no YAML file")])
+@pytest.mark.parametrize("sub", [[], ["--check"], ["explain"]])
+def test_a_directory_with_nothing_to_render_fails_saying_so(tmp_path: Path, content: str | None, said: str, sub: list[str]) -> None:
+    """An empty directory, or one without YAML, exited 0 without a word (issue 33)."""
+    d = tmp_path / "pkg"
+    d.mkdir()
+    if content:
+        (d / content).write_text("hello\n")
+    p = subprocess.run([*CMD, *sub, "pkg"], capture_output=True, text=True, cwd=tmp_path)
+    assert p.returncode == 1 and f"pkg: [error] {said}" in p.stderr, p.stderr

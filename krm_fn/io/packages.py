@@ -46,17 +46,28 @@ class Package(Record):
         return k if reader.is_present(k) else None  # one that is no regular file is refused when read
 
 
-def expand(names: list[str]) -> list[str]:
+def expand(names: list[str], empty: list[tuple[str, bool]] | None = None) -> list[str]:
     """The FILE arguments with every directory replaced by the YAML files under it (hidden
-    directories skipped), in a stable order."""
+    directories skipped), in a stable order. `empty` gets (name, whether it holds anything
+    at all) for each directory without a YAML file."""
     out: list[str] = []
     for name in names:
         p = Path(name)
         if p.is_dir():
-            out.extend(str(f) for f in _yaml_files(p, recursive=True, stop_at_packages=False))
+            found = [str(f) for f in _yaml_files(p, recursive=True, stop_at_packages=False)]
+            if not found and empty is not None:
+                empty.append((name, _holds_anything(p)))
+            out.extend(found)
         else:
             out.append(name)
     return out
+
+
+def _holds_anything(p: Path) -> bool:
+    try:
+        return any(True for _ in os.scandir(p))
+    except OSError:
+        return False
 
 
 def group(names: list[str]) -> list[Package]:

@@ -182,8 +182,14 @@ def _run(
                 "the current directory no longer exists (it was removed after krm-coschedule was "
                 "started there): run it again from an existing directory"
             ) from None
-    names = _unique(packages.expand(names))
+    empty: list[tuple[str, bool]] = []
+    names = _unique(packages.expand(names, empty))
     outcome = FilesOutcome([], [], [])
+    for name, holds in empty:
+        # nothing to render is no success: a mistyped or wrong directory exited 0 without a word
+        what = "holds no YAML file (*.yaml, *.yml)" if holds else "is empty"
+        outcome.results.append(_file_error(name, f"{name}: {what}; nothing to render there: name a package directory or YAML files"))
+        outcome.global_error = True
     groups = packages.group(names)
     many = progress is not None and (len(names) >= 50 or len(groups) > 1)
     ticked: set[str] = set()
