@@ -238,7 +238,7 @@ def test_a_typo_in_the_packages_own_policy_is_shown(tmp_path: Path) -> None:
     pkg = _package(tmp_path, "pipeline:\n  mutators:\n  - exec: krm-coschedule\n    configPath: flags.yaml\n")
     (pkg / "flags.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: f}\ndata:\n  coschedul: pipelineruns\n")
     p = subprocess.run([*CMD, "--check", "pipelinerun.yaml"], capture_output=True, text=True, cwd=pkg)
-    assert "flags.yaml: [error] v1/ConfigMap/f data.coschedul:" in p.stderr and "did you mean 'coschedule'?" in p.stderr
+    assert "flags.yaml:5:3: [error] v1/ConfigMap/f data.coschedul:" in p.stderr and "did you mean 'coschedule'?" in p.stderr
     assert p.returncode == 1
 
 

@@ -91,7 +91,7 @@ def test_files_mode_warns_for_the_packages_feature_flags(tmp_path: Path) -> None
     (tmp_path / "flags.yaml").write_text(_flags({"coschedule": "workspaces"}))
     p = subprocess.run([sys.executable, "-m", "krm_fn", "--check", "pipelinerun.yaml"], capture_output=True, text=True, cwd=tmp_path)
     assert p.returncode == 1
-    assert "flags.yaml: [warning] v1/ConfigMap/tekton-pipelines/feature-flags data.coschedule:" in p.stderr
+    assert "flags.yaml:7:3: [warning] v1/ConfigMap/tekton-pipelines/feature-flags data.coschedule:" in p.stderr
     assert p.stderr.count("placeholders rendered: the cluster needs Tekton's feature-flags") == 1
 
 

@@ -63,6 +63,12 @@ def expand(names: list[str], empty: list[tuple[str, bool]] | None = None) -> lis
     return out
 
 
+def nothing_there(name: str, holds: bool) -> str:
+    """The error for a directory argument without a YAML file (`holds`: it holds other files)."""
+    what = "holds no YAML file (*.yaml, *.yml)" if holds else "is empty"
+    return f"{name}: {what}; nothing to render there: name a package directory or YAML files"
+
+
 def _holds_anything(p: Path) -> bool:
     try:
         return any(True for _ in os.scandir(p))

@@ -32,6 +32,7 @@ from krm_fn.modes import streams
 from krm_fn.modes import streamwrite
 from krm_fn.modes.diff import coloured
 from krm_fn.modes.diff import unified_diff
+from krm_fn.modes.locate import locate
 from krm_fn.modes.writer import write_files
 from krm_fn.policy import config as config_mod
 from krm_fn.transforms import prerequisite
@@ -182,14 +183,9 @@ def _run(
                 "the current directory no longer exists (it was removed after krm-coschedule was "
                 "started there): run it again from an existing directory"
             ) from None
-    empty: list[tuple[str, bool]] = []
+    empty: list[tuple[str, bool]] = []  # nothing to render is no success (it exited 0 without a word)
     names = _unique(packages.expand(names, empty))
-    outcome = FilesOutcome([], [], [])
-    for name, holds in empty:
-        # nothing to render is no success: a mistyped or wrong directory exited 0 without a word
-        what = "holds no YAML file (*.yaml, *.yml)" if holds else "is empty"
-        outcome.results.append(_file_error(name, f"{name}: {what}; nothing to render there: name a package directory or YAML files"))
-        outcome.global_error = True
+    outcome = FilesOutcome([], [_file_error(n, packages.nothing_there(n, holds)) for n, holds in empty], [], bool(empty))
     groups = packages.group(names)
     many = progress is not None and (len(names) >= 50 or len(groups) > 1)
     ticked: set[str] = set()
@@ -279,6 +275,7 @@ def _render_package(pkg: packages.Package, override: Any, light: bool, defer: bo
     extra = [f for f in context if f.stream is not None]
     rendered = _render(files, live, extra, policy, light, defer, errors)
     if isinstance(rendered, FilesOutcome):
+        rendered.results = sorted_results(locate(rendered.results, live + extra))
         return rendered  # an error for the whole package
     outcome, extra = rendered
     problems: dict[int, str] = {}
@@ -289,7 +286,8 @@ def _render_package(pkg: packages.Package, override: Any, light: bool, defer: bo
         return FilesOutcome(files, sorted_results(errors), [], True)
     _decide(live, texts, problems, errors)
     kept = _shown_results(outcome.results, files, extra, policy)
-    return FilesOutcome(files, sorted_results(errors + kept), outcome.plans, assistant_off=outcome.assistant_off)
+    located = locate(errors + kept, live + extra)
+    return FilesOutcome(files, sorted_results(located), outcome.plans, assistant_off=outcome.assistant_off)
 
 
 def _read_package(

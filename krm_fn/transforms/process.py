@@ -207,7 +207,8 @@ def _process(rl: ResourceList, policy_override: Any, light: bool) -> Outcome:
 
 
 def _not_an_object(item: Item, ctx: Context) -> None:
-    ctx.error_at(item, f"items[{item.pos}]", f"items[{item.pos}] is not a mapping; every item must be a Kubernetes object")
+    where, field = ctx.place(item)
+    ctx.error_at(item, field, f"{where} is not a mapping; every item must be a Kubernetes object")
 
 
 def _check_item(item: Item, ctx: Context) -> None:
@@ -229,16 +230,18 @@ def _check_item(item: Item, ctx: Context) -> None:
         if not _load(item, ctx, light=False, named=bool(item.meta.name or item.meta.generate_name)):
             return
         twice = ", ".join(item.meta.duplicates)
+        where, field = ctx.place(item, item.meta.duplicates[0])
         ctx.error_at(
             item,
-            f"items[{item.pos}].{item.meta.duplicates[0]}",
-            f"items[{item.pos}] ({item.meta.kind} {item.meta.name}) has {twice} twice; YAML readers "
+            field,
+            f"{where} ({item.meta.kind} {item.meta.name}) has {twice} twice; YAML readers "
             "disagree on which one counts (kpt keeps the first), so the object is ambiguous. A "
             "missing `---` between two documents? Separate them, or keep one of the keys",
         )
         return
     if not scanned_kind and not item.meta.kind:
-        ctx.error_at(item, f"items[{item.pos}].kind", f"items[{item.pos}] has no kind; every item must be a Kubernetes object with apiVersion and kind")
+        where, field = ctx.place(item, "kind")
+        ctx.error_at(item, field, f"{where} has no kind; every item must be a Kubernetes object with apiVersion and kind")
         return
     if item.doc is not None:
         _check_identity_types(item, ctx)
@@ -255,8 +258,8 @@ def _check_identity_types(item: Item, ctx: Context) -> None:
         if isinstance(v, (dict, list)):
             ctx.error_at(
                 item,
-                f"items[{item.pos}].{key}",
-                f"items[{item.pos}]: {key} is a {type_name(v)}; it must be a string "
+                ctx.place(item, key)[1],
+                f"{ctx.place(item)[0]}: {key} is a {type_name(v)}; it must be a string "
                 "such as `apiVersion: tekton.dev/v1`, `kind: PipelineRun`",
             )
 
@@ -295,8 +298,8 @@ def _check_object(item: Item, ctx: Context) -> bool:
         if item.meta.name or item.meta.generate_name:
             ctx.error(item, path or None, msg)
         else:  # nothing to name it by but its place in the list
-            where = f"items[{item.pos}]" + (f".{path}" if path else "")
-            ctx.error_at(item, where, f"items[{item.pos}] ({item.meta.kind}): {msg}")
+            where, field = ctx.place(item, path)
+            ctx.error_at(item, field, f"{where} ({item.meta.kind}): {msg}")
     return not problems
 
 
@@ -352,7 +355,7 @@ def _load(item: Item, ctx: Context, light: bool, named: bool) -> bool:
     """Parse the item; False with an error result when it cannot be read (named by its
     identity, or by its place in the list when the identity is what was unreadable).
     YamlSyntaxError escapes: the caller reads the whole input instead (krm.py)."""
-    where = f"items[{item.pos}]"
+    where, field = ctx.place(item)
     try:
         item.load(light)
         return True
@@ -363,13 +366,13 @@ def _load(item: Item, ctx: Context, light: bool, named: bool) -> bool:
         if named:
             ctx.error(item, None, str(e))
         else:
-            ctx.error_at(item, where, f"{where}: {e}")
+            ctx.error_at(item, field, f"{where}: {e}")
     except Exception as e:  # noqa: BLE001 - a parser failing in a way it does not report
         item.unreadable = True
         if named:
             ctx.error(item, None, f"cannot be parsed: {short(e)}")
         else:
-            ctx.error_at(item, where, f"{where} is not valid YAML: {short(e)}")
+            ctx.error_at(item, field, f"{where} is not valid YAML: {short(e)}")
     return False
 
 
