@@ -38,8 +38,15 @@ Usage:
                                           rewrite YAML files in place (pre-commit), each with
                                           its package (the directory up to the nearest
                                           Kptfile): the package's other files are context and
-                                          its policy is its own unless --config is given;
-                                          exit 1 when a file changed
+                                          its policy is its own unless --config is given.
+                                          Besides the files given, only files that depend on
+                                          the change are rendered (runs of a changed Pipeline
+                                          or Build; every run for a changed policy or
+                                          Kptfile; runs whose names could collide with a
+                                          changed run's), written only when their render
+                                          changed, each said with why; a problem of theirs
+                                          the change did not cause is a warning, not a
+                                          failure. Exit 1 when a file changed
       --check                             change nothing; exit 1 when something would change
       --diff                              print a unified diff instead of writing
       --files                             the arguments are files (implied by the flags above)
@@ -475,8 +482,12 @@ def _files(argv: list[str]) -> int:
         "krm-coschedule",
         "Rewrite YAML files in place (pre-commit). Each FILE is rendered with its package (the "
         "directory up to the nearest Kptfile, else its own directory), whose other YAML files are "
-        "read as context and whose policy is its own unless --config is given. Exit 1 when a file "
-        "changed (or would) or anything failed.",
+        "read as context and whose policy is its own unless --config is given. Besides the FILEs, "
+        "only the package's files that depend on the change are rendered: the runs of a changed "
+        "Pipeline or Build, every run for a changed policy or Kptfile, the runs whose names could "
+        "collide with a changed run's. Such a file is written only when its render changed, and "
+        "said with why; a problem of its own that the change did not cause is a warning naming "
+        "it, not a failure. Exit 1 when a file changed (or would) or anything failed.",
     )
     p.add_argument("--config", metavar="POLICY", help="one policy for every package (a CoschedulePolicy or a ConfigMap file)")
     p.add_argument("--check", action="store_true", help="change nothing; exit 1 when something would change")
