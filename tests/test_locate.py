@@ -104,3 +104,15 @@ def test_duplicates_name_the_other_files_own_lines_and_count_all(tmp_path: Path,
     assert "this PipelineRun 3 times (also b.yaml:8:3, c.yaml:12:3)" in lines[0]
     assert "this PipelineRun 3 times (also a.yaml:4:3, c.yaml:12:3)" in lines[1]
     assert "items[" not in p.stderr
+
+
+def test_a_kptfile_configmap_error_points_at_the_key_in_the_kptfile(tmp_path: Path) -> None:
+    (tmp_path / "Kptfile").write_text(
+        "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: p\npipeline:\n  mutators:\n"
+        "  - exec: krm-coschedule\n    configMap:\n      coschedle: pipelineruns\n"
+    )
+    (tmp_path / "run.yaml").write_text(RUN)
+    p = _cli(tmp_path, "--check", "run.yaml")
+    assert p.returncode == 1
+    assert p.stderr.startswith("Kptfile:9:7: [error] v1/ConfigMap/function-input data.coschedle:"), p.stderr
+    assert "did you mean 'coschedule'?" in p.stderr

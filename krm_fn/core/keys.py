@@ -16,6 +16,9 @@ LEGACY_INDEX_KEY = "config.kubernetes.io/index"
 PATH_ANNOTATIONS = (PATH_KEY, LEGACY_PATH_KEY)
 INDEX_ANNOTATIONS = (INDEX_KEY, LEGACY_INDEX_KEY)
 LOCATION_KEYS = (PATH_KEY, INDEX_KEY, LEGACY_PATH_KEY, LEGACY_INDEX_KEY)
+# in memory only, on the ConfigMap made of a Kptfile step's `configMap`: where its `data` is in
+# the Kptfile (`pipeline.mutators[0].configMap`), so that results point at the key there
+CONFIG_FIELD_KEY = "internal.krm-coschedule.dev/config-field"
 
 # an item marked so is never touched (kpt's Kptfile and function configs)
 LOCAL_CONFIG = "config.kubernetes.io/local-config"

@@ -16,6 +16,8 @@ import re
 from pathlib import Path
 
 from krm_fn.core.errors import InputError
+from krm_fn.core.keys import CONFIG_FIELD_KEY
+from krm_fn.core.keys import PATH_KEY
 from krm_fn.core.record import Record
 from krm_fn.io import reader
 from krm_fn.yaml import guards
@@ -302,7 +304,9 @@ def _kptfile_config(pkg: Package) -> tuple[Any, str | None]:
         if isinstance(step.get("configPath"), str):
             return None, _config_path(pkg, k, text, f"{field}.configPath", step["configPath"])
         if isinstance(step.get("configMap"), dict):
-            cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "function-input"}, "data": step["configMap"]}
+            # annotated (in memory) with the Kptfile and the step's field: results name the key there
+            where = {PATH_KEY: _shown(str(k), os.getcwd()), CONFIG_FIELD_KEY: f"{field}.configMap"}
+            cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "function-input", "annotations": where}, "data": step["configMap"]}
             return cm, str(k)
     return None, None
 
@@ -319,7 +323,7 @@ def _config_path(pkg: Package, kptfile: Path, text: str, field: str, value: str)
         real, root = os.path.realpath(path), os.path.realpath(pkg.root)
         inside = real.startswith(root.rstrip(os.sep) + os.sep)
     if inside:
-        return str(path)
+        return _shown(str(path), os.getcwd())  # as results name it: relative where it can be
     line, col = _locate_value(text, "configPath", value)
     name = _kptfile_name(text)
     raise ValueError(

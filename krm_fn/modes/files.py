@@ -14,6 +14,7 @@ from pathlib import Path
 
 from krm_fn.core.errors import InputError
 from krm_fn.core.errors import YamlSyntaxError
+from krm_fn.core.keys import CONFIG_FIELD_KEY
 from krm_fn.core.keys import LOCAL_CONFIG
 from krm_fn.core.keys import PATH_KEY
 from krm_fn.core.record import Record
@@ -272,7 +273,7 @@ def _render_package(pkg: packages.Package, override: Any, light: bool, defer: bo
     extra = [f for f in context if f.stream is not None]
     rendered = _render(files, live, extra, policy, light, defer, errors)
     if isinstance(rendered, FilesOutcome):
-        rendered.results = sorted_results(locate(rendered.results, live + extra))
+        rendered.results = sorted_results(locate(rendered.results, live + extra, _moved(kptfile[0])))
         return rendered  # an error for the whole package
     outcome, extra = rendered
     problems: dict[int, str] = {}
@@ -283,7 +284,7 @@ def _render_package(pkg: packages.Package, override: Any, light: bool, defer: bo
         return FilesOutcome(files, sorted_results(errors), [], True)
     _decide(live, texts, problems, errors)
     kept = _shown_results(outcome.results, files, extra, policy)
-    located = locate(_not_part_of_the_change(files, errors) + kept, live + extra)
+    located = locate(_not_part_of_the_change(files, errors) + kept, live + extra, _moved(kptfile[0]))
     return FilesOutcome(files, sorted_results(located), outcome.plans, assistant_off=outcome.assistant_off)
 
 
@@ -312,6 +313,12 @@ def _read_package(
     refused = {f.name for f in context if f.failed and f.stat is None}
     errors += [Result("warning", f"{r.message}; skipped as context", file_path=r.file_path) for r in unreadable if r.file_path in refused]
     return files, context, errors
+
+
+def _moved(node: Any) -> dict[str, str]:
+    """{the Kptfile: where its step's configMap is} for a policy made of one (locate)."""
+    ann = ((node or {}).get("metadata") or {}).get("annotations") or {}
+    return {ann[PATH_KEY]: ann[CONFIG_FIELD_KEY]} if CONFIG_FIELD_KEY in ann else {}
 
 
 def _not_part_of_the_change(files: list[FileState], errors: list[Result]) -> list[Result]:

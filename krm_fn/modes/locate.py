@@ -20,10 +20,12 @@ if TYPE_CHECKING:
         stream: streams.Stream | None
 
 
-def locate(results: list[Result], files: Sequence[_File]) -> list[Result]:
+def locate(results: list[Result], files: Sequence[_File], moved: dict[str, str] | None = None) -> list[Result]:
     """The errors and warnings placed at the line and column of their field in their file
     (a document of a file read, or the policy file): schema and semantic messages point into
-    the file as syntax errors do. Infos and results that name their place already are kept."""
+    the file as syntax errors do. Infos and results that name their place already are kept.
+    `moved`: {file: where a ConfigMap's `data` is in it} for a policy made of a Kptfile step's
+    `configMap` (packages.CONFIG_FIELD_KEY)."""
     from krm_fn.core.results import location
     from krm_fn.yaml.locate import field_position
 
@@ -40,6 +42,8 @@ def locate(results: list[Result], files: Sequence[_File]) -> list[Result]:
         doc = stream.docs[index] if stream is not None and index < len(stream.docs) else None
         # `items[N].` names the object by its place in the list: in its document, the rest
         field = r.field_path.split(".", 1)[1] if r.field_path.startswith("items[") and "." in r.field_path else r.field_path
+        if moved and r.file_path in moved and (field == "data" or field.startswith(("data.", "data["))):
+            field = moved[r.file_path] + field[len("data") :]
         at = field_position(doc.body, field) if doc is not None else None
         out.append(r.at(doc.line + at[0] - 1, at[1]) if doc is not None and at is not None else r)
     return out
