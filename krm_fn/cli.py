@@ -401,7 +401,7 @@ def _load_config(path: str | None) -> Any:
     if path is None:
         return None
     from krm_fn.io import reader
-    from krm_fn.modes import streams
+    from krm_fn.io import streams
 
     try:
         text = reader.read_text(path)
@@ -539,7 +539,7 @@ def _explain(argv: list[str]) -> int:
         plans, results, failed = fo.plans, fo.results, fo.has_error
     else:
         from krm_fn.io import resourcelist
-        from krm_fn.transforms import process as process_mod
+        from krm_fn.orchestration import process as process_mod
 
         rl = resourcelist.parse(resourcelist.decode(_read_stdin()))
         outcome = process_mod.process(rl, fc)

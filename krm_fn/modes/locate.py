@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from krm_fn.core.errors import InputError
 from krm_fn.core.results import Result
 from krm_fn.io import reader
-from krm_fn.modes import streams
+from krm_fn.io import streams
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:

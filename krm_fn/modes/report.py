@@ -7,7 +7,7 @@ from krm_fn.core.results import counts
 from krm_fn.core.results import located_dict
 from krm_fn.core.results import result_line
 from krm_fn.core.results import summary_line
-from krm_fn.modes.diff import unified_diff
+from krm_fn.io.textdiff import unified_diff
 from krm_fn.transforms import prerequisite
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
@@ -16,8 +16,8 @@ if TYPE_CHECKING:
     from typing import Any
     from typing import Protocol
 
+    from krm_fn.io.streams import Stream
     from krm_fn.modes.dependents import Why
-    from krm_fn.modes.streams import Stream
     from krm_fn.transforms.context import Plan
 
     # what files mode's FileState and FilesOutcome give (they are made there, told here)

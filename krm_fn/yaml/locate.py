@@ -15,7 +15,7 @@ def field_position(text: str, path: str | None) -> tuple[int, int] | None:
     that the document has: the key itself where it exists, its nearest parent where it does
     not (a missing field is reported where it belongs); the document's start for an empty
     path. None when the text cannot be read (libyaml refuses it)."""
-    from krm_fn.yaml.splicepos import compose
+    from krm_fn.yaml.libyaml import compose_marked as compose
 
     try:
         root = compose(text)
