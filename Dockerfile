@@ -10,6 +10,9 @@
 # is written into the image).
 ARG BASE=docker.io/library/python:3.12-slim-bookworm
 FROM ${BASE} AS build
+# marks the build stage's images (the venv before it is copied over): tests/container/build.sh
+# removes them once the image is built, so a build leaves no unused image behind
+LABEL io.krm-coschedule.stage=build
 ENV PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PYTHONDONTWRITEBYTECODE=1

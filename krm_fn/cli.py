@@ -39,8 +39,15 @@ Usage:
                                           rewrite YAML files in place (pre-commit), each with
                                           its package (the directory up to the nearest
                                           Kptfile): the package's other files are context and
-                                          its policy is its own unless --config is given;
-                                          exit 1 when a file changed
+                                          its policy is its own unless --config is given.
+                                          Besides the files given, only files that depend on
+                                          the change are rendered (runs of a changed Pipeline
+                                          or Build; every run for a changed policy or
+                                          Kptfile; runs whose names could collide with a
+                                          changed run's), written only when their render
+                                          changed, each said with why; a problem of theirs
+                                          the change did not cause is a warning, not a
+                                          failure. Exit 1 when a file changed
       --check                             change nothing; exit 1 when something would change
       --diff                              print a unified diff instead of writing
       --files                             the arguments are files (implied by the flags above)
@@ -90,7 +97,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _guarded(lambda: _explain(args[1:]))
     if args[0] == "install-kustomize-plugin":
         return _guarded(lambda: _install_plugin(args[1:]))
-    if len(args) == 1 and not args[0].startswith("-") and not _is_dir(args[0]):
+    if len(args) == 1 and not args[0].startswith("-") and not _is_dir(args[0]) and os.path.lexists(args[0]):
+        # a path that does not exist is taken as a file to render (files mode says it is
+        # missing), not as a plugin config that "cannot be read"
         return _guarded(lambda: _plugin(args[0]))
     return _guarded(lambda: _files(args))
 
@@ -505,8 +514,12 @@ def _files(argv: list[str]) -> int:
         "krm-coschedule",
         "Rewrite YAML files in place (pre-commit). Each FILE is rendered with its package (the "
         "directory up to the nearest Kptfile, else its own directory), whose other YAML files are "
-        "read as context and whose policy is its own unless --config is given. Exit 1 when a file "
-        "changed (or would) or anything failed.",
+        "read as context and whose policy is its own unless --config is given. Besides the FILEs, "
+        "only the package's files that depend on the change are rendered: the runs of a changed "
+        "Pipeline or Build, every run for a changed policy or Kptfile, the runs whose names could "
+        "collide with a changed run's. Such a file is written only when its render changed, and "
+        "said with why; a problem of its own that the change did not cause is a warning naming "
+        "it, not a failure. Exit 1 when a file changed (or would) or anything failed.",
     )
     p.add_argument("--config", metavar="POLICY", help="one policy for every package (a CoschedulePolicy or a ConfigMap file)")
     p.add_argument("--check", action="store_true", help="change nothing; exit 1 when something would change")
@@ -545,6 +558,12 @@ def _explain(argv: list[str]) -> int:
     ns = p.parse_args(argv)
     fc = _load_config(ns.config)
     results: Sequence[Result]
+    if not ns.paths and _is_terminal("stdin"):
+        # said at once, as the bare command does: it waited silently for stdin
+        _ERR.write(
+            "krm-coschedule explain: reading a ResourceList on stdin; end it with Ctrl-D, or name "
+            "files or a package directory (`krm-coschedule explain DIR`)\n"
+        )
     if ns.paths:
         from krm_fn.modes import files
 

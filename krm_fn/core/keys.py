@@ -18,6 +18,9 @@ LEGACY_INDEX_KEY = "config.kubernetes.io/index"
 PATH_ANNOTATIONS = (PATH_KEY, LEGACY_PATH_KEY)
 INDEX_ANNOTATIONS = (INDEX_KEY, LEGACY_INDEX_KEY)
 LOCATION_KEYS = (PATH_KEY, INDEX_KEY, LEGACY_PATH_KEY, LEGACY_INDEX_KEY)
+# in memory only, on the ConfigMap made of a Kptfile step's `configMap`: where its `data` is in
+# the Kptfile (`pipeline.mutators[0].configMap`), so that results point at the key there
+CONFIG_FIELD_KEY = "internal.krm-coschedule.dev/config-field"
 
 # the Tekton pod label that identifies the run: the run's UID from Tekton v0.63.0 on, its
 # name before (`createChildResourceLabels` in Tekton's pipelinerun reconciler); the policy

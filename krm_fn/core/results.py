@@ -40,7 +40,7 @@ class Result(FrozenRecord):
 
     __slots__ = (
         "severity", "message", "resource", "field_path", "file_path", "file_index", "tags",
-        "current_value", "proposed_value",
+        "current_value", "proposed_value", "line", "column",
     )
     severity: str
     message: str
@@ -51,6 +51,8 @@ class Result(FrozenRecord):
     tags: tuple[tuple[str, str], ...]
     current_value: Any
     proposed_value: Any
+    line: int | None  # in the file, where files mode found the field (locate), 1-based
+    column: int | None
 
     def __init__(
         self,
@@ -63,10 +65,28 @@ class Result(FrozenRecord):
         tags: tuple[tuple[str, str], ...] = (),
         current_value: Any = None,
         proposed_value: Any = None,
+        line: int | None = None,
+        column: int | None = None,
     ) -> None:
         self._init(
-            severity, message, resource, field_path, file_path, file_index, tags, current_value, proposed_value
+            severity, message, resource, field_path, file_path, file_index, tags, current_value, proposed_value,
+            line, column,
         )
+
+    def at(self, line: int, column: int) -> Result:
+        """This result placed at `line`:`column` of its file."""
+        return Result(
+            self.severity, self.message, self.resource, self.field_path, self.file_path, self.file_index,
+            self.tags, self.current_value, self.proposed_value, line, column,
+        )
+
+    def place(self) -> tuple[int | None, int | None, str]:
+        """(line, column, the message without the place): the place found for the field, else
+        the one the message names (location)."""
+        line, col, rest = location(self.message)
+        if self.line is not None and line is None:
+            return self.line, self.column, self.message
+        return line, col, rest
 
     def as_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"message": self.message, "severity": self.severity}
@@ -175,7 +195,7 @@ def result_line(r: Result) -> str:
     """One line per result: `path:line:col: [severity] object field: message` where the
     message names a place in its file (editors and CI link that form), else
     `path: [severity] ...`; the place and the path are not repeated in the message."""
-    line, col, message = location(r.message)
+    line, col, message = r.place()
     if r.file_path and message.startswith(f"{r.file_path}: "):
         message = message[len(r.file_path) + 2 :]
     head = r.one_line()[: -len(r.message) - 2]  # "[severity] ref field"
@@ -191,7 +211,7 @@ def located_dict(r: Result) -> dict[str, Any]:
     """The KRM result with its file's line and column where the message names them (CI
     annotations need both)."""
     d = r.as_dict()
-    line, col, _rest = location(r.message)
+    line, col, _rest = r.place()
     if r.file_path and line is not None:
         d["file"] = {**d["file"], "line": line, "column": col}
     return d

@@ -16,6 +16,8 @@ import re
 from pathlib import Path
 
 from krm_fn.core.errors import InputError
+from krm_fn.core.keys import CONFIG_FIELD_KEY
+from krm_fn.core.keys import PATH_KEY
 from krm_fn.core.record import Record
 from krm_fn.core.results import Result
 from krm_fn.io import reader
@@ -48,20 +50,37 @@ class Package(Record):
         return k if reader.is_present(k) else None  # one that is no regular file is refused when read
 
 
-def expand(names: list[str], unsearched: list[tuple[str, str]] | None = None) -> list[str]:
+def expand(
+    names: list[str], empty: list[tuple[str, bool]] | None = None, unsearched: list[tuple[str, str]] | None = None
+) -> list[str]:
     """The FILE arguments with every directory replaced by the YAML files under it (hidden
-    directories skipped), in a stable order. The directories that could not be searched
-    are added to `unsearched` as (path, why)."""
+    directories skipped), in a stable order. `empty` gets (name, whether it holds anything
+    at all) for each directory without a YAML file; `unsearched` gets (path, why) for each
+    directory under them that could not be searched."""
     out: list[str] = []
     for name in names:
         if os.path.isdir(name):
-            found = [str(f) for f in _yaml_files(Path(name), recursive=True, stop_at_packages=False, unsearched=unsearched)]
-            if not found and unsearched is not None:  # said, not an exit 0 that checked nothing
-                unsearched.append((name, "is a directory with no YAML file (.yaml, .yml) in it or below it: nothing was checked there"))
+            p = Path(name)
+            found = [str(f) for f in _yaml_files(p, recursive=True, stop_at_packages=False, unsearched=unsearched)]
+            if not found and empty is not None:
+                empty.append((name, _holds_anything(p)))
             out.extend(found)
         else:
             out.append(name)
     return out
+
+
+def nothing_there(name: str, holds: bool) -> str:
+    """The error for a directory argument without a YAML file (`holds`: it holds other files)."""
+    what = "holds no YAML file (*.yaml, *.yml)" if holds else "is empty"
+    return f"{name}: {what}; nothing to render there: name a package directory or YAML files"
+
+
+def _holds_anything(p: Path) -> bool:
+    try:
+        return any(True for _ in os.scandir(p))
+    except OSError:
+        return False
 
 
 def group(names: list[str]) -> list[Package]:
@@ -333,7 +352,9 @@ def _kptfile_config(pkg: Package) -> tuple[Any, str | None]:
         if isinstance(step.get("configPath"), str):
             return None, _config_path(pkg, k, text, f"{field}.configPath", step["configPath"])
         if isinstance(step.get("configMap"), dict):
-            cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "function-input"}, "data": step["configMap"]}
+            # annotated (in memory) with the Kptfile and the step's field: results name the key there
+            where = {PATH_KEY: shown(str(k), os.getcwd()), CONFIG_FIELD_KEY: f"{field}.configMap"}
+            cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "function-input", "annotations": where}, "data": step["configMap"]}
             return cm, str(k)
     return None, None
 
@@ -350,7 +371,7 @@ def _config_path(pkg: Package, kptfile: Path, text: str, field: str, value: str)
         real, root = os.path.realpath(path), os.path.realpath(pkg.root)
         inside = real.startswith(root.rstrip(os.sep) + os.sep)
     if inside:
-        return str(path)
+        return shown(str(path), os.getcwd())  # as results name it: relative where it can be
     line, col = _locate_value(text, "configPath", value)
     name = _kptfile_name(text)
     raise ValueError(

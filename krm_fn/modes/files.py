@@ -14,26 +14,23 @@ from pathlib import Path
 
 from krm_fn.core.errors import InputError
 from krm_fn.core.errors import YamlSyntaxError
+from krm_fn.core.keys import CONFIG_FIELD_KEY
 from krm_fn.core.keys import LOCAL_CONFIG
 from krm_fn.core.keys import PATH_KEY
-from krm_fn.core.paths import escaped
 from krm_fn.core.record import Record
 from krm_fn.core.results import Result
-from krm_fn.core.results import counts
 from krm_fn.core.results import elsewhere
-from krm_fn.core.results import located_dict
-from krm_fn.core.results import result_line
 from krm_fn.core.results import sorted_results
-from krm_fn.core.results import summary_line
 from krm_fn.io import packages
 from krm_fn.io import reader
 from krm_fn.io import resourcelist
 from krm_fn.io import streams
 from krm_fn.io import streamwrite
 from krm_fn.io.textdiff import coloured
-from krm_fn.io.textdiff import unified_diff
 from krm_fn.io.writer import write_files
 from krm_fn.modes import dependents
+from krm_fn.modes import report
+from krm_fn.modes.locate import locate
 from krm_fn.orchestration import process as process_mod
 from krm_fn.policy import config as config_mod
 from krm_fn.transforms import prerequisite
@@ -54,7 +51,7 @@ if TYPE_CHECKING:
 
 
 class FileState(Record):
-    __slots__ = ("path", "name", "stream", "failed", "new_text", "stat")
+    __slots__ = ("path", "name", "stream", "failed", "new_text", "stat", "why")
 
     def __init__(
         self,
@@ -71,6 +68,7 @@ class FileState(Record):
         self.failed = failed
         self.new_text = new_text  # None: unchanged (or failed)
         self.stat = stat  # as read: a file that changes before it is written is not overwritten
+        self.why: dependents.Why | None = None  # not named: rendered because it depends on the change
 
 
 class FilesOutcome(Record):
@@ -183,10 +181,12 @@ def _run(
                 "the current directory no longer exists (it was removed after krm-coschedule was "
                 "started there): run it again from an existing directory"
             ) from None
-    unsearched: list[tuple[str, str]] = []
-    names = _unique(packages.expand(names, unsearched))
+    empty: list[tuple[str, bool]] = []  # nothing to render is no success (it exited 0 without a word)
+    unsearched: list[tuple[str, str]] = []  # directories that could not be searched: warnings
+    names = _unique(packages.expand(names, empty, unsearched))
     groups = packages.group(names)
-    outcome = FilesOutcome([], packages.unsearched_warnings(unsearched, groups), [])
+    errors = [_file_error(n, packages.nothing_there(n, holds)) for n, holds in empty]
+    outcome = FilesOutcome([], [*errors, *packages.unsearched_warnings(unsearched, groups)], [], bool(empty))
     many = progress is not None and (len(names) >= 50 or len(groups) > 1)
     ticked: set[str] = set()
     for i, pkg in enumerate(groups):
@@ -275,6 +275,7 @@ def _render_package(pkg: packages.Package, override: Any, light: bool, defer: bo
     extra = [f for f in context if f.stream is not None]
     rendered = _render(files, live, extra, policy, light, defer, errors)
     if isinstance(rendered, FilesOutcome):
+        rendered.results = sorted_results(locate(rendered.results, live + extra, _moved(kptfile[0])))
         return rendered  # an error for the whole package
     outcome, extra = rendered
     problems: dict[int, str] = {}
@@ -285,7 +286,8 @@ def _render_package(pkg: packages.Package, override: Any, light: bool, defer: bo
         return FilesOutcome(files, sorted_results(errors), [], True)
     _decide(live, texts, problems, errors)
     kept = _shown_results(outcome.results, files, extra, policy)
-    return FilesOutcome(files, sorted_results(errors + kept), outcome.plans, assistant_off=outcome.assistant_off)
+    located = locate(_not_part_of_the_change(files, errors) + kept, live + extra, _moved(kptfile[0]))
+    return FilesOutcome(files, sorted_results(located), outcome.plans, assistant_off=outcome.assistant_off)
 
 
 def _read_package(
@@ -301,8 +303,10 @@ def _read_package(
     context = [f for f in context if f.stat is None or (f.stat.st_dev, f.stat.st_ino) not in inodes]
     promoted = dependents.promoted(files, context, config)
     if promoted:
-        files = files + promoted
-        context = [f for f in context if all(f is not p for p in promoted)]
+        for f, why in promoted:
+            f.why = why
+        files = files + [f for f, _why in promoted]
+        context = [f for f in context if f.why is None]
     if defer and (read_errors or any(f.failed for f in context)):
         raise _ReadEagerly
     errors: list[Result] = list(read_errors)
@@ -311,6 +315,36 @@ def _read_package(
     refused = {f.name for f in context if f.failed and f.stat is None}
     errors += [Result("warning", f"{r.message}; skipped as context", file_path=r.file_path) for r in unreadable if r.file_path in refused]
     return files, context, errors
+
+
+def _moved(node: Any) -> dict[str, str]:
+    """{the Kptfile: where its step's configMap is} for a policy made of one (locate)."""
+    ann = ((node or {}).get("metadata") or {}).get("annotations") or {}
+    return {ann[PATH_KEY]: ann[CONFIG_FIELD_KEY]} if CONFIG_FIELD_KEY in ann else {}
+
+
+def _not_part_of_the_change(files: list[FileState], errors: list[Result]) -> list[Result]:
+    """A file not named, brought in (dependents), whose errors the change did not cause (a
+    sibling whose name might collide, failing on its own problem): it is left unchanged and
+    does not fail the commit; its errors are warnings that name it and say so. Naming the file,
+    or the package, still fails on them."""
+    excused: dict[str, FileState] = {}
+    for g in files:
+        if g.failed and g.why is not None:
+            mine = [r for r in errors if r.file_path == g.name and r.severity == "error"]
+            if mine and not any(g.why.caused(r) for r in mine):
+                excused[g.name] = g
+                g.failed, g.new_text = False, None
+    out = []
+    for r in errors:
+        f = excused.get(r.file_path or "") if r.severity == "error" else None
+        if f is not None and f.why is not None:
+            r = Result(
+                "warning", f"{r.message} ({f.name} is not part of the change, only rendered with it: {f.why.text}; left unchanged)",
+                r.resource, r.field_path, r.file_path, r.file_index, r.tags, r.current_value, r.proposed_value, r.line, r.column,
+            )
+        out.append(r)
+    return out
 
 
 def _no_policy(pkg: packages.Package, files: list[FileState], errors: list[Result], problem: str) -> FilesOutcome:
@@ -516,84 +550,23 @@ def commit(
     convention) or anything failed. `verbosity` (black's and ruff's habit): -1 errors only,
     0 errors, warnings, the files rewritten and the summary, 1 the infos too."""
     if not as_json:
-        _write_results(outcome.results, verbosity, err)
+        report.write_results(outcome.results, verbosity, err)
     changed = outcome.changed
     if diff and not as_json:
         for f in changed:
-            out.write(coloured(_diff(f)) if colour else _diff(f))
+            out.write(coloured(report.diff(f)) if colour else report.diff(f))
     notes: list[Result] = []  # what a write could not keep (a hard link, an extended attribute)
     failures: list[tuple[FileState, str]] = write_files(changed, notes) if write else []
     outcome.results = [*outcome.results, *notes]
     code = 1 if (changed or outcome.has_error) else 0
     if as_json:
-        out.write(_json_report(outcome, write, diff, failures))
+        out.write(report.json_report(outcome, write, diff, failures))
         out.flush()
         return code
-    _write_results(notes, verbosity, err)
+    report.write_results(notes, verbosity, err)
     for f, reason in failures:
         err.write(f"{f.name}: {reason}\n")
     out.flush()
     if verbosity >= 0:
-        _write_summary(outcome, write, err)
+        report.write_summary(outcome, write, err)
     return code
-
-
-def _write_results(results: list[Result], verbosity: int, err: Writer) -> None:
-    shown = ("error",) if verbosity < 0 else ("error", "warning") if verbosity == 0 else ("error", "warning", "info")
-    for r in results:
-        if r.severity in shown:
-            err.write(result_line(r) + "\n")
-
-
-def _write_summary(outcome: FilesOutcome, write: bool, err: Writer) -> None:
-    """The files rewritten, one line each, the counts, and the cluster's prerequisite when
-    placeholders were rendered."""
-    changed = outcome.changed
-    for f in changed:
-        if not f.failed:
-            err.write(f"krm-coschedule: {'rewrote' if write else 'would rewrite'} {f.name}\n")
-    failed = sum(1 for f in outcome.files if f.failed)
-    rewritten = sum(1 for f in changed if not f.failed)
-    unchanged = sum(1 for f in outcome.files if f.new_text is None and not f.failed)
-    verb = "rewritten" if write else "would be rewritten"
-    err.write(f"krm-coschedule: {rewritten} file(s) {verb}, {failed} failed, {unchanged} unchanged; {summary_line(outcome.results)}\n")
-    # the runs of a file that failed (not written) have no placeholder to speak of
-    lost = {(it.meta.kind, it.meta.namespace or "", it.meta.name) for f in outcome.files if f.failed and f.stream for it in f.stream.items}
-    plans = [p for p in outcome.plans if (p.run.kind, p.run.namespace or "", p.run.name) not in lost]
-    needs = prerequisite.note(plans, assistant_off=outcome.assistant_off)
-    if needs:
-        err.write(f"krm-coschedule: {needs}\n")
-
-
-def _json_report(outcome: FilesOutcome, write: bool, diff: bool, failures: list[tuple[FileState, str]]) -> str:
-    """{files: [{path, status, reason?, diff?}], results: [...KRM results], summary} for CI
-    annotations. status: rewritten | would-rewrite | unchanged | failed."""
-    import json
-
-    reasons = {id(f): r for f, r in failures}
-    rows = []
-    for f in outcome.files:
-        row: dict[str, Any] = {"path": f.name}
-        if f.failed:
-            row["status"] = "failed"
-            if id(f) in reasons:
-                row["reason"] = reasons[id(f)]
-        elif f.new_text is not None:
-            row["status"] = "rewritten" if write else "would-rewrite"
-            if diff:
-                row["diff"] = _diff(f)
-        else:
-            row["status"] = "unchanged"
-        rows.append(row)
-    summary: dict[str, int] = counts(outcome.results)
-    statuses = [row["status"] for row in rows]
-    summary["files_changed"] = sum(1 for x in statuses if x in ("rewritten", "would-rewrite"))
-    summary["files_failed"] = statuses.count("failed")
-    summary["files_unchanged"] = statuses.count("unchanged")
-    text = json.dumps({"files": rows, "results": [located_dict(r) for r in outcome.results], "summary": summary}, indent=2, ensure_ascii=False)
-    return escaped(text, in_json=True) + "\n"  # a file name that is not UTF-8: its bytes as `\\xNN`
-
-
-def _diff(f: FileState) -> str:
-    assert f.stream is not None and f.new_text is not None
-    return unified_diff(f.name, f.stream.raw, f.new_text)

@@ -38,14 +38,18 @@ def judge_duplicates(twins: list[list[Item]], ctx: Context) -> None:
     owners = {id(g.owner) for g in ctx.generated}
     for group in twins:
         wrong = any(id(it) in owners for it in group)
+        # every twin by its own file's place, in one order: the same words whichever files
+        # were named (a list position changed with them)
+        places = sorted((_sort_key(it), _where(it), id(it)) for it in group)
+        times = "twice" if len(group) == 2 else f"{len(group)} times"
         for item in group:
-            also = ", ".join(_where(other) for other in group if other is not item)
+            also = ", ".join(where for _key, where, ident in places if ident != id(item))
             if wrong:
                 ctx.error(
                     item,
                     "metadata.name",
-                    f"the input has this {item.meta.kind} twice (also {also}); Kubernetes keeps one "
-                    "object per name, and the objects generated for both would collide: give each "
+                    f"the input has this {item.meta.kind} {times} (also {also}); Kubernetes keeps one "
+                    f"object per name, and the objects generated for {'both' if len(group) == 2 else 'each'} would collide: give each "
                     "its own name or namespace, or render them separately (one run of the function "
                     "per environment)",
                 )
@@ -53,7 +57,7 @@ def judge_duplicates(twins: list[list[Item]], ctx: Context) -> None:
                 ctx.warning(
                     item,
                     "metadata.name",
-                    f"the input has this {item.meta.kind} twice (also {also}); Kubernetes keeps one "
+                    f"the input has this {item.meta.kind} {times} (also {also}); Kubernetes keeps one "
                     "object per name, so only one of them can exist at a time. Nothing is generated "
                     "for either, so both are rendered; give each its own name or namespace if both "
                     "are meant to exist",
@@ -61,8 +65,24 @@ def judge_duplicates(twins: list[list[Item]], ctx: Context) -> None:
 
 
 def _where(item: Item) -> str:
-    path, _ = file_of(item)
-    return f"items[{item.pos}]" + (f" in {path}" if path else "")
+    """Where an object is, in its own file's terms: `path:line:col` of its metadata.name where
+    its lines are known (files mode), else its document of the file (kpt's index), else its
+    place in the input list."""
+    path, index = file_of(item)
+    if not path:
+        return f"items[{item.pos}]"
+    if item.line is not None and item.text is not None and item.document:
+        from krm_fn.yaml.document import field_place
+
+        at = field_place(item.text, "metadata.name")
+        if at is not None:
+            return f"{path}:{item.line + at[0] - 1}:{at[1]}"
+    return f"{path} (document {(index or 0) + 1})"
+
+
+def _sort_key(item: Item) -> tuple[str, int, int]:
+    path, index = file_of(item)
+    return (path or "", index or 0, item.pos)
 
 
 def check_generated_names(ctx: Context) -> None:

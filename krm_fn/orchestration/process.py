@@ -186,7 +186,6 @@ def _process(rl: ResourceList, policy_override: Any, light: bool) -> Outcome:
     ctx.results.extend(cfg_results)
     for sev, where, msg, tags in validation.check_policy(ctx.policy):  # the policy's own values, once per run
         ctx.config_result(sev, where, msg, tags=tags)
-    prerequisite.check_feature_flags(ctx)  # the cluster's Tekton must leave coscheduling to us
     for item in rl.items:
         _check_item(item, ctx)
     if has_error(ctx.results):
@@ -196,6 +195,9 @@ def _process(rl: ResourceList, policy_override: Any, light: bool) -> Outcome:
     for item in rl.items:
         _dispatch(item, ctx)
     sharedclaims.check(ctx)  # runs whose placeholders mount one existing claim
+    # the cluster's Tekton must leave coscheduling to us: judged once the runs are rendered,
+    # and only when something rendered is what its own assistant would undo
+    prerequisite.check_feature_flags(ctx)
     collisions.judge_duplicates(twins, ctx)
     collisions.check_generated_names(ctx)
     reconcile(rl, ctx, KNOWN_KINDS)
@@ -208,7 +210,8 @@ def _process(rl: ResourceList, policy_override: Any, light: bool) -> Outcome:
 
 
 def _not_an_object(item: Item, ctx: Context) -> None:
-    ctx.error_at(item, f"items[{item.pos}]", f"items[{item.pos}] is not a mapping; every item must be a Kubernetes object")
+    where, field = ctx.place(item)
+    ctx.error_at(item, field, f"{where} is not a mapping; every item must be a Kubernetes object")
 
 
 def _check_item(item: Item, ctx: Context) -> None:
@@ -230,16 +233,18 @@ def _check_item(item: Item, ctx: Context) -> None:
         if not _load(item, ctx, light=False, named=bool(item.meta.name or item.meta.generate_name)):
             return
         twice = ", ".join(item.meta.duplicates)
+        where, field = ctx.place(item, item.meta.duplicates[0])
         ctx.error_at(
             item,
-            f"items[{item.pos}].{item.meta.duplicates[0]}",
-            f"items[{item.pos}] ({item.meta.kind} {item.meta.name}) has {twice} twice; YAML readers "
+            field,
+            f"{where} ({item.meta.kind} {item.meta.name}) has {twice} twice; YAML readers "
             "disagree on which one counts (kpt keeps the first), so the object is ambiguous. A "
             "missing `---` between two documents? Separate them, or keep one of the keys",
         )
         return
     if not scanned_kind and not item.meta.kind:
-        ctx.error_at(item, f"items[{item.pos}].kind", f"items[{item.pos}] has no kind; every item must be a Kubernetes object with apiVersion and kind")
+        where, field = ctx.place(item, "kind")
+        ctx.error_at(item, field, f"{where} has no kind; every item must be a Kubernetes object with apiVersion and kind")
         return
     if item.meta.kind.endswith("List") and any(k in (item.text or "") for k in _RENDERED_NAMES):
         _check_list(item, ctx)
@@ -285,8 +290,8 @@ def _check_identity_types(item: Item, ctx: Context) -> None:
         if isinstance(v, (dict, list)):
             ctx.error_at(
                 item,
-                f"items[{item.pos}].{key}",
-                f"items[{item.pos}]: {key} is a {type_name(v)}; it must be a string "
+                ctx.place(item, key)[1],
+                f"{ctx.place(item)[0]}: {key} is a {type_name(v)}; it must be a string "
                 "such as `apiVersion: tekton.dev/v1`, `kind: PipelineRun`",
             )
 
@@ -325,8 +330,8 @@ def _check_object(item: Item, ctx: Context) -> bool:
         if item.meta.name or item.meta.generate_name:
             ctx.error(item, path or None, msg)
         else:  # nothing to name it by but its place in the list
-            where = f"items[{item.pos}]" + (f".{path}" if path else "")
-            ctx.error_at(item, where, f"items[{item.pos}] ({item.meta.kind}): {msg}")
+            where, field = ctx.place(item, path)
+            ctx.error_at(item, field, f"{where} ({item.meta.kind}): {msg}")
     return not problems
 
 
@@ -382,7 +387,7 @@ def _load(item: Item, ctx: Context, light: bool, named: bool) -> bool:
     """Parse the item; False with an error result when it cannot be read (named by its
     identity, or by its place in the list when the identity is what was unreadable).
     YamlSyntaxError escapes: the caller reads the whole input instead (krm.py)."""
-    where = f"items[{item.pos}]"
+    where, field = ctx.place(item)
     try:
         item.load(light)
         return True
@@ -393,13 +398,13 @@ def _load(item: Item, ctx: Context, light: bool, named: bool) -> bool:
         if named:
             ctx.error(item, None, str(e))
         else:
-            ctx.error_at(item, where, f"{where}: {e}")
+            ctx.error_at(item, field, f"{where}: {e}")
     except Exception as e:  # noqa: BLE001 - a parser failing in a way it does not report
         item.unreadable = True
         if named:
             ctx.error(item, None, f"cannot be parsed: {short(e)}")
         else:
-            ctx.error_at(item, where, f"{where} is not valid YAML: {short(e)}")
+            ctx.error_at(item, field, f"{where} is not valid YAML: {short(e)}")
     return False
 
 

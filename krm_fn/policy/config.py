@@ -20,7 +20,7 @@ from krm_fn.policy.configmap import BOOL_KEYS
 from krm_fn.policy.configmap import CM_KEYS
 from krm_fn.policy.configmap import PARSE_BOOL
 from krm_fn.policy.configmap import YAML_KEYS
-from krm_fn.policy.configmap import unknown_key_warning
+from krm_fn.policy.configmap import unknown_key
 from krm_fn.policy.nop import DEFAULT_NOP_IMAGE
 from krm_fn.policy.nop import nop_image
 from krm_fn.policy.nop import nop_release
@@ -271,8 +271,26 @@ def _validate(doc: dict[str, Any], src: _Source, render_path: Any, original: Any
     for e in errors:
         if _shipwright_checks(e):
             continue
+        if e.validator == "additionalProperties" and isinstance(e.instance, dict):
+            # one error per unknown key, at the key (its line in the file), with the nearest
+            # known key: a typo of the typed form is told as the ConfigMap form's is
+            out.extend(_unknown_keys(e, src, render_path))
+            continue
         path = render_path(list(e.absolute_path)) or "spec"
         out.append(_err(src, path, f"{_schema_message(e, original)} (schemas/coschedulepolicy.schema.json)"))
+    return out
+
+
+def _unknown_keys(e: Any, src: _Source, render_path: Any) -> list[Result]:
+    from krm_fn.policy.configmap import did_you_mean
+
+    known = e.schema.get("properties") or {}
+    out = []
+    for key in sorted((k for k in e.instance if k not in known), key=str):
+        path = render_path([*e.absolute_path, key]) or "spec"
+        near = did_you_mean(str(key), known)
+        hint = f"did you mean {near!r}?" if near else "the keys here are " + ", ".join(known)
+        out.append(_err(src, path, f"unknown key {key!r}; {hint} (schemas/coschedulepolicy.schema.json)"))
     return out
 
 
@@ -343,9 +361,10 @@ def _from_configmap(plain: dict[str, Any], src: _Source, fc: Any = None) -> tupl
     warnings: list[Result] = []
     for key in sorted(data):
         if key not in CM_KEYS:
-            unknown = unknown_key_warning(str(key))
+            unknown = unknown_key(str(key))
             if unknown is not None:
-                warnings.append(_err(src, f"data.{key}", unknown, "warning"))
+                severity, message = unknown
+                (errors if severity == "error" else warnings).append(_err(src, f"data.{key}", message, severity))
             continue
         value = data[key]
         fpath = f"data.{key}"

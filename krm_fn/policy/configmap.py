@@ -1,12 +1,12 @@
 """The keys of the ConfigMap form of the policy (Tekton's own feature-flags and
-config-defaults keys, and this function's): the one table the parser, the unknown-key warning
+config-defaults keys, and this function's): the one table the parser, the unknown-key check
 and `--help` read.
 """
 from __future__ import annotations
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
-    pass
+    from collections.abc import Iterable
 
 
 # ConfigMap key -> path in the typed spec: the one table of the keys the function reads (the
@@ -74,14 +74,26 @@ PARSE_BOOL = {
 }
 
 
-def unknown_key_warning(key: str) -> str | None:
-    """The warning for a ConfigMap key the function does not read, naming the nearest key it
-    does; None for Tekton's other keys of feature-flags and config-defaults."""
+def unknown_key(key: str) -> tuple[str, str] | None:
+    """(severity, message) for a ConfigMap key the function does not read; None for Tekton's
+    other keys of feature-flags and config-defaults (and `_` comments). A key close to one it
+    reads is an error, as an unknown key of the typed form is: the setting it misspells would
+    silently stay at its default (`coschedle=pipelineruns` rendered the default mode). A key
+    close to none is a warning: a ConfigMap may carry keys of other tools."""
     if key in CM_KEYS or key in _TEKTON_OTHER_KEYS or key.startswith("_"):
         return None
+    near = did_you_mean(key, CM_KEYS)
+    if near:
+        return "error", (
+            f"unknown key {key!r}; did you mean {near!r}? (a misspelt key would leave its setting "
+            "at the default; Tekton's other feature-flags and config-defaults keys are accepted)"
+        )
+    return "warning", f"unknown key {key!r} is ignored; the keys read are " + ", ".join(CM_KEYS)
+
+
+def did_you_mean(key: str, known: Iterable[str]) -> str | None:
+    """The known key nearest to `key` (difflib's ratio, at least 0.6), or None."""
     import difflib
 
-    near = difflib.get_close_matches(key, list(CM_KEYS), n=1)
-    if near:
-        return f"unknown key {key!r} is ignored; did you mean {near[0]!r}?"
-    return f"unknown key {key!r} is ignored; the keys read are " + ", ".join(CM_KEYS)
+    near = difflib.get_close_matches(key, list(known), n=1)
+    return near[0] if near else None

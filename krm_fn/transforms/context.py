@@ -203,6 +203,17 @@ class Context:
             )
         )
 
+    @staticmethod
+    def place(item: Item, field: str = "") -> tuple[str, str]:
+        """(how a message names an item that has no usable identity, its field path): by its
+        document in its file where it has one (`document 2`, field `kind`: the same whichever
+        files were read with it), else by its place in the list (`items[5]`, `items[5].kind`)."""
+        path, idx = file_of(item)
+        if path:
+            return f"document {(idx or 0) + 1}", field
+        where = f"items[{item.pos}]"
+        return where, f"{where}.{field}" if field else where
+
     def error_at(self, item: Item, field_path: str, message: str) -> None:
         """An error about an item that has no usable identity: named by its place in the list
         (`field_path` starts with items[N]), and by its file when it has one."""

@@ -47,13 +47,21 @@ def note(plans: list[Plan], command: bool = True, assistant_off: bool = False) -
     )
 
 
+def renders_coscheduling(plans: list[Plan]) -> bool:
+    """Whether a run was given what Tekton's own assistant would undo or duplicate: a
+    placeholder to be pinned to, or run-keyed affinity over its claims."""
+    return any(p.assistants for p in plans)
+
+
 def check_feature_flags(ctx: Context) -> None:
     """A warning for each Tekton feature-flags ConfigMap among the items (input or package
     context) whose values would make Tekton overwrite or duplicate what is rendered: from
     v1.0 only `coschedule` counts and must be `disabled`; before, `disable-affinity-assistant`
     must be "true" and, from v0.50, `coschedule` must not ask for a per-run assistant (the
-    migration table: tekton-affinity-assistant.md). Nothing when the policy renders nothing."""
-    if ctx.policy.mode == "disabled":
+    migration table: tekton-affinity-assistant.md). Nothing when nothing rendered is what
+    Tekton's assistant would undo (no run given a placeholder or run-keyed affinity, as in a
+    package of Tekton's own config with no runs): called after the transforms."""
+    if ctx.policy.mode == "disabled" or not renders_coscheduling(ctx.plans):
         return
     for item in ctx.items:
         m = item.meta

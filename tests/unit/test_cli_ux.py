@@ -150,10 +150,10 @@ def test_json_results_carry_line_and_column_and_integer_counts(tmp_path: Path) -
 
 
 def test_quiet_prints_errors_only_and_verbose_the_infos(tmp_path: Path) -> None:
-    (tmp_path / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: f}\ndata:\n  coschedul: pipelineruns\n")
+    (tmp_path / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: f}\ndata:\n  zzz: pipelineruns\n")
     args = ["--check", "--config", str(tmp_path / "cm.yaml"), *DIFF_ARGS[3:]]
     loud = subprocess.run([*CMD, *args], capture_output=True, text=True, cwd=EXAMPLE)
-    assert "did you mean 'coschedule'?" in loud.stderr and "would rewrite" in loud.stderr
+    assert "unknown key 'zzz' is ignored" in loud.stderr and "would rewrite" in loud.stderr
     assert "[info]" not in loud.stderr
     quiet = subprocess.run([*CMD, "-q", *args], capture_output=True, text=True, cwd=EXAMPLE)
     assert quiet.returncode == loud.returncode == 1 and quiet.stderr == ""
@@ -233,11 +233,13 @@ def _package(tmp_path: Path, kptfile_tail: str = "") -> Path:
 
 def test_a_typo_in_the_packages_own_policy_is_shown(tmp_path: Path) -> None:
     """The package's policy is one of its files, whose results files mode did not show: the
-    typo's warning was dropped and the defaults rendered without a word."""
+    typo's warning was dropped and the defaults rendered without a word. A key this near a
+    known one is now an error (issue 33), as in the typed form."""
     pkg = _package(tmp_path, "pipeline:\n  mutators:\n  - exec: krm-coschedule\n    configPath: flags.yaml\n")
     (pkg / "flags.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: f}\ndata:\n  coschedul: pipelineruns\n")
     p = subprocess.run([*CMD, "--check", "pipelinerun.yaml"], capture_output=True, text=True, cwd=pkg)
-    assert "flags.yaml: [warning] v1/ConfigMap/f data.coschedul:" in p.stderr and "did you mean 'coschedule'?" in p.stderr
+    assert "flags.yaml:5:3: [error] v1/ConfigMap/f data.coschedul:" in p.stderr and "did you mean 'coschedule'?" in p.stderr
+    assert p.returncode == 1
 
 
 def test_a_place_in_the_packages_policy_is_not_given_to_the_rendered_file(tmp_path: Path) -> None:
@@ -251,3 +253,44 @@ def test_a_place_in_the_packages_policy_is_not_given_to_the_rendered_file(tmp_pa
     assert p.returncode == 1
     assert "pipelinerun.yaml:" not in p.stderr.replace("pipelinerun.yaml: [error]", "")
     assert "policy.yaml:8:1: is not valid YAML: duplicate key 'coschedule' at spec.coschedule (its lines 8 and 9)" in p.stderr
+
+
+@pytest.mark.parametrize("args", [[], ["explain"], ["explain", "--format", "json"]])
+def test_every_subcommand_reading_stdin_says_so_at_once_on_a_terminal(args: list[str]) -> None:
+    """`krm-coschedule explain` on a terminal waited silently for stdin (issue 33); the bare
+    command said what it waits for. The hint comes before any input is typed."""
+    import select
+
+    main, sub = pty.openpty()
+    p = subprocess.Popen([*CMD, *args], stdin=sub, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    os.close(sub)
+    try:
+        assert p.stderr is not None
+        ready, _, _ = select.select([p.stderr], [], [], 30)
+        assert ready, "nothing said while waiting for stdin"
+        first = os.read(p.stderr.fileno(), 4096).decode()
+        assert "on stdin" in first and "Ctrl-D" in first, first
+    finally:
+        os.write(main, b"\x04")  # end of input
+        p.communicate(timeout=60)
+        os.close(main)
+
+
+def test_a_missing_file_is_said_missing(tmp_path: Path) -> None:
+    """`krm-coschedule nope.yaml` said "cannot read the plugin config" (issue 33)."""
+    p = subprocess.run([*CMD, "nope.yaml"], capture_output=True, text=True, cwd=tmp_path, stdin=subprocess.DEVNULL)
+    assert p.returncode == 1
+    assert "nope.yaml: [error] cannot be read: No such file or directory" in p.stderr
+    assert "plugin config" not in p.stderr
+
+
+@pytest.mark.parametrize(("content", "said"), [(None, "is empty"), ("README.md", "holds no YAML file")])
+@pytest.mark.parametrize("sub", [[], ["--check"], ["explain"]])
+def test_a_directory_with_nothing_to_render_fails_saying_so(tmp_path: Path, content: str | None, said: str, sub: list[str]) -> None:
+    """An empty directory, or one without YAML, exited 0 without a word (issue 33)."""
+    d = tmp_path / "pkg"
+    d.mkdir()
+    if content:
+        (d / content).write_text("hello\n")
+    p = subprocess.run([*CMD, *sub, "pkg"], capture_output=True, text=True, cwd=tmp_path)
+    assert p.returncode == 1 and f"pkg: [error] {said}" in p.stderr, p.stderr

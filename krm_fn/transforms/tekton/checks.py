@@ -27,6 +27,17 @@ if TYPE_CHECKING:
 def valid(run: Run) -> bool:
     """What Tekton or the API server would refuse later, caught at render time."""
     ok = True
+    if not run.name and not run.generate_name:
+        # the API server refuses to create an object with neither ("name or generateName is
+        # required"): rendered, it failed only at apply time
+        run.ctx.error(
+            run.item,
+            "metadata",
+            "the run has neither metadata.name nor metadata.generateName; the API server refuses "
+            "it (name or generateName is required): add a name, or generateName for a run created "
+            "anew each time",
+        )
+        return False
     if len(run.name) > 63 and not _templated(run, run.name):
         # the run name becomes the tekton.dev/pipelineRun (taskRun) label value of its
         # TaskRuns, pods and assistant, and label values are at most 63 characters

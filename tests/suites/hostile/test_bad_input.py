@@ -296,7 +296,7 @@ CASES: list[Case] = [
     Case("config-is-a-list", rl(CM) + b"functionConfig: [1, 2]\n", 1, ("functionConfig is a list",), "functionConfig"),
     Case("config-wrong-type", rl(CM, fc=policy("  coschedule: 5\n")), 1, ("CoschedulePolicy ci", "5 is not one of", "workspaces"), "spec.coschedule"),
     Case("config-wrong-nested-type", rl(CM, fc=policy("  scheduling:\n    tolerations: yes\n")), 1, ("CoschedulePolicy ci", "not of type"), "spec.scheduling.tolerations"),
-    Case("config-unknown-field", rl(CM, fc=policy("  coschedul: workspaces\n")), 1, ("coschedul", "check its spelling"), "spec"),
+    Case("config-unknown-field", rl(CM, fc=policy("  coschedul: workspaces\n")), 1, ("coschedul", "did you mean 'coschedule'"), "spec.coschedul"),
     Case("configmap-non-string-value", rl(CM, fc=cm_config("  coschedule: [1]\n")), 1, ("ConfigMap flags", "must be a string", "quote it"), "data.coschedule"),
     Case("configmap-bad-boolean", rl(CM, fc=cm_config("  disable-affinity-assistant: maybe\n")), 1, ("'maybe' is not a boolean", "\"true\" or \"false\""), "data.disable-affinity-assistant"),
     Case("configmap-bad-yaml-value", rl(CM, fc=cm_config("  default-pod-template: 'a: [1'\n")), 1, ("ConfigMap flags", "not valid YAML"), "data.default-pod-template"),

@@ -101,7 +101,9 @@ def test_an_object_without_identity_fails_only_its_file(tmp_path: Path) -> None:
     (tmp_path / "m.yaml").write_text("apiVersion: tekton.dev/v1\nkind: PipelineRun\nmetadata:\nspec: {}\n")
     code, _, err = cli(tmp_path, "pipeline.yaml", "a.yaml", "m.yaml")
     assert code == 1
-    assert "m.yaml: [error] items[" in err
+    # named by its document in its file, at the field (issue 33): `items[N]` was its place in
+    # the package's combined list, which changed with the files named
+    assert "m.yaml:3:1: [error] metadata: document 1 (PipelineRun): metadata is a null" in err, err
     assert kinds(tmp_path / "a.yaml") == ["PipelineRun", "StatefulSet"]
     assert (tmp_path / "m.yaml").read_text().startswith("apiVersion: tekton.dev/v1\nkind: PipelineRun\nmetadata:\n")
     assert "1 file(s) rewritten, 1 failed, 1 unchanged" in err

@@ -341,14 +341,14 @@ def test_a_termination_signal_is_told_whether_the_files_were_written(
     """SIGTERM right after the files are replaced (while the summary is written) finds them
     written for good: the line says so, and they stay new. It used to say "nothing was
     written" over files that had been. Before the writes, nothing is written and it says so."""
-    from krm_fn.modes import files as files_mod
+    from krm_fn.modes import report as files_mod
 
     (tmp_path / "policy.yaml").write_text(POLICY)
     names = [f"m{i}.yaml" for i in range(3)]
     for i, name in enumerate(names):
         (tmp_path / name).write_text(_manifest(i, 0))
     old = {n: (tmp_path / n).read_bytes() for n in names}
-    target = "_write_summary" if when == "after the writes" else "_write_results"
+    target = "write_summary" if when == "after the writes" else "write_results"
     real = getattr(files_mod, target)
 
     def then_terminated(*a: Any, **k: Any) -> None:

@@ -132,3 +132,20 @@ def test_entrypoint_runs_without_home(tmp_path: Path) -> None:
 def test_build_context_has_what_the_dockerfile_copies(copied: str) -> None:
     assert copied in DOCKERFILE.read_text()
     assert (ROOT / copied).exists()
+
+
+def test_the_build_stage_is_labelled_and_removed_after_the_build() -> None:
+    """The container build left the build stage's image (165 MB) behind (issue 33):
+    build.sh removes the images of the stage the Dockerfile labels, and only those."""
+    stages: list[list[tuple[str, str]]] = []
+    for line in re.sub(r"\\\n", " ", DOCKERFILE.read_text()).splitlines():
+        word, _, rest = line.strip().partition(" ")
+        if word.upper() == "FROM":
+            stages.append([])
+        if stages and word and not word.startswith("#"):
+            stages[-1].append((word.upper(), rest.strip()))
+    build, final = stages
+    assert ("LABEL", "io.krm-coschedule.stage=build") in build
+    assert all(op != "LABEL" or "io.krm-coschedule.stage" not in args for op, args in final)
+    script = (ROOT / "tests" / "container" / "build.sh").read_text()
+    assert "podman image prune -f --filter label=io.krm-coschedule.stage=build" in script

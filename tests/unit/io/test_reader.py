@@ -73,7 +73,8 @@ def test_a_kptfile_config_path_that_is_a_fifo_is_refused(tmp_path: Path, fifo: s
     (tmp_path / "Kptfile").write_text(_kptfile(f"    configPath: {fifo}\n"))
     p = _run(tmp_path, "--check", "cm.yaml")
     assert p.returncode == 1
-    assert f"cm.yaml: the package's policy {tmp_path / fifo}: is a FIFO, not a regular file" in p.stderr, p.stderr
+    # named relative to the working directory, as the package's other files are (issue 33)
+    assert f"cm.yaml: the package's policy {fifo}: is a FIFO, not a regular file" in p.stderr, p.stderr
 
 
 @pytest.mark.parametrize("kind", ["fifo", "device"])
@@ -123,9 +124,12 @@ def test_a_symlink_loop_among_the_other_files_is_skipped_with_a_warning(tmp_path
 
 
 def test_a_missing_plugin_config_directory_is_an_error(tmp_path: Path) -> None:
+    # a path that does not exist is a file to render, said missing (issue 33): kustomize
+    # always passes a config file it wrote
     p = _run(tmp_path, "missing/dir/config.yaml", stdin=CM)
-    assert p.returncode == 1 and p.stdout == CM
-    assert "cannot read the plugin config missing/dir/config.yaml: No such file or directory" in p.stderr
+    assert p.returncode == 1 and p.stdout == ""
+    assert "missing/dir/config.yaml: cannot be read: No such file or directory" in p.stderr
+    assert "plugin config" not in p.stderr
 
 
 # --------------------------------------------------------------------------- no other way in

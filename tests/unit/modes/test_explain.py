@@ -145,7 +145,7 @@ def test_explain_errors(spy: list[int], tmp_path: Path, monkeypatch: pytest.Monk
     assert main(["explain", "--config", "policy.yaml", "run.yaml"]) == 1  # the Pipeline is missing
     cap = capsys.readouterr()
     assert cap.out == ""
-    assert "run.yaml: [error] tekton.dev/v1/PipelineRun/ci/build-1 spec.pipelineRef.name" in cap.err
+    assert "run.yaml:8:5: [error] tekton.dev/v1/PipelineRun/ci/build-1 spec.pipelineRef.name" in cap.err
 
 
 def test_explain_bad_stdin(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:

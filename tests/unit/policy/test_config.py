@@ -93,7 +93,7 @@ def test_schema_errors_are_all_reported_with_paths() -> None:
     )
     assert p is None
     paths = sorted(r.field_path or "" for r in res)
-    assert paths == ["spec.assistant", "spec.coschedule", "spec.scheduling.onConflict"]
+    assert paths == ["spec.assistant.imagee", "spec.coschedule", "spec.scheduling.onConflict"]
     assert all(r.severity == "error" and r.resource is not None and r.resource.name == "ci" for r in res)
     assert any("imagee" in r.message for r in res)
 
@@ -133,7 +133,7 @@ def test_configmap_tekton_keys() -> None:
         ({"coschedule": "sometimes"}, "data.coschedule", 'invalid value for feature flag "coschedule": "sometimes"'),
         ({"disable-affinity-assistant": "maybe"}, "data.disable-affinity-assistant", "not a boolean"),
         ({"default-pod-template": "a: [unclosed"}, "data.default-pod-template", "not valid YAML"),
-        ({"default-affinity-assistant-pod-template": "hostAliases: []\n"}, "data.default-affinity-assistant-pod-template", "hostAliases"),
+        ({"default-affinity-assistant-pod-template": "hostAliases: []\n"}, "data.default-affinity-assistant-pod-template.hostAliases", "hostAliases"),
         ({"tekton-version": "latest"}, "data.tekton-version", "does not match"),
         ({"coschedule": 5}, "data.coschedule", "must be a string"),
     ],
@@ -239,14 +239,22 @@ def test_nop_tag() -> None:
 # ---------------------------------------------------------------- errors that name the fix
 
 
-def test_an_unknown_configmap_key_warns_with_the_nearest_known_key() -> None:
-    """`kpt fn eval ... -- coschedul=pipelineruns`: a typo was ignored and the defaults
-    rendered without a word."""
+def test_an_unknown_configmap_key_near_a_known_one_is_an_error() -> None:
+    """`kpt fn eval ... -- coschedul=pipelineruns`: a typo was a warning and the default mode
+    was rendered (kpt showed PASS); the same typo in a CoschedulePolicy is an error."""
     p, res = config.load(cm({"coschedul": "pipelineruns"}))
-    assert p is not None and p.mode == "workspaces"
-    (w,) = res
-    assert w.severity == "warning" and w.field_path == "data.coschedul"
-    assert "'coschedul'" in w.message and "did you mean 'coschedule'?" in w.message
+    assert p is None
+    (e,) = res
+    assert e.severity == "error" and e.field_path == "data.coschedul"
+    assert "'coschedul'" in e.message and "did you mean 'coschedule'?" in e.message
+
+
+def test_a_typed_policy_typo_has_a_did_you_mean_at_the_key() -> None:
+    p, res = config.load(typed({"coschedle": "pipelineruns", "scheduling": {"nodeSelectr": {"a": "b"}}}))
+    assert p is None
+    got = sorted((r.field_path, r.message.split(": ", 1)[1]) for r in res)
+    assert [g[0] for g in got] == ["spec.coschedle", "spec.scheduling.nodeSelectr"]
+    assert "did you mean 'coschedule'?" in got[0][1] and "did you mean 'nodeSelector'?" in got[1][1]
 
 
 def test_an_unknown_configmap_key_without_a_near_one_lists_the_keys() -> None:

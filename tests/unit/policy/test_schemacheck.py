@@ -146,7 +146,9 @@ def test_an_invalid_config_still_gets_jsonschema_messages() -> None:
         {"apiVersion": "fn.kpt.dev/v1alpha1", "kind": "CoschedulePolicy", "spec": {"coschedul": "x"}}
     )
     assert policy is None
-    assert any("Additional properties are not allowed" in r.message and r.field_path == "spec" for r in results)
+    # jsonschema's additionalProperties error, one per unknown key at the key, with the nearest
+    # known key (issue 33)
+    assert any("unknown key 'coschedul'; did you mean 'coschedule'?" in r.message and r.field_path == "spec.coschedul" for r in results)
 
 
 def test_the_schema_data_is_the_schema_file() -> None:

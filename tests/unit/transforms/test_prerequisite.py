@@ -91,7 +91,7 @@ def test_files_mode_warns_for_the_packages_feature_flags(tmp_path: Path) -> None
     (tmp_path / "flags.yaml").write_text(_flags({"coschedule": "workspaces"}))
     p = subprocess.run([sys.executable, "-m", "krm_fn", "--check", "pipelinerun.yaml"], capture_output=True, text=True, cwd=tmp_path)
     assert p.returncode == 1
-    assert "flags.yaml: [warning] v1/ConfigMap/tekton-pipelines/feature-flags data.coschedule:" in p.stderr
+    assert "flags.yaml:7:3: [warning] v1/ConfigMap/tekton-pipelines/feature-flags data.coschedule:" in p.stderr
     assert p.stderr.count("placeholders rendered: the cluster needs Tekton's feature-flags") == 1
 
 
@@ -186,3 +186,27 @@ def test_a_tekton_config_below_v1_needs_disable_affinity_assistant() -> None:
 def test_a_tekton_config_is_not_checked_when_the_policy_renders_nothing() -> None:
     off = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: policy}\ndata:\n  coschedule: disabled\n"
     assert _run_docs([_tekton_config("    coschedule: workspaces\n")], off)[0] == []
+
+
+def _warnings_of(docs: list[str]) -> list[str]:
+    rl = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" + "".join(_entry(d) for d in docs)
+    _out, outcome, code = run_resource_list(rl.encode())
+    assert outcome is not None and code == 0
+    return [r.message for r in outcome.results if r.severity == "warning"]
+
+
+def test_feature_flags_with_no_runs_do_not_warn(tmp_path: Path) -> None:
+    """Tekton's own config and test data (feature-flags, no runs) earned the warning: nothing
+    rendered, nothing for the flags to undo (issue 33)."""
+    flags = _flags({"coschedule": "workspaces"})
+    assert _warnings_of([flags]) == []
+    (tmp_path / "flags.yaml").write_text(flags)
+    p = subprocess.run([sys.executable, "-m", "krm_fn", "--check", "."], capture_output=True, text=True, cwd=tmp_path)
+    assert p.returncode == 0 and "[warning]" not in p.stderr and "placeholders rendered" not in p.stderr, p.stderr
+
+
+def test_feature_flags_beside_a_run_given_nothing_do_not_warn() -> None:
+    """A run with no claim gets no placeholder under `workspaces`: Tekton's assistant has
+    nothing of the function's to undo."""
+    run = "apiVersion: tekton.dev/v1\nkind: PipelineRun\nmetadata:\n  name: r\nspec:\n  pipelineRef:\n    name: p\n"
+    assert _warnings_of([run, _flags({"coschedule": "workspaces"})]) == []

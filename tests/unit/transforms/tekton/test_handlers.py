@@ -878,3 +878,19 @@ def test_assistant_node_selector_against_the_runs_node_affinity(mode: str, on_co
     again, outcome2, code2 = render(textwrap.indent(yaml.safe_dump(items_of(out), sort_keys=False), "    "), config)
     assert code2 == 0 and items_of(again) == items_of(out)
     assert [r for r in outcome2.results if r.severity != "info"] == ([] if on_conflict == "override" else [r for r in outcome.results if r.severity != "info"])
+
+
+@pytest.mark.parametrize("kind", ["PipelineRun", "TaskRun"])
+def test_a_run_with_neither_name_nor_generate_name_is_an_error(kind: str) -> None:
+    """The API server refuses it ("name or generateName is required"); it was rendered
+    without a word (issue 33)."""
+    ref = "pipelineRef: {name: p}" if kind == "PipelineRun" else "taskRef: {name: t}"
+    _out, outcome, code = render(f"""\
+        - apiVersion: tekton.dev/v1
+          kind: {kind}
+          metadata: {{labels: {{a: b}}}}
+          spec: {{{ref}}}
+        """)
+    (e,) = errors(outcome)
+    assert code == 1 and e.field_path == "metadata"
+    assert "neither metadata.name nor metadata.generateName" in e.message
