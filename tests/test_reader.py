@@ -132,9 +132,9 @@ def test_a_missing_plugin_config_directory_is_an_error(tmp_path: Path) -> None:
 
 # (module, function) that open a file some other way, and why that is not a read of input
 _WRITERS = {
-    ("modes/writer.py", "_sync_all"),  # opens a staged temp file to fsync it
-    ("modes/writer.py", "_stage"),  # writes a temp file
-    ("modes/writer.py", "_put"),  # copies our own staged temp file into a hard-linked file
+    ("io/writer.py", "_sync_all"),  # opens a staged temp file to fsync it
+    ("io/writer.py", "_stage"),  # writes a temp file
+    ("io/writer.py", "_put"),  # copies our own staged temp file into a hard-linked file
     ("modes/kustomize.py", "install"),  # writes the plugin script
     ("cli.py", "_output_failed"),  # points stdout at /dev/null
 }

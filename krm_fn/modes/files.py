@@ -27,12 +27,12 @@ from krm_fn.core.results import summary_line
 from krm_fn.io import packages
 from krm_fn.io import reader
 from krm_fn.io import resourcelist
+from krm_fn.io.writer import write_files
 from krm_fn.modes import dependents
 from krm_fn.modes import streams
 from krm_fn.modes import streamwrite
 from krm_fn.modes.diff import coloured
 from krm_fn.modes.diff import unified_diff
-from krm_fn.modes.writer import write_files
 from krm_fn.policy import config as config_mod
 from krm_fn.transforms import prerequisite
 from krm_fn.transforms import process as process_mod

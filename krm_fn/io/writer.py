@@ -18,7 +18,8 @@ if TYPE_CHECKING:
     from typing import Protocol
     from typing import TypeVar
 
-    from krm_fn.modes import streams
+    class _Raw(Protocol):
+        raw: str  # the file's text as read (modes/streams.Stream)
 
     class _File(Protocol):
         """What the writes need of files mode's FileState."""
@@ -27,7 +28,9 @@ if TYPE_CHECKING:
         failed: bool
         new_text: str | None
         stat: os.stat_result | None
-        stream: streams.Stream | None
+
+        @property
+        def stream(self) -> _Raw | None: ...  # read only: files mode's is a modes/streams.Stream
 
     F = TypeVar("F", bound=_File)
 
