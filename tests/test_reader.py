@@ -135,6 +135,7 @@ _WRITERS = {
     ("io/writer.py", "_sync_all"),  # opens a staged temp file to fsync it
     ("io/writer.py", "_stage"),  # writes a temp file
     ("io/writer.py", "_put"),  # copies our own staged temp file into a hard-linked file
+    ("io/writer.py", "replace_file"),  # writes a verdict cache entry through a temp file
     ("modes/kustomize.py", "install"),  # writes the plugin script
     ("cli.py", "_output_failed"),  # points stdout at /dev/null
 }
