@@ -192,6 +192,13 @@ def in_file_lines(message: str, first: int | None) -> str:
     return re.sub(_LINES, lambda m: f" (lines {int(m.group(1)) + off} and {int(m.group(2)) + off})", message)
 
 
+def light_reads(text: str) -> bool:
+    """Whether the light reader takes the item's text: then it is YAML, and the round-trip
+    loader reads it the same (tests/test_lite.py), so the syntax check (check_syntax) passes
+    it without libyaml, whose binding (ruamel.yaml.clib) imports ruamel.yaml (~20 ms)."""
+    return _light_document(text) is not None
+
+
 def _light_document(text: str) -> LightDocument | None:
     """The item read by the light reader; None when it is not sure of the text. No depth or
     alias check is needed on what it reads: it takes no anchors or aliases (a tree, each
