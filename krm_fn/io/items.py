@@ -70,7 +70,7 @@ class Item(Record):
     a whole YAML document (files mode and the kustomize plugin read streams of them), made
     into a `- ` entry only when the item is read, and rendered back as a document."""
 
-    __slots__ = ("pos", "text", "meta", "complex_meta", "doc", "unreadable", "line", "document", "was_read", "lookup_only")
+    __slots__ = ("pos", "text", "meta", "complex_meta", "doc", "unreadable", "line", "document", "was_read", "lookup_only", "looked_up")
 
     def __init__(
         self,
@@ -95,6 +95,9 @@ class Item(Record):
         self.was_read = doc is not None  # a reader took the text, or it is the emitter's (it is YAML)
         # files mode: of a file that is only context (or failed), neither written nor reported on
         self.lookup_only = False
+        # something read (or tried to read) the item's data, whole or a field: files mode
+        # checks the syntax of a context file only when a lookup read one of its items
+        self.looked_up = False
 
     @property
     def node(self) -> Any:
@@ -120,11 +123,13 @@ class Item(Record):
         item left unread: only that field's lines are read (yaml/peek). None when a key on the
         path is absent or null; raises errors.Unsure when not sure (read the item then)."""
         assert self.text is not None
+        self.looked_up = True
         return peek.field(self.text, self.document, path)
 
     def load(self, light: bool = False) -> Any:
         """Parse this item (once): with the light reader when `light` and the text is in its
         form, else with the round-trip loader. Returns the data."""
+        self.looked_up = True
         if self.doc is None:
             entry = self.entry_text()
             try:
@@ -154,6 +159,7 @@ class Item(Record):
     def load_round_trip(self) -> Any:
         """Parse the item's text with the round-trip loader, dropping a light reading and
         whatever was done to it."""
+        self.looked_up = True
         entry = self.entry_text()
         self.doc = None  # a failed load leaves the item unloaded
         try:

@@ -392,8 +392,10 @@ def _render(
             raise _ReadEagerly from None
         # the deferred reading differs from the eager one only in when the documents are
         # checked: when every file passes the check, the eager reading would have made the
-        # same items, and this pass's outcome (errors included) is the eager one's
-        if defer and not all(streams.check_deferred(f.stream) for f in live + extra if f.stream is not None):
+        # same items, and this pass's outcome (errors included) is the eager one's. A context
+        # file nothing read (no item looked up, not the policy's) is not checked (issue 34):
+        # whether the eager reading would keep it or leave it out, nothing used it
+        if defer and not all(streams.check_deferred(f.stream) for f in live + _read_context(extra, policy) if f.stream is not None):
             raise _ReadEagerly
         dropped = _drop_broken_context(outcome.results, extra)
         if dropped:
@@ -404,6 +406,21 @@ def _render(
             return FilesOutcome(files, sorted_results(errors + _others(outcome.results)), [], True)
         if not new_failures:
             return outcome, extra
+
+
+def _read_context(extra: list[FileState], policy: Any) -> list[FileState]:
+    """The context files a lookup read: one of their items was looked up (Item.looked_up),
+    or they hold the policy."""
+    path = config_mod.config_file(policy)
+    real = None if path is None else os.path.realpath(path)
+
+    def holds_policy(name: str) -> bool:
+        return real is not None and os.path.basename(name) == os.path.basename(real) and os.path.realpath(name) == real
+
+    return [
+        f for f in extra
+        if f.stream is not None and (holds_policy(f.name) or any(d.item is not None and d.item.looked_up for d in f.stream.docs))
+    ]
 
 
 def _decide(live: list[FileState], texts: dict[int, str], problems: dict[int, str], errors: list[Result]) -> None:
