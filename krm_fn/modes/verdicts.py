@@ -105,7 +105,7 @@ def probe(cache: Cache, pkg: packages.Package, policy: tuple[str, bytes] | None,
             cacheable = False
             continue
         data[name] = got
-        real = packages.realpath(name, dirs)
+        real = pkg.real.get(name) or packages.realpath(name, dirs)
         real_paths.add(real)
         link = f"{real}\0{st.st_dev}:{st.st_ino}" if st.st_nlink > 1 else real
         _add(key, f"{name}\0{link}".encode(), raw)
