@@ -328,8 +328,11 @@ def test_a_miss_reads_each_file_once(pkg: Path, monkeypatch: pytest.MonkeyPatch)
 
     monkeypatch.setattr(reader, "read_bytes", counted)
     assert cli(pkg.parent, "--check", "pkg")[0] == 0
-    yaml_reads = [r for r in reads if r.endswith(".yaml")]
-    assert sorted(yaml_reads) == sorted(["r1.yaml", "r2.yaml", "r3.yaml", "pipeline.yaml", "flags.yaml", "settings.yaml", "policy.yaml", "policy.yaml"])
+    yaml_reads = [r for r in reads if r.endswith(".yaml") and r != "policy.yaml"]
+    assert sorted(yaml_reads) == sorted(["r1.yaml", "r2.yaml", "r3.yaml", "pipeline.yaml", "flags.yaml", "settings.yaml"])
+    # the policy the Kptfile names and the Kptfile are read again by path (a few hundred
+    # bytes): by the render, and to see they did not change before the verdict is kept
+    assert reads.count("policy.yaml") <= 4 and reads.count("Kptfile") <= 4
 
 
 SCRIPT = "import sys; from krm_fn.cli import main; sys.exit(main(sys.argv[1:]))"
@@ -358,3 +361,40 @@ def test_the_cache_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     left = sorted(c.dir.glob("*.json"))
     assert 6 <= len(left) <= 9 and c.get("slot19", "k") == {"i": 19}
     assert reader.read_bytes(c.dir / "slot19.json")[0]
+
+
+@pytest.mark.parametrize("what", ["policy", "kptfile"])
+def test_a_file_edited_while_the_package_renders_keeps_no_verdict(
+    pkg: Path, monkeypatch: pytest.MonkeyPatch, _private_cache: Path, what: str
+) -> None:
+    """The render reads the Kptfile and the file its configPath names again by path: one
+    edited between the probe and the render would give a verdict for other bytes than the
+    key's. None is kept then; the next run renders the edited package."""
+    real = files._run_package
+    edit = _edit_policy if what == "policy" else _kptfile_config_map
+
+    def edited_meanwhile(p, *a, **kw):  # type: ignore[no-untyped-def]
+        edit(pkg)
+        return real(p, *a, **kw)
+
+    with monkeypatch.context() as m:
+        m.setattr(files, "_run_package", edited_meanwhile)
+        cli(pkg.parent, "--check", "pkg")
+    assert _entries(_private_cache) == []
+    assert cli(pkg.parent, "--check", "pkg") == cli(pkg.parent, "--no-cache", "--check", "pkg")
+
+
+@pytest.mark.parametrize("edit", [_edit_policy, _kptfile_config_map], ids=["policy", "kptfile"])
+def test_a_probe_keeps_no_verdict_once_a_file_read_again_changed(pkg: Path, monkeypatch: pytest.MonkeyPatch, _private_cache: Path, edit: object) -> None:
+    from krm_fn.io import packages
+    from krm_fn.modes import verdicts
+
+    monkeypatch.chdir(pkg.parent)
+    [package] = packages.group(packages.expand(["pkg"]))
+    clean = verdicts.Verdict(["pkg/runs/r1.yaml"], [], True, False)
+    store = cache_mod.open_cache()
+    assert store is not None
+    assert verdicts.probe(store, package, None, True).remember(clean)
+    probe = verdicts.probe(store, package, None, True)
+    edit(pkg)  # type: ignore[operator]
+    assert not probe.remember(clean)

@@ -298,7 +298,7 @@ def _render_package(
     if override is not None:
         policy: Any = override
     else:
-        policy, problem = package_policy.find(pkg, files + context, kptfile)
+        policy, problem = package_policy.find(pkg, files + context, kptfile, pre)
         if problem is not None:
             if defer:
                 raise _ReadEagerly

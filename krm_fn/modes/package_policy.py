@@ -19,11 +19,13 @@ if TYPE_CHECKING:
 
 
 def find(
-    pkg: packages.Package, files: list[Any], kptfile: tuple[Any, str | None, str | None]
+    pkg: packages.Package, files: list[Any], kptfile: tuple[Any, str | None, str | None], pre: dict[str, Any] | None = None
 ) -> tuple[Any, str | None]:
     """The package's own policy: its Kptfile's config for this function (`kptfile`, from
     packages.kptfile_config), or a CoschedulePolicy document among its files; (None, None) for none
-    (the defaults), or (None, reason) when there are two or one cannot be read."""
+    (the defaults), or (None, reason) when there are two or one cannot be read. `pre`: the
+    package's files as the verdict cache's probe read them (name -> (bytes, stat)): a policy
+    among them is taken from there, the bytes it was keyed by."""
     node, source, problem = kptfile
     if problem is not None:
         return None, problem
@@ -50,8 +52,15 @@ def find(
     path, node = next(iter(found.values()))
     if node is not None:
         return node, None
+    got = None if pre is None else pre.get(path)
     try:
-        text = reader.read_text(path)
+        if isinstance(got, tuple):
+            try:
+                text = reader.utf8(got[0])
+            except InputError as e:
+                raise reader.FileRefused(path, str(e)) from None
+        else:
+            text = reader.read_text(path)
     except reader.FileRefused as e:
         return None, f"the package's policy {e}"
     try:

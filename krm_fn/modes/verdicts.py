@@ -56,13 +56,16 @@ class Probe:
     files mode then renders on a miss; `key` is None when the package cannot be cached (a
     file or the Kptfile cannot be read)."""
 
-    __slots__ = ("cache", "data", "key", "slot")
+    __slots__ = ("cache", "data", "key", "slot", "again")
 
-    def __init__(self, cache: Cache, data: dict[str, Any], key: str | None, slot: str) -> None:
+    def __init__(self, cache: Cache, data: dict[str, Any], key: str | None, slot: str, again: dict[str, bytes]) -> None:
         self.cache = cache
         self.data = data
         self.key = key
         self.slot = slot
+        # files the render reads again by path (the Kptfile, its configPath): their digests as
+        # keyed, compared before a verdict is kept (one edited meanwhile keeps none)
+        self.again = again
 
     def verdict(self) -> Verdict | None:
         """The cached clean verdict for exactly these bytes, or None."""
@@ -73,7 +76,7 @@ class Probe:
     def remember(self, verdict: Verdict) -> bool:
         """Store a clean verdict (False when it cannot be stored: not cacheable, a result that
         does not come back from JSON the same, or no cache directory to write)."""
-        if self.key is None:
+        if self.key is None or not all(_digest(path) == digest for path, digest in self.again.items()):
             return False
         row = _encode(verdict)
         if _decode(_json_round_trip(row)) != verdict:
@@ -96,7 +99,6 @@ def probe(cache: Cache, pkg: packages.Package, policy: tuple[str, bytes] | None,
     data: dict[str, Any] = {}
     cacheable = True
     dirs: dict[str, str] = {}
-    real_paths: set[str] = set()
     for name in pkg.given + pkg.context:
         try:
             raw, st = got = reader.read_bytes(name, name)
@@ -106,18 +108,18 @@ def probe(cache: Cache, pkg: packages.Package, policy: tuple[str, bytes] | None,
             continue
         data[name] = got
         real = pkg.real.get(name) or packages.realpath(name, dirs)
-        real_paths.add(real)
         link = f"{real}\0{st.st_dev}:{st.st_ino}" if st.st_nlink > 1 else real
         _add(key, f"{name}\0{link}".encode(), raw)
-    cacheable = cacheable and _add_kptfile(key, pkg, policy is None, real_paths)
-    return Probe(cache, data, key.hexdigest() if cacheable else None, slot.hexdigest()[:40])
+    again: dict[str, bytes] = {}
+    cacheable = cacheable and _add_kptfile(key, pkg, policy is None, again)
+    return Probe(cache, data, key.hexdigest() if cacheable else None, slot.hexdigest()[:40], again)
 
 
-def _add_kptfile(h: Any, pkg: packages.Package, own_policy: bool, read: set[str]) -> bool:
+def _add_kptfile(h: Any, pkg: packages.Package, own_policy: bool, again: dict[str, bytes]) -> bool:
     """The Kptfile's bytes, and when the package's own policy counts, those of the file its
-    `configPath` names (inside the package, but maybe no YAML file, so not context; `read`:
-    the real paths of the files hashed already). False when either cannot be read (not
-    cached: rendered, and so said, every time)."""
+    `configPath` names (inside the package, but maybe no YAML file, so not context). The
+    render reads both again by path: their digests go to `again`. False when either cannot
+    be read (not cached: rendered, and so said, every time)."""
     kptfile = pkg.kptfile
     if kptfile is None:
         return True
@@ -126,15 +128,24 @@ def _add_kptfile(h: Any, pkg: packages.Package, own_policy: bool, read: set[str]
     except reader.FileRefused:
         return False
     _add(h, b"Kptfile", raw)
+    again[str(kptfile)] = hashlib.sha256(raw).digest()
     if own_policy and b"configPath" in raw:
         node, source, _problem = packages.kptfile_config(pkg)
-        if source is not None and node is None and os.path.realpath(source) not in read:
+        if source is not None and node is None:
             try:
                 config, _st = reader.read_bytes(source)
             except reader.FileRefused:
                 return False
             _add(h, b"configPath\0" + source.encode(), config)
+            again[source] = hashlib.sha256(config).digest()
     return True
+
+
+def _digest(path: str) -> bytes | None:
+    try:
+        return hashlib.sha256(reader.read_bytes(path)[0]).digest()
+    except reader.FileRefused:
+        return None
 
 
 def _add(h: Any, label: bytes, data: bytes) -> None:
