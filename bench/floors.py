@@ -5,7 +5,7 @@ ask for less than parts of the job cost on their own, whoever does them. This sc
 those parts, as ratios to the same baselines `run.py` uses:
 
 - first render (files mode and one ResourceList): libyaml's C emitter, and the function's own
-  emitter (yamlio.dump_block), writing only the data the function's output holds (no input
+  emitter (emitter.dump_block), writing only the data the function's output holds (no input
   read, nothing transformed), the function's reading of the input, and (files mode) replacing
   the files it changes as any safe writer must (temp file, rename), against the load+dump of
   the input. The output is about seven times the input: every run gets its placeholder
@@ -100,11 +100,11 @@ def replace_atomically(texts: dict[Path, bytes]) -> None:
 
 
 def own_dump(data: list[list[object]]) -> None:
-    from krm_fn.yaml import yamlio
+    from krm_fn.yaml import emitter
 
     for docs in data:
         for doc in docs:
-            yamlio.dump_block(doc)
+            emitter.dump_block(doc)
 
 
 def own_reading(root: Path) -> None:
@@ -113,7 +113,7 @@ def own_reading(root: Path) -> None:
     their claim templates only (the rest of a placeholder is compared as text)."""
     from krm_fn.core.keys import OWNER_ANNOTATION
     from krm_fn.modes import files as kfiles
-    from krm_fn.yaml import peek
+    from krm_fn.yaml.light import peek
 
     # deferred, as the function reads a package: the syntax check is left to the documents
     # nothing reads, and a placeholder whose text is the emitter's own needs none

@@ -397,7 +397,7 @@ def _load_config(path: str | None) -> Any:
 def _read_config(path: str) -> tuple[Any, str]:
     """(_load_config's node, the file's text). Raises InputError."""
     from krm_fn.io import reader
-    from krm_fn.modes import streams
+    from krm_fn.io import streams
 
     try:
         text = reader.read_text(path)
@@ -533,7 +533,7 @@ def _explain(argv: list[str]) -> int:
         plans, results, failed = fo.plans, fo.results, fo.has_error
     else:
         from krm_fn.io import resourcelist
-        from krm_fn.transforms import process as process_mod
+        from krm_fn.orchestration import process as process_mod
 
         rl = resourcelist.parse(resourcelist.decode(_read_stdin()))
         outcome = process_mod.process(rl, fc)

@@ -55,7 +55,7 @@ def render(resource_list_yaml: str) -> str:
     try:
         from krm_fn.modes.krm import run_resource_list
     except ImportError:  # the layout before the redesign
-        from krm_fn.transforms.process import run_resource_list  # type: ignore[attr-defined,no-redef]
+        from krm_fn.orchestration.process import run_resource_list  # type: ignore[attr-defined,no-redef]
     out, _outcome, _code = run_resource_list(resource_list_yaml.encode())
     return str(out)
 

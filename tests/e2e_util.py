@@ -11,8 +11,9 @@ import os
 import shutil
 from pathlib import Path
 
-from krm_fn.modes import streams
-from krm_fn.yaml import yamlio
+from krm_fn.io import streams
+from krm_fn.yaml.plain import to_plain
+from krm_fn.yaml.roundtrip import loader
 
 UPDATE = os.environ.get("KRM_UPDATE_EXPECTED", "") == "1"
 
@@ -58,7 +59,7 @@ def check_expected(path: Path, actual: str) -> None:
 
 
 def documents(text: str) -> list[dict]:
-    return [yamlio.to_plain(yamlio.rt_load(d.body)) for d in streams.split(text).docs]
+    return [to_plain(loader.rt_load(d.body)) for d in streams.split(text).docs]
 
 
 def check_generated_beside_runs(files: dict[str, bytes]) -> int:
@@ -116,7 +117,7 @@ def stdin_objects(resource_files: list[Path], policy: Path) -> list[dict]:
     rl = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" + "".join(items) + "functionConfig:\n" + cfg
     out, _outcome, code = run_resource_list(rl.encode())
     assert code == 0, out
-    data = yamlio.to_plain(yamlio.rt_load(out))
+    data = to_plain(loader.rt_load(out))
     return normalized(data["items"])
 
 

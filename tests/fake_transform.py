@@ -20,7 +20,7 @@ from krm_fn.core.keys import OWNER_ANNOTATION
 from krm_fn.io.items import Item
 from krm_fn.transforms.context import Context
 from krm_fn.transforms.context import Plan
-from krm_fn.yaml import yamlio
+from krm_fn.yaml.plain import to_plain
 
 ERROR_ANNOTATION = "fake.krm-coschedule.dev/error"
 
@@ -45,7 +45,7 @@ def handle_pipelinerun(item: Item, ctx: Context) -> None:
         return
     aa = "affinity-assistant-" + _h10(name)
     existing = ctx.generated_field("StatefulSet", ns, aa, f"PipelineRun/{name}", ("spec", "volumeClaimTemplates"))
-    templates: list[Any] = yamlio.to_plain(existing or [])
+    templates: list[Any] = to_plain(existing or [])
     claims = []
     spec = node.get("spec") or {}
     for i, ws in enumerate(spec.get("workspaces") or []):
@@ -54,7 +54,7 @@ def handle_pipelinerun(item: Item, ctx: Context) -> None:
             continue
         template = "pvc-" + _h10(str(ws.get("name")) + name)
         claim = f"{template}-{aa}-0"
-        plain = yamlio.to_plain(vct)
+        plain = to_plain(vct)
         plain.setdefault("metadata", {})["name"] = template
         templates.append(plain)
         del ws["volumeClaimTemplate"]
@@ -78,7 +78,7 @@ def handle_pipelinerun(item: Item, ctx: Context) -> None:
 
 
 def install() -> None:
-    from krm_fn.transforms import process
+    from krm_fn.orchestration import process
 
     process.HANDLERS[("tekton.dev", "PipelineRun")] = handle_pipelinerun
 

@@ -33,6 +33,18 @@ spec:
 """
 
 
+# a Pipeline with no tasks, named by the runs of namespace ci (`pipelineRef: {name: build}`)
+PIPELINE_BUILD = """\
+apiVersion: tekton.dev/v1
+kind: Pipeline
+metadata:
+  name: build
+  namespace: ci
+spec:
+  tasks: []
+"""
+
+
 def run_doc(name: str) -> str:
     return f"""\
 apiVersion: tekton.dev/v1

@@ -7,7 +7,7 @@ the generated module holds that text as it is. Run it after the schema changes:
     python tools/gen_schemadata.py          # write the module
     python tools/gen_schemadata.py --check  # exit 1 when the module is out of date
 
-tests/test_schemacheck.py runs the same check.
+tests/unit/policy/test_schemacheck.py runs the same check.
 """
 from __future__ import annotations
 

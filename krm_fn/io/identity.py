@@ -16,10 +16,11 @@ import re
 from krm_fn.core.errors import Unsure
 from krm_fn.io.items import Item
 from krm_fn.io.items import Meta
+from krm_fn.yaml import emitter
 from krm_fn.yaml import guards
-from krm_fn.yaml import litescalar
-from krm_fn.yaml import yamlio
-from krm_fn.yaml import yamltext
+from krm_fn.yaml import layout
+from krm_fn.yaml import libyaml
+from krm_fn.yaml.light import scalars
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -127,7 +128,7 @@ def plain_scalar(v: str | None) -> Any:
     c = v[0]
     if c == "'" or c == '"':
         try:
-            value, end = litescalar.quoted(v, 0)  # one line, JSON's escapes: else the composer reads it
+            value, end = scalars.quoted(v, 0)  # one line, JSON's escapes: else the composer reads it
         except Unsure:
             return COMPLEX
         rest = v[end:].strip()
@@ -137,7 +138,7 @@ def plain_scalar(v: str | None) -> Any:
     if c in "&*!|>{[%@`?,-":
         return COMPLEX
     s = strip_comment(v)
-    if yamlio.is_ambiguous(s) or ": " in s or s.endswith(":"):
+    if emitter.is_ambiguous(s) or ": " in s or s.endswith(":"):
         return COMPLEX  # a number, bool, null or date to a YAML reader; or not a scalar
     return s
 
@@ -191,7 +192,7 @@ def _flow_identity(item: Item, chunk: str, eol: int, first: str, col: int) -> bo
     if not only_blank_or_comment(chunk, eol + 1):
         return False
     try:
-        data, end = litescalar._flow(first, col, 0)
+        data, end = scalars.flow_collection(first, col, 0)
         rest = first[end:]
         if rest.strip(" ") and not rest.lstrip(" ").startswith("#"):
             return False
@@ -225,9 +226,9 @@ def _flow_str(m: dict[Any, Any], key: Any) -> str:
     if key not in m:
         return ""
     v = m[key]
-    if isinstance(v, (litescalar.SQ, litescalar.DQ)):
+    if isinstance(v, (scalars.SQ, scalars.DQ)):
         return str(v)
-    if type(v) is str and v and not yamlio.is_ambiguous(v):
+    if type(v) is str and v and not emitter.is_ambiguous(v):
         return v
     raise Unsure("not a string to every reader")
 
@@ -249,7 +250,7 @@ def make_document_item(pos: int, text: str) -> Item:
                 return item
             except Unsure:
                 pass
-    entry = yamltext.entry_of(text)
+    entry = layout.entry_of(text)
     item = make_item(pos, entry, 0 if entry.startswith("-") else entry.index("\n-") + 1, 0)
     item.text = text
     item.document = True
@@ -283,7 +284,7 @@ def _entries(text: str, a: int, b: int, ind: int, outer: int) -> list[tuple[str,
 def _quoted_entry(line: str) -> tuple[str, str | None]:
     """(key, raw inline value) of a line that starts with a quoted key (`"kind": Task`), as
     the key pattern gives them for a plain one; Unsure for any other line."""
-    said = litescalar.quoted_key(line, 0)
+    said = scalars.quoted_key(line, 0)
     if not said:
         raise Unsure("not a key")
     key, at = said
@@ -371,16 +372,11 @@ def _composed_identity(item: Item, chunk: str) -> None:
     item.meta = Meta()
     if guards.may_nest_deeper_than_limit(chunk):
         return  # the C composer recurses per level: the bounded loader names the depth
-    import yaml  # PyYAML; only lists with such items pay for it
-
-    try:
-        root = yaml.compose(chunk, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except yaml.YAMLError:
-        return
-    if not isinstance(root, yaml.SequenceNode) or len(root.value) != 1:
+    root = libyaml.compose(chunk)  # only lists with such items pay for PyYAML
+    if not libyaml.is_sequence(root) or len(root.value) != 1:
         return
     node = root.value[0]
-    if isinstance(node, (yaml.ScalarNode, yaml.SequenceNode)):
+    if libyaml.is_scalar(node) or libyaml.is_sequence(node):
         # not a mapping to any reader: said so at once (the round-trip loader took 0.2 ms
         # an item to find it out: 500,000 items `- a` took 39 s)
         item.meta.is_mapping = False
@@ -389,21 +385,21 @@ def _composed_identity(item: Item, chunk: str) -> None:
     meta = Meta()
     dups: list[str] = []
     try:
-        top = _mapping(yaml, node, dups, "", ("apiVersion", "kind", "metadata"))
+        top = _mapping(node, dups, "", ("apiVersion", "kind", "metadata"))
         if top is None:
             return
-        meta.api_version = _plain_str(yaml, top.get("apiVersion"))
-        meta.kind = _plain_str(yaml, top.get("kind"))
-        md = _mapping(yaml, top.get("metadata"), dups, "metadata.", ("name", "namespace", "generateName", "annotations"))
+        meta.api_version = _plain_str(top.get("apiVersion"))
+        meta.kind = _plain_str(top.get("kind"))
+        md = _mapping(top.get("metadata"), dups, "metadata.", ("name", "namespace", "generateName", "annotations"))
         meta.duplicates = tuple(dups)
         if md is not None:
-            meta.name = _plain_str(yaml, md.get("name"))
-            meta.namespace = _plain_str(yaml, md.get("namespace"))
-            meta.generate_name = _plain_str(yaml, md.get("generateName"))
-            ann = _mapping(yaml, md.get("annotations"))
+            meta.name = _plain_str(md.get("name"))
+            meta.namespace = _plain_str(md.get("namespace"))
+            meta.generate_name = _plain_str(md.get("generateName"))
+            ann = _mapping(md.get("annotations"))
             for k, v in (ann or {}).items():
-                if isinstance(v, yaml.ScalarNode) and not (not v.style and v.value in ("", "~")):
-                    meta.annotations[k] = _plain_str(yaml, v)
+                if libyaml.is_scalar(v) and not (not v.style and v.value in ("", "~")):
+                    meta.annotations[k] = _plain_str(v)
     except Unsure:
         return
     item.meta = meta
@@ -411,19 +407,19 @@ def _composed_identity(item: Item, chunk: str) -> None:
 
 
 def _mapping(
-    yaml: Any, node: Any, dups: list[str] | None = None, prefix: str = "", watched: tuple[str, ...] = ()
+    node: Any, dups: list[str] | None = None, prefix: str = "", watched: tuple[str, ...] = ()
 ) -> dict[str, Any] | None:
     """A mapping node's entries by key (last wins); None if absent or not a mapping. A
     `watched` key met twice is added to `dups` (with `prefix`)."""
-    if node is None or not isinstance(node, yaml.MappingNode):
-        if node is not None and not isinstance(node, yaml.ScalarNode):
+    if node is None or not libyaml.is_mapping(node):
+        if node is not None and not libyaml.is_scalar(node):
             raise Unsure("a sequence where a mapping goes")
-        if isinstance(node, yaml.ScalarNode) and not (not node.style and node.value in ("", "~", "null")):
+        if libyaml.is_scalar(node) and not (not node.style and node.value in ("", "~", "null")):
             raise Unsure("a scalar where a mapping goes")
         return None
     out: dict[str, Any] = {}
     for k, v in node.value:
-        key = _plain_str(yaml, k)
+        key = _plain_str(k)
         if key == "<<" or k.tag == "tag:yaml.org,2002:merge":
             raise Unsure("merge key")
         if key in out and key in watched and dups is not None:
@@ -432,14 +428,14 @@ def _mapping(
     return out
 
 
-def _plain_str(yaml: Any, node: Any) -> str:
+def _plain_str(node: Any) -> str:
     """The string a YAML 1.2 reader sees in a scalar node; Unsure for anything else."""
     if node is None:
         return ""
-    if not isinstance(node, yaml.ScalarNode):
+    if not libyaml.is_scalar(node):
         raise Unsure("not a scalar")
     if not node.style:  # plain (None, or "" from the C loader): typed by the schema, and 1.1 and 1.2 types differ
-        if not node.value or yamlio.is_ambiguous(node.value):
+        if not node.value or emitter.is_ambiguous(node.value):
             raise Unsure(node.value)
     elif node.tag != _STR_TAG:
         raise Unsure("explicit tag")

@@ -14,13 +14,14 @@ from krm_fn.core.errors import InputError
 from krm_fn.core.errors import Unsure
 from krm_fn.core.record import Record
 from krm_fn.yaml import guards
-from krm_fn.yaml import lite
-from krm_fn.yaml import peek
-from krm_fn.yaml import yamltext
+from krm_fn.yaml import layout as layout_mod
+from krm_fn.yaml import libyaml
 from krm_fn.yaml.document import Document
 from krm_fn.yaml.document import LightDocument
 from krm_fn.yaml.document import RoundTripDocument
-from krm_fn.yaml.yamltext import detect_indent
+from krm_fn.yaml.layout import detect_indent
+from krm_fn.yaml.light import parser
+from krm_fn.yaml.light import peek
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -116,11 +117,11 @@ class Item(Record):
     def entry_text(self) -> str:
         """The text as one `- ` entry (line for line: a document's lines, indented)."""
         assert self.text is not None
-        return yamltext.entry_of(self.text) if self.document else self.text
+        return layout_mod.entry_of(self.text) if self.document else self.text
 
     def field(self, path: tuple[str, ...]) -> Any:
         """The value at `path` (keys of nested block mappings) read off the text alone, the
-        item left unread: only that field's lines are read (yaml/peek). None when a key on the
+        item left unread: only that field's lines are read (yaml/light/peek). None when a key on the
         path is absent or null; raises errors.Unsure when not sure (read the item then)."""
         assert self.text is not None
         self.looked_up = True
@@ -179,7 +180,7 @@ class Item(Record):
         if self.document and d == 0:
             return self.doc.render_document()
         text, faithful = self.doc.render(d)
-        return (yamltext.unentry(text) if self.document else text), faithful
+        return (layout_mod.unentry(text) if self.document else text), faithful
 
 
 # compiled on first use (re's cache): only a parser's error message needs them
@@ -200,7 +201,7 @@ def in_file_lines(message: str, first: int | None) -> str:
 
 def light_reads(text: str) -> bool:
     """Whether the light reader takes the item's text: then it is YAML, and the round-trip
-    loader reads it the same (tests/test_lite.py), so the syntax check (check_syntax) passes
+    loader reads it the same (tests/unit/yaml/light/test_parser.py), so the syntax check passes
     it without libyaml, whose binding (ruamel.yaml.clib) imports ruamel.yaml (~20 ms)."""
     return _light_document(text) is not None
 
@@ -208,14 +209,14 @@ def light_reads(text: str) -> bool:
 def _light_document(text: str) -> LightDocument | None:
     """The item read by the light reader; None when it is not sure of the text. No depth or
     alias check is needed on what it reads: it takes no anchors or aliases (a tree, each
-    node once) and nothing indented deeper than lite.MAX_INDENT (which bounds the depth far
+    node once) and nothing indented deeper than parser.MAX_INDENT (which bounds the depth far
     below guards.MAX_DEPTH); a deeper object goes to the round-trip path, which names the
     deepest field."""
-    lines = yamltext.split_lines(text, keepends=False)  # split once, for both
+    lines = layout_mod.split_lines(text, keepends=False)  # split once, for both
     body, c = _body(lines)
     m, s, o = detect_indent(body, c)  # reads lines with or without their newlines alike
     try:
-        data, layout = lite.load_item(text, m, s, o, lines)
+        data, layout = parser.load_item(text, m, s, o, lines)
     except Unsure:
         return None
     return LightDocument(data, layout, text)
@@ -332,21 +333,21 @@ def _str(v: Any) -> str:
 
 def _child_indent(body: list[str]) -> int:
     for line in body:
-        if not yamltext.is_blank_or_comment(line):
-            return yamltext.indent_of(line)
+        if not layout_mod.is_blank_or_comment(line):
+            return layout_mod.indent_of(line)
     return -1
 
 
 def item_body(chunk: str) -> tuple[list[str], int]:
     """The item's lines from the dash line on, the dash turned into a space, and the indent
     of its top-level keys."""
-    return _body(yamltext.split_lines(chunk))
+    return _body(layout_mod.split_lines(chunk))
 
 
 def _body(lines: list[str]) -> tuple[list[str], int]:
     """item_body of the item's lines (with or without their newlines)."""
-    k = yamltext.dash_index(lines)
-    d = yamltext.indent_of(lines[k])
+    k = layout_mod.dash_index(lines)
+    d = layout_mod.indent_of(lines[k])
     after = lines[k][d + 1 :].lstrip(" ")
     if after.strip() and not after.startswith("#"):
         c = len(lines[k]) - len(after)
@@ -362,30 +363,12 @@ def check_syntax(chunk: str) -> None:
     refused only when the round-trip loader refuses it too: this check never rejects what
     the rest of the function accepts."""
     guards.check_flow_depth(chunk, "the object")
-    if not libyaml_reads(chunk):
+    if not libyaml.reads(chunk):
         parse_item_text(chunk)
-
-
-def libyaml_reads(text: str) -> bool:
-    """Whether libyaml parses `text` (events only, no objects built). False, without asking
-    libyaml, for flow nesting past guards.MAX_DEPTH: the libyaml of ruamel.yaml.clib takes
-    time with the square of the depth (60,000 levels in incoming results: 20 s) and older
-    ones crash; the caller's guarded loader then refuses it with the field path."""
-    if not guards.flow_nesting_within_limit(text):
-        return False
-    try:
-        from _ruamel_yaml import CParser  # ruamel.yaml.clib, a dependency
-    except ImportError:
-        return False
-    try:
-        CParser(text).raw_parse()
-        return True
-    except Exception:  # noqa: BLE001 - libyaml's errors of every kind
-        return False
 
 
 def parse_item_text(chunk: str) -> Any:
     """Parse one item chunk alone with the round-trip loader: drop its `- ` and the sequence
     indentation. Raises InputError (YamlSyntaxError when it is not YAML)."""
-    text, _ = yamltext.item_document(chunk)
+    text, _ = layout_mod.item_document(chunk)
     return guards.load_guarded(text, "the object", limits=False)

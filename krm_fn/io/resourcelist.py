@@ -24,13 +24,15 @@ from krm_fn.io import scanner
 from krm_fn.io.items import Item
 from krm_fn.io.items import ResourceList
 from krm_fn.io.items import check_syntax
-from krm_fn.io.items import libyaml_reads
 from krm_fn.io.items import light_reads
 from krm_fn.io.items import meta_of
+from krm_fn.yaml import emitter
 from krm_fn.yaml import guards
-from krm_fn.yaml import yamlio
-from krm_fn.yaml import yamltext
+from krm_fn.yaml import layout
+from krm_fn.yaml import libyaml
 from krm_fn.yaml.document import RoundTripDocument
+from krm_fn.yaml.plain import to_plain
+from krm_fn.yaml.roundtrip import loader
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -137,7 +139,7 @@ def check_untouched(rl: ResourceList) -> None:
         texts = [t for t in texts if not light_reads(t)]
         if not texts:
             return
-    if libyaml_reads("".join(texts)):
+    if libyaml.reads("".join(texts)):
         return
     for t in texts:  # some item is not YAML for libyaml: which one?
         check_syntax(t)
@@ -182,9 +184,9 @@ def _full_parse(text: str) -> ResourceList:
     results_node = root.get("results")
     results: list[Any] = []
     if isinstance(results_node, list):
-        results = [yamlio.to_plain(r) for r in results_node]
+        results = [to_plain(r) for r in results_node]
     elif isinstance(results_node, dict):
-        results = [yamlio.to_plain(r) for r in (results_node.get("items") or [])]
+        results = [to_plain(r) for r in (results_node.get("items") or [])]
     fc = root.get("functionConfig")
     # keys as read (an empty or null key stays one, quoted when written)
     extra = {k: v for k, v in root.items() if k not in scanner.KNOWN_SECTIONS}
@@ -208,7 +210,7 @@ def render(rl: ResourceList, item_texts: list[str], generated: list[str], result
     `items` and `results` change); full parse: apiVersion, kind, items, functionConfig,
     results, then any other keys. `generated`: documents."""
     d = rl.items_indent if rl.fast else 0
-    return "".join(render_parts(rl, item_texts, [yamltext.indent_entry(g, d) for g in generated], results))
+    return "".join(render_parts(rl, item_texts, [layout.indent_entry(g, d) for g in generated], results))
 
 
 _NULLS = frozenset(("", "~", "null", "Null", "NULL"))
@@ -224,12 +226,12 @@ def render_parts(rl: ResourceList, item_texts: list[str], generated: Iterable[st
     """render's pieces, unjoined; `generated`: the generated objects as entries of `items`
     (each made when it is reached)."""
     all_results = list(rl.results) + results
-    results_text = "results:\n" + yamlio.dump_block(all_results, 0) if all_results else ""
+    results_text = "results:\n" + emitter.dump_block(all_results, 0) if all_results else ""
     if rl.fast:
         return _render_fast(rl, item_texts, generated, results_text)
     out: list[str] = [
-        f"apiVersion: {yamlio.scalar(rl.api_version)}\n",
-        f"kind: {yamlio.scalar(rl.kind)}\n",
+        f"apiVersion: {emitter.scalar(rl.api_version)}\n",
+        f"kind: {emitter.scalar(rl.kind)}\n",
     ]
     body = item_texts + list(generated)
     out.append("items:\n" if body else "items: []\n")
@@ -245,7 +247,7 @@ def render_parts(rl: ResourceList, item_texts: list[str], generated: Iterable[st
 def _render_fast(rl: ResourceList, item_texts: list[str], generated: Iterable[str], results_text: str) -> list[str]:
     out: list[str] = [rl.header]
     if "apiVersion" not in rl.order:
-        out.append(f"apiVersion: {yamlio.scalar(rl.api_version)}\n")
+        out.append(f"apiVersion: {emitter.scalar(rl.api_version)}\n")
     order = rl.order if "items" in rl.order else [*rl.order, "items"]
     for key in order:
         if key == "apiVersion":
@@ -277,10 +279,10 @@ def _render_fast(rl: ResourceList, item_texts: list[str], generated: Iterable[st
 
 def _block_section(key: Any, node: Any) -> str:
     if isinstance(node, (dict, list)) and node:
-        yamlio.set_block_style(node)
-        return yamlio.rt_dump({key: node})
+        loader.set_block_style(node)
+        return loader.rt_dump({key: node})
     if node is None and isinstance(key, str):
-        return f"{yamlio.scalar(key)}: null\n"
+        return f"{emitter.scalar(key)}: null\n"
     # a scalar dumped alone ends with a document end marker (`...`), which would cut the list
-    return yamlio.rt_dump({key: node})
+    return loader.rt_dump({key: node})
 

@@ -34,11 +34,12 @@ from krm_fn.io.identity import strip_comment
 from krm_fn.io.items import Item
 from krm_fn.io.items import ResourceList
 from krm_fn.io.items import detect_indent
-from krm_fn.io.items import libyaml_reads
 from krm_fn.yaml import guards
-from krm_fn.yaml import lite
-from krm_fn.yaml import yamlio
-from krm_fn.yaml import yamltext
+from krm_fn.yaml import layout
+from krm_fn.yaml import libyaml
+from krm_fn.yaml.light import parser
+from krm_fn.yaml.plain import to_plain
+from krm_fn.yaml.roundtrip import loader
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -198,9 +199,9 @@ def _results_section(text: str, sections: dict[str, list[Any]]) -> list[Any]:
     a, b, _v, _le = sections["results"]
     loaded = _load_section(text[a:b], "results")
     if isinstance(loaded, list):
-        return [yamlio.to_plain(r) for r in loaded]
+        return [to_plain(r) for r in loaded]
     if isinstance(loaded, dict):  # legacy {name, items} form
-        return [yamlio.to_plain(r) for r in (loaded.get("items") or [])]
+        return [to_plain(r) for r in (loaded.get("items") or [])]
     return []
 
 
@@ -219,18 +220,18 @@ def _load_section(section_text: str, key: str) -> Any:
     copies, by the C safe loader (a long results section took seconds on the round-trip
     loader); other sections are only checked (echoed as written)."""
     if key == "functionConfig":
-        lines = yamltext.split_lines(section_text, keepends=False)
+        lines = layout.split_lines(section_text, keepends=False)
         m, s, o = detect_indent([x + "\n" for x in lines], 0)
         try:
-            root, _ = lite.read(lines, m, o, 0)
+            root, _ = parser.read(lines, m, o, 0)
             return root.get(key)
         except Unsure:
             pass
-    elif libyaml_reads(section_text):  # False for flow nesting too deep: refused below
+    elif libyaml.reads(section_text):  # False for flow nesting too deep: refused below
         if key not in ("results",):
             return None
         try:
-            root = yamlio.verify_load(section_text)
+            root = loader.verify_load(section_text)
         except Exception:  # noqa: BLE001 - the bounded loader below says what is wrong
             root = None
         if isinstance(root, dict) and not guards.may_hold_aliases(section_text):
@@ -265,7 +266,7 @@ def _split_items(text: str, a: int, b: int) -> tuple[list[Item], int, str]:
         return [], 0, text[a:b]
     d = len(m.group(1))
     first = m.start() + 1
-    if not yamltext.DASH_RE.match(text, first) or text[first + d] != "-":
+    if not layout.DASH_RE.match(text, first) or text[first + d] != "-":
         raise Unsure("items not a block sequence")
     starts: list[tuple[int, int]] = []  # (chunk start, dash line start)
     comments: list[int] = []  # shallow comment lines since the last item start

@@ -18,8 +18,7 @@ if TYPE_CHECKING:
     from typing import Protocol
     from typing import TypeVar
 
-    class _Raw(Protocol):
-        raw: str  # the file's text as read (modes/streams.Stream)
+    from krm_fn.io import streams
 
     class _File(Protocol):
         """What the writes need of files mode's FileState."""
@@ -28,9 +27,7 @@ if TYPE_CHECKING:
         failed: bool
         new_text: str | None
         stat: os.stat_result | None
-
-        @property
-        def stream(self) -> _Raw | None: ...  # read only: files mode's is a modes/streams.Stream
+        stream: streams.Stream | None
 
     F = TypeVar("F", bound=_File)
 

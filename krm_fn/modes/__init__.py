@@ -1,2 +1,3 @@
-"""The ways the function is run: a ResourceList on stdin (krm), the files of packages
-(files, streams), the kustomize plugin, and explain. Imports every layer below."""
+"""The ways the function is run: a ResourceList on stdin (`krm`), the files of packages
+(`files`, with `dependents`: which files are rendered with the named ones), the kustomize
+plugin (`kustomize`), and the plan (`explain`). Imports every layer below."""

@@ -8,9 +8,9 @@ import os
 from krm_fn.core.keys import OWNER_ANNOTATION
 from krm_fn.io import packages
 from krm_fn.io.items import Item
+from krm_fn.orchestration import process as process_mod
+from krm_fn.orchestration.collisions import TEKTON_RUNS
 from krm_fn.policy import config as config_mod
-from krm_fn.transforms import process as process_mod
-from krm_fn.transforms.identity import TEKTON_RUNS
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from typing import Protocol
     from typing import TypeVar
 
-    from krm_fn.modes import streams
+    from krm_fn.io import streams
 
     class _File(Protocol):
         path: Path

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from krm_fn.orchestration.process import placeholder_cost
 from krm_fn.transforms.context import Plan
-from krm_fn.transforms.process import placeholder_cost
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:

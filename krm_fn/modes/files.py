@@ -25,17 +25,17 @@ from krm_fn.core.results import summary_line
 from krm_fn.io import packages
 from krm_fn.io import reader
 from krm_fn.io import resourcelist
+from krm_fn.io import streams
+from krm_fn.io import streamwrite
+from krm_fn.io.textdiff import coloured
+from krm_fn.io.textdiff import unified_diff
 from krm_fn.io.writer import write_files
 from krm_fn.modes import dependents
 from krm_fn.modes import package_policy
-from krm_fn.modes import streams
-from krm_fn.modes import streamwrite
 from krm_fn.modes import verdicts
-from krm_fn.modes.diff import coloured
-from krm_fn.modes.diff import unified_diff
+from krm_fn.orchestration import process as process_mod
 from krm_fn.policy import config as config_mod
 from krm_fn.transforms import prerequisite
-from krm_fn.transforms import process as process_mod
 from krm_fn.transforms.context import Plan
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from typing import Protocol
 
     from krm_fn.io.cache import Cache
-    from krm_fn.transforms.process import Outcome
+    from krm_fn.orchestration.process import Outcome
 
 
     class Writer(Protocol):

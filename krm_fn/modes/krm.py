@@ -7,11 +7,11 @@ from krm_fn.core.errors import InputError
 from krm_fn.core.errors import YamlSyntaxError
 from krm_fn.core.results import Result
 from krm_fn.io import resourcelist
-from krm_fn.transforms.process import Outcome
-from krm_fn.transforms.process import PausedGC
-from krm_fn.transforms.process import process_guarded
-from krm_fn.transforms.process import unchanged
-from krm_fn.yaml import yamlio
+from krm_fn.orchestration.process import Outcome
+from krm_fn.orchestration.process import PausedGC
+from krm_fn.orchestration.process import process_guarded
+from krm_fn.orchestration.process import unchanged
+from krm_fn.yaml import emitter
 
 # The user's escape hatch: KRM_COSCHEDULE_LIGHT=0 takes the round-trip path for every item
 # (same bytes, slower). Read here only; everything below takes `light` as a parameter.
@@ -116,21 +116,17 @@ def _item_count(text: str) -> int | None:
     cannot say (not YAML to it, nesting too deep for it, no items list). Counting is all a
     doubtful split needs to be settled: the round-trip loader read the whole input for it,
     about 0.2 ms an item (500,000 items `- {}`: 44 s, now 9 s)."""
-    import yaml
-
     from krm_fn.yaml import guards
+    from krm_fn.yaml import libyaml
 
     if not guards.flow_nesting_within_limit(text):
         return None
-    try:
-        root = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except yaml.YAMLError:
-        return None
-    if not isinstance(root, yaml.MappingNode):
+    root = libyaml.compose(text)
+    if not libyaml.is_mapping(root):
         return None
     for key, value in root.value:
-        if isinstance(key, yaml.ScalarNode) and key.value == "items":
-            return len(value.value) if isinstance(value, yaml.SequenceNode) else None
+        if libyaml.is_scalar(key) and key.value == "items":
+            return len(value.value) if libyaml.is_sequence(value) else None
     return None
 
 
@@ -149,4 +145,4 @@ def error_list(message: str, file_path: str | None = None) -> str:
     """A complete ResourceList that carries one error result (unreadable input, or a bug),
     about `file_path` when known."""
     res = [Result("error", message, file_path=file_path, file_index=0 if file_path else None).as_dict()]
-    return "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nresults:\n" + yamlio.dump_block(res)
+    return "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nresults:\n" + emitter.dump_block(res)

@@ -19,10 +19,10 @@ from krm_fn.core.results import Result
 from krm_fn.core.results import has_error
 from krm_fn.core.results import sorted_results
 from krm_fn.io import reader
-from krm_fn.modes import streams
-from krm_fn.modes import streamwrite
+from krm_fn.io import streams
+from krm_fn.io import streamwrite
+from krm_fn.orchestration import process as process_mod
 from krm_fn.policy import config as config_mod
-from krm_fn.transforms import process as process_mod
 
 # (group, version, kind) of every config kind the plugin answers to
 PLUGIN_KINDS = (("fn.kpt.dev", "v1alpha1", config_mod.POLICY_KIND),)

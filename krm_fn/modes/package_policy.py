@@ -10,7 +10,7 @@ from krm_fn.core.keys import PATH_KEY
 from krm_fn.core.results import elsewhere
 from krm_fn.io import packages
 from krm_fn.io import reader
-from krm_fn.modes import streams
+from krm_fn.io import streams
 from krm_fn.policy import config as config_mod
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from krm_fn.core import names
 from krm_fn.core.data import copy_data
 from krm_fn.core.data import type_name
 from krm_fn.core.errors import InputError
@@ -12,6 +11,8 @@ from krm_fn.core.keys import INDEX_KEY
 from krm_fn.core.keys import LEGACY_INDEX_KEY
 from krm_fn.core.keys import LEGACY_PATH_KEY
 from krm_fn.core.keys import PATH_KEY
+from krm_fn.core.keys import RUN_NAME_KEY
+from krm_fn.core.keys import RUN_UID_KEY
 from krm_fn.core.record import Record
 from krm_fn.core.results import ResourceRef
 from krm_fn.core.results import Result
@@ -26,7 +27,8 @@ from krm_fn.policy.nop import nop_release
 from krm_fn.policy.nop import nop_tag
 from krm_fn.policy.nop import parse_version
 from krm_fn.yaml import guards
-from krm_fn.yaml import yamlio
+from krm_fn.yaml.plain import to_plain
+from krm_fn.yaml.roundtrip import loader
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -125,7 +127,7 @@ class Policy(Record):
     def run_key(self) -> str:
         """The Tekton pod label run-keyed terms key on: the run's UID where Tekton sets it on
         TaskRuns and pods (v0.63.0 on), else its name."""
-        return names.RUN_UID_KEY if self.tekton_version >= (0, 63, 0) else names.RUN_NAME_KEY
+        return RUN_UID_KEY if self.tekton_version >= (0, 63, 0) else RUN_NAME_KEY
 
     @property
     def run_keyed_ok(self) -> bool:
@@ -143,7 +145,7 @@ class _Source(Record):
 
 def _schema() -> dict[str, Any]:
     # schemas/coschedulepolicy.schema.json as Python data: reading the file needed json (~1 ms
-    # to import) and importlib.resources (~7 ms); tests/test_schemacheck.py keeps them equal
+    # to import) and importlib.resources (~7 ms); tests/unit/policy/test_schemacheck.py keeps them equal
     from krm_fn.policy.schemadata import SCHEMA
 
     return SCHEMA
@@ -161,7 +163,7 @@ def load(fc: Any) -> tuple[Policy | None, list[Result]]:
                 field_path="functionConfig",
             )
         ]
-    plain = yamlio.to_plain(fc)
+    plain = to_plain(fc)
     src = _source(plain)
     kind = plain.get("kind")
     api_version = plain.get("apiVersion")
@@ -241,7 +243,7 @@ def _validate(doc: dict[str, Any], src: _Source, render_path: Any, original: Any
 
 def _shipwright_checks(e: Any) -> bool:
     """An enum error of spec.scheduling.tolerations[i].operator or .effect: the schema names
-    the values for editors, and the policy's check (scheduling.validate_policy) reports it
+    the values for editors, and the policy's check (validation.check_policy) reports it
     with Shipwright's rule and reason, beside every other problem of the scheduling values."""
     p = list(e.absolute_path)
     return (
@@ -285,7 +287,7 @@ def _quote_hint(value: Any, node: Any) -> str:
     (`node`, the round-trip value) where there is one."""
     import json
 
-    written = yamlio.source_text(node if node is not None else value)
+    written = loader.source_text(node if node is not None else value)
     what = type_name(value)
     if what in ("number", "boolean", "null"):
         return f"but YAML read {written} as a {what if what != 'null' else 'null value'}; quote it: {json.dumps(written)}"
@@ -328,11 +330,12 @@ def _from_configmap(plain: dict[str, Any], src: _Source, fc: Any = None) -> tupl
         elif key in YAML_KEYS:
             try:
                 # bounded like the input itself: an alias bomb in a string is still a bomb
-                parsed = guards.load_guarded(value, f"{fpath}") if value.strip() else {}
+                parsed = guards.load_plain(value, f"{fpath}") if value.strip() else {}
             except InputError as e:
                 errors.append(_err(src, fpath, str(e)))
                 continue
-            parsed = yamlio.to_plain(parsed) if parsed is not None else {}
+            if parsed is None:
+                parsed = {}
         elif key == "coschedule":
             parsed = value.lower()
             if parsed not in MODES:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from krm_fn.yaml import yamlio
+from krm_fn.yaml.plain import to_plain
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -29,7 +29,7 @@ def required_terms(tpl: Any) -> list[Any] | None:
     terms = req.get("nodeSelectorTerms") if isinstance(req, Mapping) else None
     if not isinstance(terms, list) or not terms:
         return None
-    plain = yamlio.to_plain(terms)
+    plain = to_plain(terms)
     ok = all(isinstance(t, dict) and isinstance(t.get("matchExpressions", []), list) for t in plain)
     return plain if ok else None
 

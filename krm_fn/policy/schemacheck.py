@@ -3,7 +3,7 @@
 Importing jsonschema costs about 0.1 s, more than starting Python: most runs carry a valid
 functionConfig, so `conforms` answers "valid" on its own and config.py asks jsonschema only
 when `conforms` finds a problem (for its error messages) or meets a keyword it does not know.
-tests/test_schemacheck.py checks with hypothesis that both agree."""
+tests/unit/policy/test_schemacheck.py checks with hypothesis that both agree."""
 from __future__ import annotations
 
 import re

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from krm_fn.yaml import yamlio
+from krm_fn.yaml.plain import to_plain
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ def tol_identity(t: Mapping[str, Any], flavour: str) -> str:
     """A hashable form of same_toleration's comparison (values of any type)."""
     import json
 
-    return json.dumps(yamlio.to_plain(list(_tol_norm(t, flavour))))
+    return json.dumps(to_plain(list(_tol_norm(t, flavour))))
 
 
 def indices_by_key(tols: list[Any] | None) -> dict[str, list[int]]:

@@ -11,9 +11,16 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from krm_fn.policy import hardening
+from krm_fn.policy.tolerations import tol_key
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
     from typing import Any
+
+    from krm_fn.policy.config import Policy
+
+    Finding = tuple[str, str, str, dict[str, str] | None]  # severity, field path, message, tags
 
 QUALIFIED_NAME_MAX_LENGTH = 63
 LABEL_VALUE_MAX_LENGTH = 63
@@ -269,3 +276,51 @@ def platform_conflict_message(key: str) -> str:
 
 def override_forbidden_message(field: str) -> str:
     return f"cannot use '{field}' override and 'buildSpec' simultaneously"
+
+
+# --------------------------------------------------------------------------- the policy itself
+
+def check_policy(p: Policy) -> list[Finding]:
+    """The policy's own nodeSelector / tolerations / schedulerName, checked once per run with
+    the Shipwright rules (the policy lands on build pods too) and the hardening rules. Each
+    finding is for a result that points at the functionConfig."""
+    out: list[Finding] = []
+    base = f"{p.field_prefix}.scheduling"
+    for k, msg in node_selector_problems(p.node_selector):
+        where = f"{base}.nodeSelector" + (f"[{k}]" if k is not None else "")
+        out.append(("error", where, msg, {"reason": NODE_SELECTOR_NOT_VALID}))
+    bad: set[int] = set()
+    seen: dict[str, int] = {}
+    for i, t in enumerate(p.tolerations):
+        prob = toleration_problem(t)
+        if prob is not None:
+            bad.add(i)
+            sub, msg = prob
+            where = f"{base}.tolerations[{i}]" + (f".{sub}" if sub else "")
+            out.append(("error", where, with_value(t, sub, msg), {"reason": TOLERATION_NOT_VALID}))
+            continue
+        k = tol_key(t)
+        if k in seen:
+            msg = (
+                f'repeats the key "{k}" of tolerations[{seen[k]}]; Shipwright merges tolerations '
+                "by key, so Builds and BuildRuns get only the first"
+            )
+            out.append(("warning", f"{base}.tolerations[{i}]", msg, None))
+        else:
+            seen[k] = i
+    msg_s = scheduler_name_problem(p.scheduler_name)
+    if msg_s is not None:
+        out.append(("error", f"{base}.schedulerName", msg_s, {"reason": SCHEDULER_NAME_NOT_VALID}))
+    sev = hardening.severity(p.hardening)
+    if sev is None:
+        return out
+    for f in hardening.check(
+        p.node_selector,
+        p.tolerations,
+        p.hardening_allow_toleration_keys,
+        p.hardening_allow_node_selector_keys,
+        frozenset(bad),
+    ):
+        msg = f"the scheduling policy {f.message} ({hardening.advice(f.rule)})"
+        out.append((sev, f"{base}.{f.where}", msg, {"hardening": f.rule}))
+    return out

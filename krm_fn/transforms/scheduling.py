@@ -278,7 +278,7 @@ class _Merge:
         for wt in self.ctx.policy.tolerations:
             wkey = tol_key(wt)
             if wkey in new_keys:
-                continue  # a repeated policy key: Shipwright keeps the first (validate_policy warns)
+                continue  # a repeated policy key: Shipwright keeps the first (validation.check_policy warns)
             idx = by_key.get(wkey)
             if idx:
                 assert tols is not None
@@ -388,7 +388,7 @@ def constrain_pod_template(
     `only_set_fields`: for taskRunSpecs templates, constrain only the fields the template
     itself sets (the run-level template covers the rest). Conflicts follow
     ctx.policy.on_conflict; hardening findings on the template as written are reported per
-    ctx.policy.hardening (the policy's own values are checked once, by validate_policy).
+    ctx.policy.hardening (the policy's own values are checked once, by validation.check_policy).
     `field_path` is the dotted path of parent[key] for results. `parent` must be a map; the
     caller creates it (for example `spec.taskRunTemplate`) when needed.
     `node_affinity_from`: the other (path, template) pairs whose required nodeAffinity meets
@@ -515,62 +515,3 @@ def _tekton_types_ok(ctx: Context, item: Item, tpl: Mapping[str, Any], path: str
                     ctx.error(item, f"{path}.tolerations[{i}]", "must be a toleration (a map with key, operator, value, effect)")
                     ok = False
     return ok
-
-
-# --------------------------------------------------------------------------- the policy itself
-
-
-def validate_policy(ctx: Context) -> None:
-    """Check the policy's own nodeSelector / tolerations / schedulerName once per run, with
-    the Shipwright rules (the policy lands on build pods too) and the hardening rules.
-    Results point at the functionConfig."""
-    p = ctx.policy
-    base = f"{p.field_prefix}.scheduling"
-    for k, msg in validation.node_selector_problems(p.node_selector):
-        where = f"{base}.nodeSelector" + (f"[{k}]" if k is not None else "")
-        ctx.config_result("error", where, msg, tags={"reason": validation.NODE_SELECTOR_NOT_VALID})
-    bad: set[int] = set()
-    seen: dict[str, int] = {}
-    for i, t in enumerate(p.tolerations):
-        prob = validation.toleration_problem(t)
-        if prob is not None:
-            bad.add(i)
-            sub, msg = prob
-            ctx.config_result(
-                "error",
-                f"{base}.tolerations[{i}]" + (f".{sub}" if sub else ""),
-                validation.with_value(t, sub, msg),
-                tags={"reason": validation.TOLERATION_NOT_VALID},
-            )
-            continue
-        k = tol_key(t)
-        if k in seen:
-            ctx.config_result(
-                "warning",
-                f"{base}.tolerations[{i}]",
-                f'repeats the key "{k}" of tolerations[{seen[k]}]; Shipwright merges tolerations '
-                "by key, so Builds and BuildRuns get only the first",
-            )
-        else:
-            seen[k] = i
-    msg_s = validation.scheduler_name_problem(p.scheduler_name)
-    if msg_s is not None:
-        ctx.config_result(
-            "error", f"{base}.schedulerName", msg_s, tags={"reason": validation.SCHEDULER_NAME_NOT_VALID}
-        )
-    sev = hardening.severity(p.hardening)
-    if sev is None:
-        return
-    for f in hardening.check(
-        p.node_selector,
-        p.tolerations,
-        p.hardening_allow_toleration_keys,
-        p.hardening_allow_node_selector_keys,
-        frozenset(bad),
-    ):
-        ctx.config_result(
-            sev,
-            f"{base}.{f.where}",
-            f"the scheduling policy {f.message} ({hardening.advice(f.rule)})",
-            tags={"hardening": f.rule},
-        )

@@ -18,11 +18,13 @@ from __future__ import annotations
 
 from krm_fn.core.data import copy_data
 from krm_fn.core.errors import Unsure
-from krm_fn.yaml import lite
-from krm_fn.yaml import rtedit
-from krm_fn.yaml import splice
-from krm_fn.yaml import yamlio
-from krm_fn.yaml import yamltext
+from krm_fn.yaml import emitter
+from krm_fn.yaml import layout as layout_mod
+from krm_fn.yaml.light import parser
+from krm_fn.yaml.plain import to_plain
+from krm_fn.yaml.roundtrip import comments as comments_mod
+from krm_fn.yaml.roundtrip import loader
+from krm_fn.yaml.splice import splicer
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -51,11 +53,11 @@ class Document:
     @property
     def changed(self) -> bool:
         """Whether the data differs from what was read."""
-        return yamlio.to_plain(self.data) != self.before
+        return to_plain(self.data) != self.before
 
     def as_plain(self) -> Any:
         """The data as plain dicts, lists and scalars, for comparing (not to be edited)."""
-        return yamlio.to_plain(self.data)
+        return to_plain(self.data)
 
     def new_map(self) -> Any:
         raise NotImplementedError
@@ -76,9 +78,9 @@ class Document:
         raise NotImplementedError
 
     def render_document(self) -> tuple[str, bool]:
-        """render(0) as a document of its own (yamltext.unentry): a document item's text."""
+        """render(0) as a document of its own (layout.unentry): a document item's text."""
         text, faithful = self.render(0)
-        return yamltext.unentry(text), faithful
+        return layout_mod.unentry(text), faithful
 
 
 class LightDocument(Document):
@@ -90,10 +92,10 @@ class LightDocument(Document):
     data change after that, both are read again from `source`, the positions given back the
     collections they had (by reading order), and the object is written as before."""
 
-    def __init__(self, data: dict[str, Any], layout: lite.Doc, source: str = "") -> None:
+    def __init__(self, data: dict[str, Any], layout: parser.Doc, source: str = "") -> None:
         self.data = data
         self.source = source
-        self._layout: lite.Doc | None = layout
+        self._layout: parser.Doc | None = layout
         self._read: Any = copy_data(data)  # the data as read, scalar types kept
         self._before: Any = None
         # (fingerprint of the data, text) last written: a copy of the data was kept instead,
@@ -105,7 +107,7 @@ class LightDocument(Document):
         self._changed = False  # compacted: whether the data written differs from the data read
 
     @property
-    def layout(self) -> lite.Doc:
+    def layout(self) -> parser.Doc:
         if self._layout is None:
             self._reread()
         assert self._layout is not None
@@ -120,7 +122,7 @@ class LightDocument(Document):
 
     def _reread(self) -> None:
         m, o = self._indent
-        read, layout = lite.load_item(self.source, m, o + 2, o)
+        read, layout = parser.load_item(self.source, m, o + 2, o)
         positions = layout.order
         assert self._nodes is not None and len(positions) == len(self._nodes), "the source reads as before"
         for e, node in zip(positions, self._nodes, strict=True):
@@ -153,7 +155,7 @@ class LightDocument(Document):
     def before(self) -> Any:
         """The data as read, as plain data (made when asked for)."""
         if self._before is None:
-            self._before = yamlio.to_plain(self.read)
+            self._before = to_plain(self.read)
         return self._before
 
     def as_plain(self) -> Any:
@@ -171,7 +173,7 @@ class LightDocument(Document):
         return {}
 
     def safe(self, value: Any) -> Any:
-        return yamlio.plain_safe(value)
+        return emitter.plain_safe(value)
 
     def append(self, seq: Any, value: Any) -> None:
         seq.append(value)
@@ -190,14 +192,14 @@ class LightDocument(Document):
     def render(self, d: int) -> tuple[str, bool]:
         fp = fingerprint(self.data)
         if self._rendered is None or self._rendered[0] != fp:
-            text = splice.render_light(self.layout, self.read, self.data)
+            text = splicer.render_light(self.layout, self.read, self.data)
             self._rendered = (fp, text)
         return self._rendered[1], True
 
     def render_document(self) -> tuple[str, bool]:
         text, _ = self.render(0)
         if self._document is None or self._document[0] is not text:
-            self._document = (text, yamltext.unentry(text))  # files mode asks twice per run
+            self._document = (text, layout_mod.unentry(text))  # files mode asks twice per run
         return self._document[1], True
 
 
@@ -219,7 +221,7 @@ class WrittenDocument(Document):
     def _reading(self) -> LightDocument:
         if self._doc is None:
             m, o = self._indent
-            data, layout = lite.load_item(self.text, m, o + 2, o)
+            data, layout = parser.load_item(self.text, m, o + 2, o)
             self._doc = LightDocument(data, layout, self.text)
         return self._doc
 
@@ -232,7 +234,7 @@ class WrittenDocument(Document):
         """The data as read from the item's own text."""
         if self._before is None:
             m, o = self._indent
-            self._before = yamlio.to_plain(lite.load_item(self.source, m, o + 2, o)[0])
+            self._before = to_plain(parser.load_item(self.source, m, o + 2, o)[0])
         return self._before
 
     @property
@@ -265,7 +267,7 @@ class WrittenDocument(Document):
         if self._doc is not None:
             return self._doc.render_document()
         if self._as_document is None:
-            self._as_document = yamltext.unentry(self.text)  # files mode asks twice per run
+            self._as_document = layout_mod.unentry(self.text)  # files mode asks twice per run
         return self._as_document, True
 
 
@@ -291,39 +293,37 @@ class RoundTripDocument(Document):
         self.text = text
         self.indent = indent
         self.block = block
-        self.before = yamlio.to_plain(data)
+        self.before = to_plain(data)
         self.pending: list[tuple[Any, str]] = []  # comments to put back before writing
 
     def new_map(self) -> Any:
-        from ruamel.yaml.comments import CommentedMap
-
-        return CommentedMap()
+        return loader.new_map()
 
     def safe(self, value: Any) -> Any:
-        return yamlio.yamlsafe(value)
+        return loader.yamlsafe(value)
 
     def append(self, seq: Any, value: Any) -> None:
-        rtedit.append(seq, value, self.pending)
+        comments_mod.append(seq, value, self.pending)
 
     def add_key(self, m: Any, key: str, value: Any) -> None:
-        rtedit.add_key(m, key, value, self.pending)
+        comments_mod.add_key(m, key, value, self.pending)
 
     def replace_key(self, m: Any, old: str, new: str, value: Any) -> None:
-        rtedit.replace_key(m, old, new, value, self.pending)
+        comments_mod.replace_key(m, old, new, value, self.pending)
 
     def render(self, d: int) -> tuple[str, bool]:
-        rtedit.flush(self.pending)
+        comments_mod.flush(self.pending)
         if self.text is not None and not self.block:
             try:
-                return splice.render_round_trip(self.text, self.before, self.data, self.indent), True
+                return splicer.render_round_trip(self.text, self.before, self.data, self.indent), True
             except Unsure:
                 pass
             except Exception:  # noqa: BLE001 - a splice bug costs the layout, never the object
-                pass  # (tests/test_splice_round_trip.py calls splice.render_round_trip itself, where it shows)
+                pass  # (tests/unit/yaml/splice/test_splicer_round_trip.py calls splicer.render_round_trip itself, where it shows)
         if self.block:
-            yamlio.set_block_style(self.data)
-        dumped, faithful = yamlio.dump_verified(self.data, *self.indent)
-        out = yamltext.indent_entry(dumped, d)
+            loader.set_block_style(self.data)
+        dumped, faithful = loader.dump_verified(self.data, *self.indent)
+        out = layout_mod.indent_entry(dumped, d)
         if self.text is not None and self.text.startswith("\n") and not out.startswith("\n"):
             # blank lines before the object (after a file's `---`) are not the emitter's to drop
             out = "\n" * (len(self.text) - len(self.text.lstrip("\n"))) + out
@@ -332,31 +332,31 @@ class RoundTripDocument(Document):
 
 # --------------------------------------------------------------------------- document level
 # What the transforms need of the YAML layer besides a Document: they import nothing else of
-# it (tests/test_architecture.py).
+# it (tests/suites/project/test_architecture.py).
 
 
 def plain(node: Any) -> Any:
     """A node of a document's data (a subtree or a scalar) as plain data: new dicts and lists,
     str keys, the loader's scalar types as bool, int, float, str (a date as its ISO text). For
     comparing, hashing and building new objects from; edits go to the node itself."""
-    return yamlio.to_plain(node)
+    return to_plain(node)
 
 
 def new_block(obj: Any) -> str:
     """A new object (plain data: a generated placeholder) as a block YAML document, keys in
     insertion order (the project's own emitter)."""
-    return yamlio.dump_block(obj)
+    return emitter.dump_block(obj)
 
 
 def new_entry(obj: Any, d: int) -> str:
     """new_block(obj) as one `- ` entry of a list's items at dash indent `d` (the same text,
     emitted in place)."""
-    return yamlio.dump_entry(obj, d)
+    return emitter.dump_entry(obj, d)
 
 
 def as_entry(block: str, d: int) -> str:
     """A document new_block gave, as new_entry(obj, d) gives it (indented, not emitted again)."""
-    return yamltext.indent_entry(block, d)
+    return layout_mod.indent_entry(block, d)
 
 
 def is_light(doc: Document | None) -> bool:
@@ -369,4 +369,4 @@ def is_light(doc: Document | None) -> bool:
 def round_trip_used() -> bool:
     """Whether this process made a round-trip or verifying loader (their loads make reference
     cycles, which process.PausedGC collects)."""
-    return yamlio.round_trip_used()
+    return loader.round_trip_used()

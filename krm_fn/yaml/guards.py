@@ -7,7 +7,8 @@ import re
 from krm_fn.core.errors import InputError
 from krm_fn.core.errors import YamlSyntaxError
 from krm_fn.core.errors import short
-from krm_fn.yaml import yamlio
+from krm_fn.yaml.plain import to_plain
+from krm_fn.yaml.roundtrip import loader as roundtrip
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -42,6 +43,13 @@ def load_guarded(text: str, what: str, limits: bool = True) -> Any:
     return root
 
 
+def load_plain(text: str, what: str) -> Any:
+    """The one way to read a YAML text to plain data (dicts, lists, strings, numbers): the
+    bounded round-trip loader (`load_guarded`), then `plain.to_plain`. Raises as
+    load_guarded does."""
+    return to_plain(load_guarded(text, what))
+
+
 def safe_load_guarded(text: str, what: str) -> Any:
     """Plain data from one YAML document (PyYAML's safe loader, libyaml when present: YAML
     1.1, as kpt reads a Kptfile), with the bounds of load_guarded: nesting measured on the
@@ -66,14 +74,14 @@ def _rt_load(text: str) -> Any:
     (`kind:<TAB>PipelineRun`, read by libyaml and kpt): then the same text with those tabs
     written as spaces, the only change, is read instead."""
     try:
-        return yamlio.rt_load(text)
+        return roundtrip.rt_load(text)
     except Exception as e:  # noqa: BLE001 - the caller words every failure
         if "\t" not in text or "'\\t'" not in str(e):
             raise
         spaced = _separating_tabs_as_spaces(text)
         if spaced is None:
             raise
-        return yamlio.rt_load(spaced)
+        return roundtrip.rt_load(spaced)
 
 
 def _separating_tabs_as_spaces(text: str) -> str | None:

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Makes this machine able to build and run the function's image with podman, the way the
-# container end-to-end test (tests/test_container_e2e.py) and kpt (KPT_FN_RUNTIME=podman)
+# container end-to-end test (tests/suites/e2e/test_container_e2e.py) and kpt (KPT_FN_RUNTIME=podman)
 # do. Idempotent and quiet; .ci/run calls it on every run.
 #
 # 1. As root, installs what is missing from Debian's packages: podman (with buildah), runc,

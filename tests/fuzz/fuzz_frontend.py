@@ -1,5 +1,5 @@
 """Coverage-guided fuzzing of the YAML front end with atheris, by hand (CI does not run it;
-the bounded hypothesis fuzz targets in tests/test_properties.py do).
+the bounded hypothesis fuzz targets in tests/suites/properties/test_properties.py do).
 
     pip install atheris          # 3.x has wheels for CPython 3.11
     python tests/fuzz/fuzz_frontend.py -max_total_time=300 -rss_limit_mb=2048 \

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from krm_fn.core import names
 from krm_fn.core.data import copy_data
 from krm_fn.core.keys import OWNER_ANNOTATION
 from krm_fn.core.record import Record
 from krm_fn.policy import nodeaffinity
 from krm_fn.policy.config import Policy
+from krm_fn.transforms.tekton import names
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:

@@ -5,16 +5,16 @@ the volumes and claim templates of a placeholder, and the undoing of an earlier 
 """
 from __future__ import annotations
 
-from krm_fn.core import names
 from krm_fn.core.data import copy_data
 from krm_fn.core.errors import FieldError
 from krm_fn.core.keys import OWNER_ANNOTATION
 from krm_fn.core.record import Record
-from krm_fn.transforms.tekton.tekton_run import Run
-from krm_fn.transforms.tekton.tekton_run import get_list
-from krm_fn.transforms.tekton.tekton_run import get_map
-from krm_fn.transforms.tekton.tekton_run import unpin_run_level
-from krm_fn.transforms.tekton.tekton_run import unpin_task
+from krm_fn.transforms.tekton import names
+from krm_fn.transforms.tekton.run import Run
+from krm_fn.transforms.tekton.run import get_list
+from krm_fn.transforms.tekton.run import get_map
+from krm_fn.transforms.tekton.run import unpin_run_level
+from krm_fn.transforms.tekton.run import unpin_task
 from krm_fn.yaml import document
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)

@@ -24,18 +24,18 @@ user's term or label.
 """
 from __future__ import annotations
 
-from krm_fn.core import names
 from krm_fn.transforms.context import Plan
 from krm_fn.transforms.tekton import assistant as assistant_mod
-from krm_fn.transforms.tekton.tekton_run import REQUIRED
-from krm_fn.transforms.tekton.tekton_run import Run
-from krm_fn.transforms.tekton.tekton_run import add_task_entries
-from krm_fn.transforms.tekton.tekton_run import get_list
-from krm_fn.transforms.tekton.tekton_run import get_map
-from krm_fn.transforms.tekton.tekton_run import plain_affinity
-from krm_fn.transforms.tekton.tekton_run import set_key
-from krm_fn.transforms.tekton.tekton_run import task_template
-from krm_fn.transforms.tekton.tekton_run import unpin
+from krm_fn.transforms.tekton import names
+from krm_fn.transforms.tekton.run import REQUIRED
+from krm_fn.transforms.tekton.run import Run
+from krm_fn.transforms.tekton.run import add_task_entries
+from krm_fn.transforms.tekton.run import get_list
+from krm_fn.transforms.tekton.run import get_map
+from krm_fn.transforms.tekton.run import plain_affinity
+from krm_fn.transforms.tekton.run import set_key
+from krm_fn.transforms.tekton.run import task_template
+from krm_fn.transforms.tekton.run import unpin
 from krm_fn.yaml import document
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)

@@ -10,7 +10,7 @@ from krm_fn.core.errors import FieldError
 from krm_fn.io.items import Item
 from krm_fn.io.items import meta_of
 from krm_fn.transforms.context import Context
-from krm_fn.transforms.tekton import tekton
+from krm_fn.transforms.tekton import handlers
 
 RUN_KINDS = ("PipelineRun", "TaskRun")
 RUN_VERSIONS = ("v1", "v1beta1")
@@ -43,4 +43,4 @@ def handle_triggertemplate(item: Item, ctx: Context) -> None:
             continue
         if not meta.namespace:
             meta.namespace = item.meta.namespace  # Triggers creates it in the listener's namespace
-        tekton.handle_template(item, ctx.scoped(where), node, meta)
+        handlers.handle_template(item, ctx.scoped(where), node, meta)

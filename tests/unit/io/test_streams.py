@@ -1,0 +1,306 @@
+"""Multi-document streams: exact splitting, items, and the kustomize plugin mode."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import fake_transform
+import pytest
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+
+from krm_fn.core import errors
+from krm_fn.core import keys
+from krm_fn.io import streams
+from krm_fn.modes.kustomize import run_plugin
+from krm_fn.yaml import emitter
+from krm_fn.yaml import layout
+from krm_fn.yaml.plain import to_plain
+from krm_fn.yaml.roundtrip import loader
+
+RUN = """\
+apiVersion: tekton.dev/v1
+kind: PipelineRun
+metadata:
+  name: build
+  namespace: ci
+spec:
+  workspaces:
+  - name: src
+    volumeClaimTemplate:
+      spec:
+        accessModes: [ReadWriteOnce]
+"""
+CM = """\
+# a comment that belongs to the ConfigMap
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: c}
+data:
+  a: "yes"   # quoted on purpose
+"""
+POLICY = "apiVersion: fn.kpt.dev/v1alpha1\nkind: CoschedulePolicy\nmetadata:\n  name: p\nspec:\n  coschedule: workspaces\n"
+
+# streams the function must hand back byte for byte when nothing applies to them
+UNCHANGED = [
+    "",
+    "# only a comment\n",
+    "---\n",
+    CM,
+    "# license header\n---\n" + CM + "---\n" + CM,
+    CM + "...\n---\n" + CM,
+    "%YAML 1.2\n---\n" + CM,
+    CM.replace("\n", "\r\n"),
+    CM.rstrip("\n"),
+    "\ufeff" + CM,
+    '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "j"}, "data": {"on": "off"}}\n',
+    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: t\ndata:\n  x: |\n    a\tb\n",
+    "- a\n- b\n",
+    "just a string\n",
+    "name: no-kind\non: push\n",
+    CM + "---\n---\n# trailing comment\n",
+    "apiVersion: tekton.dev/v1\nkind: Pipeline\nmetadata:\n  name: p\n",
+]
+
+
+@pytest.mark.parametrize("text", UNCHANGED)
+def test_split_keeps_every_byte(text: str) -> None:
+    s = streams.split(text)
+    assert s.bom + "".join(d.sep + d.body for d in s.docs) + s.tail == text
+    assert s.raw == text
+
+
+@settings(database=None)  # never write .hypothesis/ into the repository
+@given(st.lists(st.sampled_from(["---\n", "...\n", "# c\n", "a: 1\n", "\n", "  b: 2\n", "--- # x\n", "%TAG\n", "-- \n"]), max_size=30))
+def test_split_property(lines: list[str]) -> None:
+    text = "".join(lines)
+    s = streams.split(text)
+    assert "".join(d.sep + d.body for d in s.docs) + s.tail == text
+    for d in s.docs:
+        assert any(x.strip() and not x.lstrip().startswith("#") for x in d.body.splitlines())
+
+
+def test_split_documents() -> None:
+    s = streams.split("# head\n---\n" + RUN + "---\n" + CM)
+    assert [d.sep for d in s.docs] == ["# head\n---\n", "---\n"]
+    assert [d.body for d in s.docs] == [RUN, CM]
+    assert s.newline == "\n"
+    assert streams.split(RUN.replace("\n", "\r\n")).newline == "\r\n"
+
+
+def test_make_items_only_kubernetes_objects() -> None:
+    s = streams.split(RUN + "---\n- a\n---\nname: x\n---\n" + '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "j"}}\n')
+    streams.make_items(s)
+    kinds = [d.item.meta.kind if d.item else None for d in s.docs]
+    assert kinds == ["PipelineRun", None, None, "ConfigMap"]
+
+
+def test_make_items_sets_location_in_memory_only() -> None:
+    s = streams.split(RUN.replace("  namespace: ci\n", "  namespace: ci\n  annotations:\n    config.kubernetes.io/path: ../evil.yaml\n"), "dir/run.yaml")
+    streams.make_items(s)
+    item = s.docs[0].item
+    assert item is not None
+    assert item.meta.annotations[keys.PATH_KEY] == "dir/run.yaml"
+    assert keys.LEGACY_PATH_KEY not in item.meta.annotations
+    assert s.docs[0].location == {keys.LEGACY_PATH_KEY: "../evil.yaml"}
+    assert item.text is not None and "dir/run.yaml" not in item.text
+
+
+def test_make_items_bad_yaml_is_a_doc_error() -> None:
+    s = streams.split(CM + "---\n{\"apiVersion\": \"v1\", \"kind\": [\n", "x.yaml")
+    line = CM.count("\n") + 3  # in the file's lines: the document starts after CM and `---`
+    with pytest.raises(errors.InputError, match=rf"x.yaml: document 2 is not valid YAML: .* at line {line}, column 1$"):
+        streams.make_items(s)
+
+
+def test_make_items_untouched_block_object_that_is_not_yaml_is_a_doc_error() -> None:
+    """A ConfigMap no transform reads is still syntax-checked: a pre-commit run fails on it."""
+    s = streams.split(CM + "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\ndata:\n  a: [x\n", "x.yaml")
+    with pytest.raises(errors.InputError, match=r"x.yaml: document 2 is not valid YAML: .*flow sequence"):
+        streams.make_items(s)
+
+
+def test_head_comment_stays_after_the_dash() -> None:
+    # before the dash kpt would give the comment to the previous item (another file)
+    assert layout.indent_entry("# head\na: 1\n", 0) == "- # head\n  a: 1\n"
+    assert streams.unentry("- # head\n  a: 1\n") == "# head\na: 1\n"
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": {"k": "yes"}},
+        {"a": [{"b": 1}, "c"], "d": {}},
+    ],
+)
+def test_unentry_reverses_indent_entry(doc: dict) -> None:
+    text = emitter.dump_block(doc)
+    assert streams.unentry(layout.indent_entry(text, 0)) == text
+
+
+@pytest.mark.parametrize("text", UNCHANGED)
+def test_plugin_passthrough(text: str) -> None:
+    # the stub transform and a default policy change nothing: every byte comes back
+    out, results, code = _plugin(text, POLICY)
+    assert code == 0, results
+    assert out == text
+
+
+def _plugin(text: str, policy: str, tmp: Path | None = None) -> tuple[str, list, int]:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        p = Path(d) / "policy.yaml"
+        p.write_text(policy)
+        return run_plugin(str(p), text.encode())
+
+
+@pytest.fixture
+def fake(monkeypatch: pytest.MonkeyPatch) -> None:
+    from krm_fn.orchestration import process
+
+    monkeypatch.setitem(process.HANDLERS, ("tekton.dev", "PipelineRun"), fake_transform.handle_pipelinerun)
+
+
+KUSTOMIZE_IN = """\
+apiVersion: tekton.dev/v1
+kind: PipelineRun
+metadata:
+  annotations:
+    kustomize.config.k8s.io/id: |
+      group: tekton.dev
+      kind: PipelineRun
+      name: build
+      namespace: ci
+      version: v1
+  name: build
+  namespace: ci
+spec:
+  workspaces:
+  - name: src
+    volumeClaimTemplate:
+      spec:
+        accessModes:
+        - ReadWriteOnce
+---
+apiVersion: v1
+data:
+  a: "yes"
+kind: ConfigMap
+metadata:
+  annotations:
+    kustomize.config.k8s.io/id: |
+      kind: ConfigMap
+      name: c
+      version: v1
+  name: c
+"""
+
+
+def test_plugin_rewrites_and_appends(fake: None) -> None:
+    out, results, code = _plugin(KUSTOMIZE_IN, POLICY)
+    assert code == 0, [r.message for r in results]
+    docs = streams.split(out).docs
+    assert len(docs) == 3
+    # the untouched ConfigMap is the exact input document
+    assert docs[1].body == KUSTOMIZE_IN.split("---\n")[1]
+    run = to_plain(loader.rt_load(docs[0].body))
+    assert run["metadata"]["annotations"]["kustomize.config.k8s.io/id"].startswith("group: tekton.dev")
+    assert "persistentVolumeClaim" in run["spec"]["workspaces"][0]
+    sts = to_plain(loader.rt_load(docs[2].body))
+    assert sts["kind"] == "StatefulSet"
+    # never another item's ids, never a location annotation
+    assert set(sts["metadata"]["annotations"]) == {keys.OWNER_ANNOTATION}
+    # a second pass (kustomize output fed back) changes nothing
+    again, _r, code2 = _plugin(out, POLICY)
+    assert code2 == 0 and again == out
+
+
+def test_plugin_error_leaves_stream_unchanged(fake: None) -> None:
+    text = KUSTOMIZE_IN.replace(
+        "    kustomize.config.k8s.io/id: |\n      group", f"    {fake_transform.ERROR_ANNOTATION}: x\n    kustomize.config.k8s.io/id: |\n      group", 1
+    )
+    out, results, code = _plugin(text, POLICY)
+    assert code == 1
+    assert out == text
+    assert any(r.severity == "error" and "fake error" in r.message for r in results), [r.message for r in results]
+
+
+def test_plugin_bad_config() -> None:
+    out, results, code = _plugin(CM, "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\n")
+    assert code == 1 and out == CM
+    assert "unsupported functionConfig" in results[0].message
+
+
+def test_plugin_bad_yaml_document() -> None:
+    text = CM + "---\n{\"kind\": [\n"
+    out, results, code = _plugin(text, POLICY)
+    assert code == 1 and out == text
+    line = CM.count("\n") + 3  # in the stream's lines
+    assert "document 2 is not valid YAML: " in results[0].message and f"line {line}," in results[0].message
+
+
+# --------------------------------------------------------------------------- the check of a new text
+
+
+def _package(tmp_path: Path) -> tuple[Path, Path]:
+    from files_util import PIPELINE
+    from files_util import run_doc
+
+    (tmp_path / "pipeline.yaml").write_text(PIPELINE)
+    run = tmp_path / "run.yaml"
+    run.write_text(run_doc("r"))
+    (tmp_path / "policy.yaml").write_text(POLICY)
+    return run, tmp_path / "policy.yaml"
+
+
+def test_generated_documents_are_read_by_libyaml_before_a_file_is_replaced(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The block emitter's documents are read by nothing else: a generated document libyaml
+    refuses keeps the file as it was (the light writer's run is proven, the assistant not)."""
+    from files_util import cli
+
+    run, policy = _package(tmp_path)
+    before = run.read_text()
+    real = emitter.dump_block
+
+    def broken(obj: object, *a: object, **k: object) -> str:
+        text = real(obj, *a, **k)  # type: ignore[arg-type]
+        return text + "broken: [\n" if isinstance(obj, dict) and obj.get("kind") == "StatefulSet" else text
+
+    monkeypatch.setattr(emitter, "dump_block", broken)
+    code, _out, err = cli(tmp_path, "--config", str(policy), str(run))
+    assert code == 1
+    assert "would not read back" in err
+    assert run.read_text() == before
+
+
+def test_documents_the_light_writer_read_back_are_not_read_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """libyaml reads only what nothing has read back: the generated documents of a file, not
+    its run (the light writer proved it) nor its untouched documents (checked when read)."""
+    from files_util import cli
+
+    from krm_fn.yaml import libyaml
+
+    run, policy = _package(tmp_path)
+    run.write_text(CM + "---\n" + run.read_text())
+    read: list[str] = []
+    real = libyaml.reads
+
+    def spy(text: str) -> bool:
+        read.append(text)
+        return real(text)
+
+    monkeypatch.setattr(libyaml, "reads", spy)
+    code, _out, err = cli(tmp_path, "--config", str(policy), str(run))
+    assert code == 1, err  # rewritten
+    written = [t for t in read if "StatefulSet" in t]
+    assert len(written) == 1
+    assert "kind: PipelineRun" not in written[0] and "kind: ConfigMap" not in written[0]
+    assert streams.split(run.read_text()).docs[2].body in written[0]
+
+
+@settings(database=None)
+@given(st.lists(st.sampled_from(["---", "--- ", "---\t# x", "...", "... x", "%YAML 1.2", "%", "a: ---", "  ---", "x...", "b: 1", "", "---x", "....", "-- -"]), max_size=12), st.lists(st.sampled_from(["\n", "\r\n", "\r", ""]), min_size=12, max_size=12))
+def test_special_lines_are_the_regular_expressions_matches(lines: list[str], ends: list[str]) -> None:
+    text = "".join(line + end for line, end in zip(lines, ends, strict=False))
+    assert [m.span() for m in streams.special_lines(text)] == [m.span() for m in streams._SPECIAL_LINE_RE.finditer(text)]
