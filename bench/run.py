@@ -80,12 +80,14 @@ class Input:
 @dataclasses.dataclass
 class Cmd:
     """One command to time: argv, stdin file (None: /dev/null), the exit codes it may give,
-    and an untimed step before every run (putting a package back as it was)."""
+    an untimed step before every run (putting a package back as it was), and environment
+    variables set on top of child_env() (the verdict cache turned on)."""
 
     argv: list[str]
     stdin: Path | None = None
     ok: tuple[int, ...] = (0,)
     prepare: Callable[[], None] | None = None
+    env: dict[str, str] | None = None
 
 
 @dataclasses.dataclass
@@ -137,6 +139,14 @@ TARGETS: tuple[tuple[str, str, float], ...] = (
     ("krm-first", "libyaml", 0.3),
     ("krm-again", "libyaml", 0.3),
     ("one", "python", 2.0),
+    # issue 34: the verdict cache warm and empty, one staged file, any input with untouched objects
+    ("one", "python", 3.0),
+    ("twenty", "python", 3.0),
+    ("files-warm", "libyaml", 0.05),
+    ("files-empty", "libyaml", 0.35),
+    ("files-again", "libyaml", 0.35),
+    ("files-first", "libyaml", 0.5),
+    ("files-one", "libyaml", 0.1),
     ("list", "rss", 150.0),
     ("list100", "rss", 150.0),
     ("list", "growth", 10.0),
@@ -155,12 +165,26 @@ TARGETS: tuple[tuple[str, str, float], ...] = (
 )
 
 
+# files mode's verdict cache (issue 34) of every run of the function: a directory of the
+# benchmark's own (the user's cache is never touched), turned off but where a row says
+# otherwise (CACHE_ON): the other rows measure the work itself, as before the cache
+CACHE_HOME = Path(tempfile.gettempdir()) / f"krm-bench-cache-{os.getpid()}"
+CACHE_ON = {"KRM_COSCHEDULE_NO_CACHE": "0"}
+
+
 def child_env() -> dict[str, str]:
     """The children's environment: bytecode caching on (an installed package has its .pyc
-    files; without them every start recompiles krm_fn, ~40 ms)."""
+    files; without them every start recompiles krm_fn, ~40 ms); the verdict cache off, kept
+    in CACHE_HOME."""
     env = dict(os.environ)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["XDG_CACHE_HOME"] = str(CACHE_HOME)
+    env["KRM_COSCHEDULE_NO_CACHE"] = "1"
     return env
+
+
+def _empty_cache() -> None:
+    shutil.rmtree(CACHE_HOME / "krm-coschedule", ignore_errors=True)
 
 
 def fn_command() -> list[str]:
@@ -178,18 +202,20 @@ def fn_command() -> list[str]:
 # peak RSS (ru_maxrss) starts at the peak of the process that spawned it (vfork and exec keep
 # the spawner's high-water mark), and the runner holds the generated inputs (100 MB and more).
 # The launcher imports nothing beyond os, sys and time: its own ~9 MB are the floor of every
-# RSS figure, about that of `python -c pass`. One request per line: stdin, stderr file, argv,
-# each in hex (an argument may hold newlines); one answer per line: wall, CPU, peak RSS (KB),
-# exit code.
+# RSS figure, about that of `python -c pass`. One request per line: stdin, stderr file, the
+# environment variables to set (`=` then NUL-separated K=V), argv, each in hex (an argument
+# may hold newlines); one answer per line: wall, CPU, peak RSS (KB), exit code.
 LAUNCHER_SCRIPT = r"""
 import os, sys, time
 for line in sys.stdin:
-    stdin, err, *argv = [bytes.fromhex(f).decode() for f in line.split()]
+    stdin, err, extra, *argv = [bytes.fromhex(f).decode() for f in line.split()]
+    env = dict(os.environ)
+    env.update(kv.split("=", 1) for kv in extra[1:].split("\0") if kv)
     acts = [(os.POSIX_SPAWN_OPEN, 0, stdin, os.O_RDONLY, 0),
             (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
             (os.POSIX_SPAWN_OPEN, 2, err, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)]
     t0 = time.perf_counter()
-    pid = os.posix_spawn(argv[0], argv, os.environ, file_actions=acts)
+    pid = os.posix_spawn(argv[0], argv, env, file_actions=acts)
     _, status, ru = os.wait4(pid, 0)
     wall = time.perf_counter() - t0
     sys.stdout.write(f"{wall} {ru.ru_utime + ru.ru_stime} {ru.ru_maxrss} {os.waitstatus_to_exitcode(status)}\n")
@@ -203,14 +229,15 @@ class Launcher:
     proc: subprocess.Popen[str] | None = None
 
     @classmethod
-    def run(cls, argv: Sequence[str], stdin: Path | None, err: Path) -> tuple[float, float, int, int]:
+    def run(cls, argv: Sequence[str], stdin: Path | None, err: Path, env: dict[str, str] | None = None) -> tuple[float, float, int, int]:
         if cls.proc is None or cls.proc.poll() is not None:
             cls.proc = subprocess.Popen(
                 [sys.executable, "-S", "-c", LAUNCHER_SCRIPT],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=child_env(),
             )
         assert cls.proc.stdin is not None and cls.proc.stdout is not None
-        cls.proc.stdin.write(" ".join(f.encode().hex() for f in [str(stdin or os.devnull), str(err), *argv]) + "\n")
+        extra = "=" + "\0".join(f"{k}={v}" for k, v in (env or {}).items())
+        cls.proc.stdin.write(" ".join(f.encode().hex() for f in [str(stdin or os.devnull), str(err), extra, *argv]) + "\n")
         cls.proc.stdin.flush()
         wall, cpu, rss, code = cls.proc.stdout.readline().split()
         return float(wall), float(cpu), int(rss), int(code)
@@ -226,7 +253,7 @@ def measure(cmd: Cmd | Sequence[str], stdin_path: Path | None = None) -> Sample:
         cmd.prepare()
     with tempfile.TemporaryDirectory(prefix="krm-bench-err-") as d:
         err = Path(d) / "stderr"
-        wall, cpu, rss, code = Launcher.run(cmd.argv, cmd.stdin, err)
+        wall, cpu, rss, code = Launcher.run(cmd.argv, cmd.stdin, err, cmd.env)
         if code not in cmd.ok:
             text = err.read_text(errors="replace") if err.exists() else ""
             raise SystemExit(f"{' '.join(cmd.argv)} exited {code}: {text[-2000:]}")
@@ -238,7 +265,7 @@ def capture(cmd: Cmd) -> bytes:
     if cmd.prepare is not None:
         cmd.prepare()
     with open(cmd.stdin or os.devnull, "rb") as fin:
-        p = subprocess.run(cmd.argv, stdin=fin, capture_output=True, env=child_env())
+        p = subprocess.run(cmd.argv, stdin=fin, capture_output=True, env={**child_env(), **(cmd.env or {})})
     if p.returncode not in cmd.ok:
         raise SystemExit(f"{' '.join(cmd.argv)} exited {p.returncode}: {p.stderr.decode()[-2000:]}")
     return p.stdout
@@ -316,12 +343,22 @@ def package_cases(
             out.append(Case(f"{label}: first render", prefix + "files-first", n, size, first, _libyaml_files(orig)))
             out.append(Case(f"{label}: re-render --check", prefix + "files-again", n, rsize, again, _libyaml_files(rendered)))
             if not people:
+                # issue 34: the same --check with the verdict cache: warm (the warm-up run keeps
+                # the clean verdict), and empty before every run (a miss that keeps one)
+                warm = dataclasses.replace(again, env=CACHE_ON)
+                empty = dataclasses.replace(again, env=CACHE_ON, prepare=_empty_cache)
+                out.append(Case(f"{label}: re-render --check, cache warm", "files-warm", n, rsize, warm, _libyaml_files(rendered)))
+                out.append(Case(f"{label}: re-render --check, cache empty", "files-empty", n, rsize, empty, _libyaml_files(rendered)))
                 # what pre-commit runs when a commit touches one run file: that file given, the
                 # rest of the package read as context (against the package's round trip)
                 staged = sorted((rendered / "runs").iterdir())[n // 2]
                 one = Cmd([*fn, "--check", "--config", str(policy), str(staged)], ok=(0,))
                 capture(one)
                 out.append(Case(f"{label}: --check of one staged run file", "files-one", n, rsize, one, _libyaml_files(rendered)))
+                one_warm = dataclasses.replace(one, env=CACHE_ON)
+                out.append(Case(
+                    f"{label}: --check of one staged run file, cache warm", "files-one-warm", n, rsize, one_warm, _libyaml_files(rendered)
+                ))
         if "krm" in modes:
             rl = base / "list.yaml"
             rl.write_text(gen.package_resource_list(files))
@@ -456,7 +493,8 @@ def _growth(rows: Sequence[Row], group: str) -> tuple[float, float, str] | None:
     unit = "files" if group.startswith(("files", "krm", "people")) else "documents" if group.startswith("stream") else "items"
     what = {"stream-first": " (one file, first render)", "stream-again": " (one file, re-render)", "stream-diff": " (one file, --check --diff)","files-first": " (files mode, first render)", "files-again": " (files mode, re-render)", "files-one": " (files mode, --check of one staged file)",
             "krm-first": " (package as one ResourceList, first render)", "krm-again": " (package as one ResourceList, re-render)",
-            "list100": " (100% targets)"}.get(group.removeprefix("people-"), "") + (" (as people write them)" if group.startswith("people-") else "")
+            "list100": " (100% targets)", "files-warm": " (files mode, --check, cache warm)",
+            "files-empty": " (files mode, --check, cache empty)", "files-one-warm": " (files mode, one staged file, cache warm)"}.get(group.removeprefix("people-"), "") + (" (as people write them)" if group.startswith("people-") else "")
     gw, gc = b.wall("fn") / a.wall("fn"), b.cpu("fn") / a.cpu("fn")
     line = (
         f"Growth from {a.items:,} to {b.items:,} {unit}{what} ({b.items / a.items:.0f}x the input), wall (CPU): "
@@ -525,6 +563,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         cases: list[Case] = []
         if "one" in a.workloads:
             cases += list_cases([Input("1 PipelineRun", 1, gen.generate(1, 1.0, a.seed))], work)
+            # issue 34: a small mixed input (one target, 19 objects left untouched), cold start
+            cases += list_cases([Input("20 items, 5% targets", 20, gen.generate(20, 0.05, a.seed))], work, "twenty")
         if "list" in a.workloads:
             cases += list_cases(inputs(a.sizes, a.targets, a.seed)[1:], work)
         if "list100" in a.workloads:
@@ -537,12 +577,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             cases += stream_cases(a.documents, a.seed, work)
         if "people" in a.workloads:
             cases += package_cases(a.files, a.seed, work, people=True)
-        rows = measure_cases(cases, a.repeat)
+        try:
+            rows = measure_cases(cases, a.repeat)
+        finally:
+            shutil.rmtree(CACHE_HOME, ignore_errors=True)
     report = (
         f"Machine: {where}; load average {load():.1f} at the end\n"
         f"Date: {started}\n\n"
         + table(rows, a.repeat)
-        + "\nTargets (issue 13):\n\n"
+        + "\nTargets (issues 13 and 34):\n\n"
         + targets(rows)
     )
     sys.stdout.write(report)

@@ -35,7 +35,7 @@ Usage:
                                           (kpt fn eval --exec, kpt fn render --allow-exec,
                                           container image, kustomize --enable-exec)
   krm-coschedule CONFIG                   kustomize exec plugin: YAML stream on stdin -> stdout
-  krm-coschedule [--config POLICY] [--check] [--diff] [--files] [--format text|json] [-q|-v] FILE|DIR...
+  krm-coschedule [--config POLICY] [--check] [--diff] [--files] [--no-cache] [--format text|json] [-q|-v] FILE|DIR...
                                           rewrite YAML files in place (pre-commit), each with
                                           its package (the directory up to the nearest
                                           Kptfile): the package's other files are context and
@@ -51,6 +51,8 @@ Usage:
       --check                             change nothing; exit 1 when something would change
       --diff                              print a unified diff instead of writing
       --files                             the arguments are files (implied by the flags above)
+      --no-cache                          render every package, even one found clean before
+                                          with the same bytes (also KRM_COSCHEDULE_NO_CACHE=1)
       --format json                       files, results (with file, line and column) and
                                           integer counts as one JSON object on stdout
       -q, --quiet                         print errors only
@@ -430,8 +432,11 @@ def _progress() -> Callable[[int, int, str], None] | None:
 def _load_config(path: str | None) -> Any:
     """The functionConfig node of --config POLICY, or None. The node is annotated with its
     file, so results about the policy name it. Raises InputError."""
-    if path is None:
-        return None
+    return None if path is None else _read_config(path)[0]
+
+
+def _read_config(path: str) -> tuple[Any, str]:
+    """(_load_config's node, the file's text). Raises InputError."""
     from krm_fn.io import reader
     from krm_fn.io import streams
 
@@ -450,10 +455,10 @@ def _load_config(path: str | None) -> Any:
         _ERR.write(result_line(Result("error", str(e), file_path=path, file_index=0)) + "\n")
         raise InputError(f"--config {path} cannot be read (the error above); nothing was changed") from None
     if fc is not None:
-        from krm_fn.modes.files import annotate_config
+        from krm_fn.modes.package_policy import annotate_config
 
         annotate_config(fc, path)
-    return fc
+    return fc, text
 
 
 _RENDERED_KINDS = frozenset({"PipelineRun", "TaskRun", "Pipeline", "Task", "Build", "BuildRun", "TriggerTemplate"})
@@ -508,6 +513,8 @@ def _plugin(config_path: str) -> int:
 
 def _files(argv: list[str]) -> int:
     with _Loading():
+        from krm_fn.io.cache import NO_CACHE_ENV
+        from krm_fn.io.cache import open_cache
         from krm_fn.modes import files
         from krm_fn.modes.krm import light_default
     p = _parser(
@@ -526,6 +533,10 @@ def _files(argv: list[str]) -> int:
     p.add_argument("--diff", action="store_true", help="print a unified diff instead of writing (coloured on a terminal; NO_COLOR turns it off)")
     p.add_argument("--files", action="store_true", help="the arguments are files (needed for a single FILE argument)")
     p.add_argument(
+        "--no-cache", action="store_true",
+        help=f"render every package, even one found clean before with the same bytes (also {NO_CACHE_ENV}=1)",
+    )
+    p.add_argument(
         "--format", choices=("text", "json"), default="text",
         help="json: the files, the results (with file, line and column) and integer counts as one JSON object on stdout",
     )
@@ -534,8 +545,10 @@ def _files(argv: list[str]) -> int:
     loud.add_argument("-v", "--verbose", action="store_true", help="print the info results too")
     p.add_argument("paths", nargs="*", metavar="FILE", help="YAML files, or package directories")
     ns = p.parse_args(argv)
-    fc = _load_config(ns.config)
-    outcome = files.run(list(ns.paths), fc, light_default(), None if ns.quiet else _progress())
+    fc, text = (None, "") if ns.config is None else _read_config(ns.config)
+    cache = open_cache(off=ns.no_cache)
+    policy = None if ns.config is None else (ns.config, text.encode("utf-8"))
+    outcome = files.run(list(ns.paths), fc, light_default(), None if ns.quiet else _progress(), cache, policy)
     return files.commit(
         outcome, write=not (ns.check or ns.diff), diff=ns.diff, out=_OUT, err=_ERR,
         as_json=ns.format == "json", colour=_colour("stdout"), verbosity=-1 if ns.quiet else 1 if ns.verbose else 0,

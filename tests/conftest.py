@@ -21,6 +21,17 @@ class YamlSnapshot(SingleFileSnapshotExtension):
     file_extension = "yaml"
 
 
+@pytest.fixture(autouse=True)
+def _private_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test (and every process it starts) keeps files mode's verdict cache in a
+    directory of its own, empty at the start: never in the user's real cache, and no verdict
+    of one test answers another."""
+    where = tmp_path_factory.mktemp("xdg-cache")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(where))
+    monkeypatch.delenv("KRM_COSCHEDULE_NO_CACHE", raising=False)
+    return where
+
+
 @pytest.fixture
 def snapshot_yaml(snapshot):  # type: ignore[no-untyped-def]
     return snapshot.use_extension(YamlSnapshot)

@@ -90,7 +90,8 @@ def write_wrapper(directory: Path) -> Path:
     tests_dir = Path(__file__).resolve().parent
     exe.write_text(
         f"#!{sys.executable}\n"
-        "import sys\n"
+        "import os, sys\n"
+        "os.environ['KRM_COSCHEDULE_NO_CACHE'] = '1'  # another transform than krm_fn's: no verdict of it is kept\n"
         f"sys.path.insert(0, {str(tests_dir)!r})\n"
         "import fake_transform\n"
         "fake_transform.install()\n"

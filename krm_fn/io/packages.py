@@ -35,7 +35,7 @@ class Package(Record):
     """A package: its root, the files named on the command line (as named), and the other
     YAML files in it (context only)."""
 
-    __slots__ = ("root", "given", "context", "ignored", "unsearched")
+    __slots__ = ("root", "given", "context", "ignored", "unsearched", "real")
 
     def __init__(self, root: Path, given: list[str] | None = None, context: list[str] | None = None) -> None:
         self.root = root
@@ -43,6 +43,7 @@ class Package(Record):
         self.context: list[str] = [] if context is None else context
         self.ignored: list[str] = []  # given files the package's .krmignore excludes
         self.unsearched: list[tuple[str, str]] = []  # (path, why) its search passed over
+        self.real: dict[str, str] = {}  # name (given or context) -> its real path, as group() found it
 
     @property
     def kptfile(self) -> Path | None:
@@ -107,14 +108,16 @@ def group(names: list[str]) -> list[Package]:
         if ignore is not None:
             pkg.ignored = [n for n in pkg.given if ignore.excludes(_relative(realpath(n, dirs), pkg.root))]
             pkg.given = [n for n in pkg.given if n not in pkg.ignored]
-        given = {realpath(n, dirs) for n in pkg.given}
+        pkg.real = {n: realpath(n, dirs) for n in pkg.given}
+        given = set(pkg.real.values())
         recursive = pkg.kptfile is not None
         here = os.getcwd()
-        pkg.context = [
-            shown(str(f), here)
-            for f in _yaml_files(pkg.root, recursive=recursive, stop_at_packages=True, ignore=ignore, unsearched=pkg.unsearched)
-            if realpath(f, dirs) not in given
-        ]
+        for f in _yaml_files(pkg.root, recursive=recursive, stop_at_packages=True, ignore=ignore, unsearched=pkg.unsearched):
+            real = realpath(f, dirs)
+            if real not in given:
+                name = shown(str(f), here)
+                pkg.context.append(name)
+                pkg.real[name] = real
     return [pkg for pkg in by_root.values() if pkg.given or not pkg.ignored]
 
 

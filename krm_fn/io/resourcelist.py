@@ -24,6 +24,7 @@ from krm_fn.io import scanner
 from krm_fn.io.items import Item
 from krm_fn.io.items import ResourceList
 from krm_fn.io.items import check_syntax
+from krm_fn.io.items import light_reads
 from krm_fn.io.items import meta_of
 from krm_fn.yaml import emitter
 from krm_fn.yaml import guards
@@ -111,11 +112,20 @@ def parse(text: str, *, fast: bool = True) -> ResourceList:
 
 
 
+# Untouched items of at most this many bytes in all are checked by the light reader (a few
+# ms for a small input), so that an input of a few objects imports no libyaml binding (its
+# import, ~20 ms with ruamel.yaml's, was most of a 20-item run: issue 34); a larger one
+# repays the import (libyaml is faster per byte). The verdict is the same either way: what
+# the light reader takes, the round-trip loader reads the same, and check_syntax refuses
+# only what that loader refuses. Items the light reader is unsure of go to libyaml.
+LIGHT_CHECK_BYTES = 64 * 1024
+
+
 def check_untouched(rl: ResourceList) -> None:
     """Syntax-check the items no transform parsed, which the fast path would otherwise echo
-    unread: one libyaml pass over their text (about 0.25 s for 6.7 MB, no objects built).
-    Raises YamlSyntaxError (see check_syntax), or InputError for flow nesting too deep to
-    parse safely."""
+    unread: one libyaml pass over their text (about 0.25 s for 6.7 MB, no objects built), or
+    the light reader for a small input (LIGHT_CHECK_BYTES). Raises YamlSyntaxError (see
+    check_syntax), or InputError for flow nesting too deep to parse safely."""
     unread = [it for it in rl.items if it.doc is None and it.text is not None and not it.unreadable and not it.was_read]
     if not rl.fast or not unread:
         return
@@ -125,6 +135,10 @@ def check_untouched(rl: ResourceList) -> None:
             name = " ".join(x for x in (it.meta.kind, it.meta.name) if x)
             guards.check_flow_depth(it.text, f"items[{it.pos}]" + (f" ({name})" if name else ""))
     texts = [it.text for it in unread if it.text is not None]
+    if sum(map(len, texts)) <= LIGHT_CHECK_BYTES:
+        texts = [t for t in texts if not light_reads(t)]
+        if not texts:
+            return
     if libyaml.reads("".join(texts)):
         return
     for t in texts:  # some item is not YAML for libyaml: which one?

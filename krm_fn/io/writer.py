@@ -284,6 +284,22 @@ def write_atomic(path: Path, text: str | bytes, mode: int | None = None) -> list
     return lost
 
 
+def replace_file(path: Path, data: bytes) -> None:
+    """Put `data` at `path` (a file of the function's own, made if missing: the verdict cache's
+    entries) through a temp file in its directory and a rename: a reader, or a run beside this
+    one, sees the old file or the new one, never half of one. Private to the user (0600, as
+    mkstemp makes it) and not synced: a crash may lose the entry or leave it torn, and a torn
+    entry is read as corrupt and ignored. Raises OSError; the temp file is removed then."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".krm-tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        _unlink(tmp)
+        raise
+
+
 def _sync_directory(directory: Path) -> None:
     """fsync a directory, so that a rename in it is on disk (where the platform allows)."""
     try:

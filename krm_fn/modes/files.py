@@ -19,7 +19,6 @@ from krm_fn.core.keys import LOCAL_CONFIG
 from krm_fn.core.keys import PATH_KEY
 from krm_fn.core.record import Record
 from krm_fn.core.results import Result
-from krm_fn.core.results import elsewhere
 from krm_fn.core.results import sorted_results
 from krm_fn.io import packages
 from krm_fn.io import reader
@@ -29,7 +28,9 @@ from krm_fn.io import streamwrite
 from krm_fn.io.textdiff import coloured
 from krm_fn.io.writer import write_files
 from krm_fn.modes import dependents
+from krm_fn.modes import package_policy
 from krm_fn.modes import report
+from krm_fn.modes import verdicts
 from krm_fn.modes.locate import locate
 from krm_fn.orchestration import process as process_mod
 from krm_fn.policy import config as config_mod
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
     from typing import Any
     from typing import Protocol
 
+    from krm_fn.io.cache import Cache
     from krm_fn.orchestration.process import Outcome
 
 
@@ -72,7 +74,7 @@ class FileState(Record):
 
 
 class FilesOutcome(Record):
-    __slots__ = ("files", "results", "plans", "global_error", "assistant_off")
+    __slots__ = ("files", "results", "plans", "global_error", "assistant_off", "placeholders")
 
     def __init__(
         self,
@@ -87,6 +89,7 @@ class FilesOutcome(Record):
         self.plans = plans
         self.global_error = global_error
         self.assistant_off = assistant_off  # a package's feature-flags turn Tekton's assistant off
+        self.placeholders = False  # a package answered from the cache renders placeholders (it has no plans)
 
     @property
     def changed(self) -> list[FileState]:
@@ -105,11 +108,12 @@ def _file_error(name: str, message: str) -> Result:
 
 
 def read_files(
-    names: list[str], defer: bool = False, tick: Callable[[str], None] | None = None
+    names: list[str], defer: bool = False, tick: Callable[[str], None] | None = None, pre: dict[str, Any] | None = None
 ) -> tuple[list[FileState], list[Result]]:
     """Read, decode and split every file; a file that cannot be read fails on its own.
     `defer`: without the syntax check of the documents (streams.make_items). `tick` is
-    called with each name as it is read (the progress line)."""
+    called with each name as it is read (the progress line). `pre`: what the verdict cache's
+    probe read of them (name -> (bytes, stat), or the refusal), not read again."""
     files: list[FileState] = []
     results: list[Result] = []
     seen: set[str] = set()
@@ -125,7 +129,7 @@ def read_files(
         f = FileState(path, name)
         files.append(f)
         try:
-            data = _read(f)
+            data = _read(f, pre)
         except reader.FileRefused as e:
             f.failed = True
             results.append(_file_error(name, str(e)))
@@ -143,11 +147,14 @@ def read_files(
     return files, results
 
 
-def _read(f: FileState) -> bytes:
+def _read(f: FileState, pre: dict[str, Any] | None = None) -> bytes:
     """The file's bytes, by the one reader of every file the function opens (krm_fn.io.reader:
-    a regular file only, at most MAX_FILE_BYTES); its stat as read goes to f.stat. Raises
-    reader.FileRefused."""
-    data, f.stat = reader.read_bytes(f.path, f.name)
+    a regular file only, at most MAX_FILE_BYTES), or as the cache's probe read them (`pre`);
+    its stat as read goes to f.stat. Raises reader.FileRefused."""
+    got = None if pre is None else pre.get(f.name)
+    if isinstance(got, reader.FileRefused):
+        raise got
+    data, f.stat = reader.read_bytes(f.path, f.name) if got is None else got
     return data
 
 
@@ -161,17 +168,21 @@ def _decode(data: bytes) -> str:
 
 
 def run(
-    names: list[str], function_config: Any, light: bool = False, progress: Callable[[int, int, str], None] | None = None
+    names: list[str], function_config: Any, light: bool = False, progress: Callable[[int, int, str], None] | None = None,
+    cache: Cache | None = None, policy: tuple[str, bytes] | None = None,
 ) -> FilesOutcome:
     """Render the files package by package (krm_fn.io.packages): each package's other YAML
     files are read as context, and its policy is `function_config` (--config) when given,
-    else its own. Decides every file's new text; writes nothing."""
+    else its own. Decides every file's new text; writes nothing. `cache`: a package found
+    clean before with the same bytes is answered from it (modes/verdicts; `policy`: the
+    --config file's path and bytes)."""
     with process_mod.PausedGC():
-        return _run(names, function_config, light, progress)
+        return _run(names, function_config, light, progress, cache, policy)
 
 
 def _run(
-    names: list[str], function_config: Any, light: bool, progress: Callable[[int, int, str], None] | None
+    names: list[str], function_config: Any, light: bool, progress: Callable[[int, int, str], None] | None,
+    cache: Cache | None, policy: tuple[str, bytes] | None,
 ) -> FilesOutcome:
     if not all(os.path.isabs(n) for n in names):
         try:
@@ -201,14 +212,15 @@ def _run(
                     ticked.add(name)
                     show(len(ticked) - 1, len(names), where)
 
-        part = _run_package(pkg, function_config, light, tick=tick)
-        named = set(pkg.given)
-        part.files = [f for f in part.files if f.name in named or f.failed or f.new_text is not None]
+        part = _package_outcome(pkg, function_config, light, tick, cache, policy)
         outcome.files.extend(part.files)
         outcome.results.extend(part.results)
         outcome.plans.extend(part.plans)
         outcome.global_error = outcome.global_error or part.global_error
         outcome.assistant_off = outcome.assistant_off or part.assistant_off
+        # a verdict from the cache has no plans, only whether it rendered placeholders; a rendered
+        # package's plans say it (and the summary leaves out the runs of files that failed)
+        outcome.placeholders = outcome.placeholders or (part.placeholders and not part.plans)
     if many and progress is not None:
         progress(len(groups), len(groups), "")
     by_name = {f.name: i for i, f in enumerate(outcome.files)}
@@ -231,6 +243,28 @@ def _unique(names: list[str]) -> list[str]:
     return out
 
 
+def _package_outcome(
+    pkg: packages.Package, override: Any, light: bool, tick: Callable[[str], None] | None,
+    cache: Cache | None, policy: tuple[str, bytes] | None,
+) -> FilesOutcome:
+    """One package's outcome, the files it reports (named, failed or changed): from the
+    verdict cache when every byte is as when it was last found clean, else rendered (from the
+    bytes the cache's probe read), and a clean outcome remembered."""
+    probe = None if cache is None else verdicts.probe(cache, pkg, policy, light)
+    hit = None if probe is None else probe.verdict()
+    if hit is not None:
+        outcome = FilesOutcome([FileState(Path(n), n) for n in hit.files], hit.results, [], assistant_off=hit.assistant_off)
+        outcome.placeholders = hit.placeholders
+        return outcome
+    part = _run_package(pkg, override, light, tick=tick, pre=None if probe is None else probe.data)
+    named = set(pkg.given)
+    part.files = [f for f in part.files if f.name in named or f.failed or f.new_text is not None]
+    part.placeholders = prerequisite.rendered(part.plans)
+    if probe is not None and not (part.has_error or part.changed or any(r.severity == "error" for r in part.results)):
+        probe.remember(verdicts.Verdict([f.name for f in part.files], part.results, part.placeholders, part.assistant_off))
+    return part
+
+
 class _ReadEagerly(Exception):
     """The deferred reading met what only the eager one words (a file that fails the syntax
     check, an unreadable policy, a Tekton run that is not YAML): read the package again,
@@ -238,7 +272,8 @@ class _ReadEagerly(Exception):
 
 
 def _run_package(
-    pkg: packages.Package, override: Any, light: bool, defer: bool = True, tick: Callable[[str], None] | None = None
+    pkg: packages.Package, override: Any, light: bool, defer: bool = True, tick: Callable[[str], None] | None = None,
+    pre: dict[str, Any] | None = None,
 ) -> FilesOutcome:
     """Render one package: the files named, and the package's files that depend on them
     (krm_fn.modes.dependents); a file that was not named is reported only when it changes or fails.
@@ -248,25 +283,27 @@ def _run_package(
     made after the first pass only of what nothing read (streams.check_deferred). Should a
     file fail the check, the package is read and rendered again with every file checked as
     it is read: the outcome, messages included, is then exactly that of the eager reading,
-    which the deferred one only skips work of."""
+    which the deferred one only skips work of. `pre`: the files as the cache's probe read them."""
     if defer:
         try:
-            return _render_package(pkg, override, light, True, tick)
+            return _render_package(pkg, override, light, True, tick, pre)
         except _ReadEagerly:
             pass
-    return _render_package(pkg, override, light, False, tick)
+    return _render_package(pkg, override, light, False, tick, pre)
 
 
-def _render_package(pkg: packages.Package, override: Any, light: bool, defer: bool, tick: Callable[[str], None] | None) -> FilesOutcome:
+def _render_package(
+    pkg: packages.Package, override: Any, light: bool, defer: bool, tick: Callable[[str], None] | None, pre: dict[str, Any] | None
+) -> FilesOutcome:
     """One pass over the package: read it, decide every file's new text. Raises _ReadEagerly
     (only when `defer`)."""
     # the Kptfile's config for this function, read once for both uses: (node, path, problem)
     kptfile = packages.kptfile_config(pkg) if override is None else (None, None, None)
-    files, context, errors = _read_package(pkg, dependents.config_file(*kptfile[:2]), defer, tick)
+    files, context, errors = _read_package(pkg, dependents.config_file(*kptfile[:2]), defer, tick, pre)
     if override is not None:
         policy: Any = override
     else:
-        policy, problem = _package_policy(pkg, files + context, kptfile)
+        policy, problem = package_policy.find(pkg, files + context, kptfile, pre)
         if problem is not None:
             if defer:
                 raise _ReadEagerly
@@ -291,13 +328,13 @@ def _render_package(pkg: packages.Package, override: Any, light: bool, defer: bo
 
 
 def _read_package(
-    pkg: packages.Package, config: str | None, defer: bool, tick: Callable[[str], None] | None
+    pkg: packages.Package, config: str | None, defer: bool, tick: Callable[[str], None] | None, pre: dict[str, Any] | None
 ) -> tuple[list[FileState], list[FileState], list[Result]]:
     """(the files to render: the named ones and those that depend on them, the package's other
     files as context, the errors and warnings of reading them). `config`: the real path of
     the policy file the Kptfile names (dependents.config_file)."""
-    files, read_errors = read_files(pkg.given, defer, tick)
-    context, unreadable = read_files(pkg.context, defer)  # what cannot be read is not context
+    files, read_errors = read_files(pkg.given, defer, tick, pre)
+    context, unreadable = read_files(pkg.context, defer, pre=pre)  # what cannot be read is not context
     inodes = {(f.stat.st_dev, f.stat.st_ino) for f in files if f.stat is not None}
     # a hard link to a named file is that file, not another file of the package
     context = [f for f in context if f.stat is None or (f.stat.st_dev, f.stat.st_ino) not in inodes]
@@ -394,8 +431,10 @@ def _render(
             raise _ReadEagerly from None
         # the deferred reading differs from the eager one only in when the documents are
         # checked: when every file passes the check, the eager reading would have made the
-        # same items, and this pass's outcome (errors included) is the eager one's
-        if defer and not all(streams.check_deferred(f.stream) for f in live + extra if f.stream is not None):
+        # same items, and this pass's outcome (errors included) is the eager one's. A context
+        # file nothing read (no item looked up, not the policy's) is not checked (issue 34):
+        # whether the eager reading would keep it or leave it out, nothing used it
+        if defer and not all(streams.check_deferred(f.stream) for f in live + _read_context(extra, policy) if f.stream is not None):
             raise _ReadEagerly
         dropped = _drop_broken_context(outcome.results, extra)
         if dropped:
@@ -406,6 +445,21 @@ def _render(
             return FilesOutcome(files, sorted_results(errors + _others(outcome.results)), [], True)
         if not new_failures:
             return outcome, extra
+
+
+def _read_context(extra: list[FileState], policy: Any) -> list[FileState]:
+    """The context files a lookup read: one of their items was looked up (Item.looked_up),
+    or they hold the policy."""
+    path = config_mod.config_file(policy)
+    real = None if path is None else os.path.realpath(path)
+
+    def holds_policy(name: str) -> bool:
+        return real is not None and os.path.basename(name) == os.path.basename(real) and os.path.realpath(name) == real
+
+    return [
+        f for f in extra
+        if f.stream is not None and (holds_policy(f.name) or any(d.item is not None and d.item.looked_up for d in f.stream.docs))
+    ]
 
 
 def _decide(live: list[FileState], texts: dict[int, str], problems: dict[int, str], errors: list[Result]) -> None:
@@ -440,60 +494,6 @@ def _drop_broken_context(results: list[Result], extra: list[FileState]) -> list[
     """Context files an error names (an object that cannot be read): left out of the context."""
     names = {r.file_path for r in results if r.severity == "error"}
     return [f for f in extra if f.name in names]
-
-
-def _package_policy(
-    pkg: packages.Package, files: list[FileState], kptfile: tuple[Any, str | None, str | None]
-) -> tuple[Any, str | None]:
-    """The package's own policy: its Kptfile's config for this function (`kptfile`, from
-    packages.kptfile_config), or a CoschedulePolicy document among its files; (None, None) for none
-    (the defaults), or (None, reason) when there are two or one cannot be read."""
-    node, source, problem = kptfile
-    if problem is not None:
-        return None, problem
-    found: dict[str, Any] = {}
-    if source is not None:
-        if node is not None:
-            found[os.path.realpath(source) + "#configMap"] = (source, node)
-        else:
-            found[os.path.realpath(source)] = (source, None)
-    for f in files:
-        if f.stream is None:
-            continue
-        for doc in f.stream.docs:
-            if doc.item is not None and doc.item.meta.kind == config_mod.POLICY_KIND:
-                found.setdefault(os.path.realpath(f.name), (f.name, None))
-    if len(found) > 1:
-        where = ", ".join(sorted(src for src, _ in found.values()))
-        return None, (
-            f"the package {pkg.root} has two policies for krm-coschedule ({where}); keep one (or "
-            "name it with --config)"
-        )
-    if not found:
-        return None, None
-    path, node = next(iter(found.values()))
-    if node is not None:
-        return node, None
-    try:
-        text = reader.read_text(path)
-    except reader.FileRefused as e:
-        return None, f"the package's policy {e}"
-    try:
-        fc = streams.read_config(text, path)
-    except InputError as e:
-        # the place is in the policy, not in the file this error is reported for
-        return None, f"the package's policy {elsewhere(str(e), path)}"
-    annotate_config(fc, path)
-    return fc, None
-
-
-def annotate_config(fc: Any, path: str) -> None:
-    """In memory: results about the policy name its file."""
-    md = fc.get("metadata") if isinstance(fc, dict) else None
-    if isinstance(md, dict):
-        ann = md.get("annotations")
-        if ann is None or isinstance(ann, dict):
-            md["annotations"] = {**(ann or {}), PATH_KEY: path}
 
 
 def _refuse_json(f: FileState) -> str | None:

@@ -44,6 +44,8 @@ if TYPE_CHECKING:
         @property
         def assistant_off(self) -> bool: ...
         @property
+        def placeholders(self) -> bool: ...
+        @property
         def changed(self) -> Sequence[FileState]: ...
 
     class Writer(Protocol):
@@ -78,7 +80,7 @@ def write_summary(outcome: FilesOutcome, write: bool, err: Writer) -> None:
     # the runs of a file that failed (not written) have no placeholder to speak of
     lost = {(it.meta.kind, it.meta.namespace or "", it.meta.name) for f in outcome.files if f.failed and f.stream for it in f.stream.items}
     plans = [p for p in outcome.plans if (p.run.kind, p.run.namespace or "", p.run.name) not in lost]
-    needs = prerequisite.note(plans, assistant_off=outcome.assistant_off)
+    needs = prerequisite.note(plans, assistant_off=outcome.assistant_off, placeholders=outcome.placeholders)
     if needs:
         err.write(f"krm-coschedule: {needs}\n")
 

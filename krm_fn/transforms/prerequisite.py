@@ -32,13 +32,19 @@ REASON = "TektonAffinityAssistantOn"  # the warning's tag (files mode shows it f
 _TRUE = ("1", "t", "T", "TRUE", "true", "True")  # Go strconv.ParseBool
 
 
-def note(plans: list[Plan], command: bool = True, assistant_off: bool = False) -> str:
-    """The prerequisite, once, for the human summary when placeholders were rendered; ""
+def rendered(plans: list[Plan]) -> bool:
+    """Whether the plans render placeholders (what `note` is said for)."""
+    return any(p.strategy == "placeholder" and p.assistants for p in plans)
+
+
+def note(plans: list[Plan], command: bool = True, assistant_off: bool = False, placeholders: bool = False) -> str:
+    """The prerequisite, once, for the human summary when placeholders were rendered (by
+    `plans`, or `placeholders`: a verdict from files mode's cache, which keeps no plans); ""
     otherwise, and when the input holds Tekton's feature-flags with the assistant off
     (`assistant_off`: Context.assistant_off; a pre-commit hook on a repository that manages
     its Tekton said it on every commit). `command`: with the kubectl command (not in kpt's
     output, which repeats it on every render)."""
-    if assistant_off or not any(p.strategy == "placeholder" and p.assistants for p in plans):
+    if assistant_off or not (placeholders or rendered(plans)):
         return ""
     return (
         'placeholders rendered: the cluster needs Tekton\'s feature-flags coschedule: "disabled" '

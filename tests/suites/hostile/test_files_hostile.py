@@ -297,7 +297,7 @@ def _deferred_and_eager(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: 
         seen = []
         for _ in range(2):
             with monkeypatch.context() as m:
-                m.setattr(files_mod, "_run_package", lambda pkg, o, light, defer=True, on=defer, tick=None: real(pkg, o, light, defer and on, tick))
+                m.setattr(files_mod, "_run_package", lambda pkg, o, light, defer=True, on=defer, tick=None, pre=None: real(pkg, o, light, defer and on, tick, pre))
                 code, out, err = cli(d, *args, ".")
             seen.append((code, out, err.replace(str(d), "<dir>"), {p.name: p.read_text() for p in sorted(d.iterdir())}))
         outcomes[defer] = seen
@@ -345,7 +345,7 @@ def test_an_error_in_valid_yaml_is_decided_without_reading_again(
 
     reads, checked = [], []
     real, real_check = files_mod.read_files, libyaml.reads
-    monkeypatch.setattr(files_mod, "read_files", lambda names, defer=False, tick=None: reads.append(defer) or real(names, defer, tick))
+    monkeypatch.setattr(files_mod, "read_files", lambda names, defer=False, tick=None, pre=None: reads.append(defer) or real(names, defer, tick, pre))
     monkeypatch.setattr(streams, "_LIGHT_CHECK_BUDGET", [0])  # every file's check by libyaml, counted
     monkeypatch.setattr(libyaml, "reads", lambda text: checked.append(text) or real_check(text))
     cli(d, ".")

@@ -90,7 +90,9 @@ def test_package_cases_render_then_change_nothing(tmp_path: Path) -> None:
     """The files and KRM workloads on a tiny package: the runner's own checks (the first
     render changes the runs, the re-render changes nothing) pass, and every row is timed."""
     cases = run.package_cases([2], seed=1, workdir=tmp_path)
-    assert [c.group for c in cases] == ["files-first", "files-again", "files-one", "krm-first", "krm-again"]
+    assert [c.group for c in cases] == [
+        "files-first", "files-again", "files-warm", "files-empty", "files-one", "files-one-warm", "krm-first", "krm-again"
+    ]
     rows = run.measure_cases(cases, repeat=1)
     for r in rows:
         assert r.wall("fn") > 0 and r.wall("libyaml") > 0
@@ -100,7 +102,9 @@ def test_package_cases_render_then_change_nothing(tmp_path: Path) -> None:
     work = Path(first.fn.argv[-1])
     assert "affinity-assistant" in (work / "runs" / "nightly-00000.yaml").read_text()
     text = run.table(rows, 1) + run.targets(rows)
-    assert text.count("| package of 2 PipelineRun files") == 5 + 4  # rows, and a target each (not files-one)
+    # rows, and the targets: issue 13's four, issue 34's (first render, --check with the cache
+    # off, warm and empty, one staged file)
+    assert text.count("| package of 2 PipelineRun files") == 8 + 4 + 5
 
 
 def test_targets_say_met_or_missed() -> None:
@@ -179,3 +183,15 @@ def test_stream_cases_render_check_and_diff(tmp_path: Path) -> None:
     assert all(r.wall("fn") > 0 for r in rows)
     out = run.capture(cases[2].fn).decode()
     assert out.startswith("--- a/") and "+kind: StatefulSet\n" in out
+
+
+def test_a_command_s_environment_reaches_it_and_the_cache_is_off_by_default() -> None:
+    """Cmd.env goes through the launcher (the cache rows turn the verdict cache on); every
+    other command runs with it off, in the benchmark's own cache directory."""
+    probe = "import os, sys; sys.exit(0 if os.environ['KRM_COSCHEDULE_NO_CACHE'] == sys.argv[1] and os.environ['XDG_CACHE_HOME'] == sys.argv[2] else 3)"
+    home = str(run.CACHE_HOME)
+    run.measure(run.Cmd([sys.executable, "-c", probe, "1", home]))
+    run.measure(run.Cmd([sys.executable, "-c", probe, "0", home], env=run.CACHE_ON))
+    run.capture(run.Cmd([sys.executable, "-c", probe, "0", home], env=run.CACHE_ON))
+    with pytest.raises(SystemExit):
+        run.measure(run.Cmd([sys.executable, "-c", probe, "0", home]))

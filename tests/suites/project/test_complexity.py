@@ -27,6 +27,14 @@ from krm_fn.transforms.tekton import names
 BOUND = 8.0
 
 
+@pytest.fixture(autouse=True)
+def _no_verdict_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests count the work of rendering: files mode's verdict cache (issue 34) would
+    answer a repeated command without it."""
+    monkeypatch.setenv("KRM_COSCHEDULE_NO_CACHE", "1")
+
+
+
 def ratio(make: Callable[[int], Callable[[], object]], n: int) -> float:
     small, large = make(n), make(4 * n)
     small()  # warm imports and caches
