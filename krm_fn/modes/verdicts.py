@@ -175,6 +175,7 @@ def _result_row(r: Result) -> list[Any]:
     return [
         r.severity, r.message, None if ref is None else [ref.api_version, ref.kind, ref.name, ref.namespace],
         r.field_path, r.file_path, r.file_index, [list(t) for t in r.tags], r.current_value, r.proposed_value,
+        r.line, r.column,
     ]
 
 
@@ -196,13 +197,15 @@ def _decode(row: Any) -> Verdict | None:
 
 def _result(r: Any) -> Result:
     """A Result from its row. Raises TypeError or ValueError for a row that is not one."""
-    if not isinstance(r, list) or len(r) != 9:
+    if not isinstance(r, list) or len(r) != 11:
         raise TypeError("not a result row")
-    severity, message, ref, field_path, file_path, file_index, tags, current, proposed = r
+    severity, message, ref, field_path, file_path, file_index, tags, current, proposed, line, column = r
     if severity not in ("warning", "info") or not isinstance(message, str):
         raise ValueError("not a result of a clean verdict")
     if not (_optional(field_path, str) and _optional(file_path, str) and _optional(file_index, int)):
         raise TypeError("a result's location")
+    if not (_optional(line, int) and _optional(column, int)):
+        raise TypeError("a result's line and column")
     resource = None
     if ref is not None:
         if not (isinstance(ref, list) and len(ref) == 4 and all(isinstance(x, str) for x in ref[:3]) and _optional(ref[3], str)):
@@ -210,7 +213,10 @@ def _result(r: Any) -> Result:
         resource = ResourceRef(*ref)
     if not (isinstance(tags, list) and all(isinstance(t, list) and len(t) == 2 and all(isinstance(x, str) for x in t) for t in tags)):
         raise TypeError("a result's tags")
-    return Result(severity, message, resource, field_path, file_path, file_index, tuple((k, v) for k, v in tags), current, proposed)
+    return Result(
+        severity, message, resource, field_path, file_path, file_index, tuple((k, v) for k, v in tags), current, proposed,
+        line, column,
+    )
 
 
 def _optional(value: Any, kind: type) -> bool:
