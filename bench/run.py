@@ -253,7 +253,10 @@ def measure(cmd: Cmd | Sequence[str], stdin_path: Path | None = None) -> Sample:
         cmd.prepare()
     with tempfile.TemporaryDirectory(prefix="krm-bench-err-") as d:
         err = Path(d) / "stderr"
-        wall, cpu, rss, code = Launcher.run(cmd.argv, cmd.stdin, err, cmd.env)
+        # the cache's variables with every request: the launcher's own environment is the
+        # one it started with (CACHE_HOME may be another now)
+        env = {"XDG_CACHE_HOME": str(CACHE_HOME), "KRM_COSCHEDULE_NO_CACHE": "1", **(cmd.env or {})}
+        wall, cpu, rss, code = Launcher.run(cmd.argv, cmd.stdin, err, env)
         if code not in cmd.ok:
             text = err.read_text(errors="replace") if err.exists() else ""
             raise SystemExit(f"{' '.join(cmd.argv)} exited {code}: {text[-2000:]}")

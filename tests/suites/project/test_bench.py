@@ -20,6 +20,13 @@ import gen  # noqa: E402
 import run  # noqa: E402
 
 
+@pytest.fixture(autouse=True)
+def _bench_cache_in_tmp(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The runner keeps the verdict cache of its commands in a directory of its own (removed
+    by main() at the end); these tests call its pieces, so it goes under pytest's tmp."""
+    monkeypatch.setattr(run, "CACHE_HOME", tmp_path_factory.mktemp("bench-cache"))
+
+
 def test_generator_makes_a_valid_resource_list() -> None:
     text = gen.generate(40, 0.2, seed=3)
     assert text == gen.generate(40, 0.2, seed=3)  # deterministic per seed
@@ -189,7 +196,7 @@ def test_a_command_s_environment_reaches_it_and_the_cache_is_off_by_default() ->
     """Cmd.env goes through the launcher (the cache rows turn the verdict cache on); every
     other command runs with it off, in the benchmark's own cache directory."""
     probe = "import os, sys; sys.exit(0 if os.environ['KRM_COSCHEDULE_NO_CACHE'] == sys.argv[1] and os.environ['XDG_CACHE_HOME'] == sys.argv[2] else 3)"
-    home = str(run.CACHE_HOME)
+    home = str(run.CACHE_HOME)  # this test's (the fixture above)
     run.measure(run.Cmd([sys.executable, "-c", probe, "1", home]))
     run.measure(run.Cmd([sys.executable, "-c", probe, "0", home], env=run.CACHE_ON))
     run.capture(run.Cmd([sys.executable, "-c", probe, "0", home], env=run.CACHE_ON))
