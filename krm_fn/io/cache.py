@@ -82,7 +82,7 @@ def fingerprint(package: Path | None = None) -> str:
             for name in sorted(names):
                 if name.endswith(_SOURCES):
                     path = os.path.join(root, name)
-                    _add(h, os.path.relpath(path, package).encode(), _bytes(path))
+                    _add(h, os.fsencode(os.path.relpath(path, package)), _bytes(path))
     for entry in sys.path[1:]:  # not the script's directory (or the working directory of -c and -m)
         try:
             found = sorted(n for n in os.listdir(entry) if n.endswith(".dist-info"))
@@ -158,7 +158,7 @@ class Cache:
         False when it cannot be written (the run goes on: a cache is never the reason to fail)."""
         import json
 
-        data = json.dumps({"format": FORMAT, "key": key, "verdict": verdict}, ensure_ascii=False, separators=(",", ":"))
+        data = json.dumps({"format": FORMAT, "key": key, "verdict": verdict}, ensure_ascii=True, separators=(",", ":"))
         try:
             where = self.dir
             where.mkdir(parents=True, exist_ok=True)

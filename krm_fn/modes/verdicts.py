@@ -91,9 +91,9 @@ def probe(cache: Cache, pkg: packages.Package, policy: tuple[str, bytes] | None,
     key, slot = hashlib.sha256(), hashlib.sha256()
     for h in (key, slot):
         for part in (os.getcwd(), str(pkg.root), "light" if light else "round-trip", "" if policy is None else policy[0]):
-            _add(h, b"", part.encode())
+            _add(h, b"", os.fsencode(part))
         for name in pkg.given:
-            _add(h, b"given", name.encode())
+            _add(h, b"given", os.fsencode(name))
     if policy is not None:
         _add(key, b"--config", policy[1])
     data: dict[str, Any] = {}
@@ -109,7 +109,7 @@ def probe(cache: Cache, pkg: packages.Package, policy: tuple[str, bytes] | None,
         data[name] = got
         real = pkg.real.get(name) or packages.realpath(name, dirs)
         link = f"{real}\0{st.st_dev}:{st.st_ino}" if st.st_nlink > 1 else real
-        _add(key, f"{name}\0{link}".encode(), raw)
+        _add(key, os.fsencode(f"{name}\0{link}"), raw)
     again: dict[str, bytes] = {}
     cacheable = cacheable and _add_kptfile(key, pkg, policy is None, again)
     return Probe(cache, data, key.hexdigest() if cacheable else None, slot.hexdigest()[:40], again)
@@ -136,7 +136,7 @@ def _add_kptfile(h: Any, pkg: packages.Package, own_policy: bool, again: dict[st
                 config, _st = reader.read_bytes(source)
             except reader.FileRefused:
                 return False
-            _add(h, b"configPath\0" + source.encode(), config)
+            _add(h, b"configPath\0" + os.fsencode(source), config)
             again[source] = hashlib.sha256(config).digest()
     return True
 

@@ -398,3 +398,18 @@ def test_a_probe_keeps_no_verdict_once_a_file_read_again_changed(pkg: Path, monk
     probe = verdicts.probe(store, package, None, True)
     edit(pkg)  # type: ignore[operator]
     assert not probe.remember(clean)
+
+
+@pytest.mark.parametrize("raw", [b"bad\xffrun.yaml", b"caf\xe9.yaml"])
+def test_a_file_name_that_is_not_utf8_is_keyed_and_kept(pkg: Path, renders: list[str], _private_cache: Path, raw: bytes) -> None:
+    """A name that is not UTF-8 (read as surrogate escapes) is hashed by its bytes and kept in
+    an entry as JSON escapes: both were internal errors once issue 31's names met the cache."""
+    src = pkg / "runs" / "r3.yaml"
+    os.rename(src, os.fsdecode(bytes(pkg / "runs") + b"/" + raw))
+    here = pkg.parent
+    rendered = cli(here, "--no-cache", "--check", "pkg")
+    assert rendered[0] == 0 and "internal error" not in rendered[2], rendered[2]
+    first = cli(here, "--check", "pkg")  # a miss: the key takes the name's bytes
+    assert first == rendered and len(_entries(_private_cache)) == 1
+    warm = cli(here, "--check", "pkg")  # a hit: the entry read back with the name as it was
+    assert warm == rendered and renders == ["pkg", "pkg"]
