@@ -113,7 +113,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 # so no object name can drive a terminal. A closed, full or broken stdout is one line on
 # stderr and exit 1; stderr itself failing never changes the outcome.
 
-MAX_INPUT_BYTES = 256 * 1024 * 1024  # stdin and each FILE: larger input is refused, not read
 
 _CONTROL = None  # compiled on first use: most runs print nothing that needs it
 
@@ -173,7 +172,7 @@ class _Stream:
                 stream.write(text)
             else:
                 stream.flush()
-                _write_all(buf, data)
+                stdio.write_buffer(buf, data)
         except OSError as e:
             raise _output_failed(e) from None
 
@@ -220,15 +219,13 @@ _OUT = _Stream("stdout")
 _ERR = _People("stderr")
 
 
-def _write_all(buf: Any, data: bytes) -> None:
-    """buf.write until every byte is written, for a stream with no descriptor (a test's
-    buffer): a raw file may take only part of a write."""
-    view = memoryview(data)
-    while view:
-        n = buf.write(view)
-        if n is None or n <= 0:
-            raise OSError(errno.EIO, "stdout took none of the output")
-        view = view[n:]
+def _read_stdin() -> bytes:
+    """All of stdin (io/stdio.read_stdin: the one reader of KRM, plugin and explain mode)."""
+    from krm_fn.io import stdio
+
+    if sys.stdin is None:
+        raise _closed("stdin")
+    return stdio.read_stdin(sys.stdin)
 
 
 def _closed(name: str) -> Exception:
@@ -256,36 +253,6 @@ def _print(text: str) -> int:
     _OUT.write(text)
     _OUT.flush()
     return 0
-
-
-def _read_stdin() -> bytes:
-    """All of stdin, bounded by MAX_INPUT_BYTES: the one reader of every mode that reads it
-    (KRM, the kustomize plugin, `explain`). Its descriptor is read to its end whatever its
-    mode (io.stdio: a non-blocking pipe whose writer pauses is waited on, not cut short)."""
-    from krm_fn.io import stdio
-
-    stream = sys.stdin
-    if stream is None:
-        raise _closed("stdin")
-    src = getattr(stream, "buffer", stream)
-    fd = stdio.fileno(src)
-    try:
-        if fd is None:  # no descriptor (a test's StringIO): its read() is whole
-            data = src.read(MAX_INPUT_BYTES + 1)
-            if isinstance(data, str):
-                data = data.encode("utf-8")
-            if len(data) > MAX_INPUT_BYTES:
-                raise stdio.TooLarge(MAX_INPUT_BYTES)
-        else:
-            data = stdio.read_all(fd, MAX_INPUT_BYTES)
-    except stdio.TooLarge:
-        raise InputError(
-            f"stdin holds more than {MAX_INPUT_BYTES // (1024 * 1024)} MiB; the function reads at most "
-            "that much: split the input (kpt fn render runs it per package)"
-        ) from None
-    except OSError as e:
-        raise InputError(f"cannot read stdin: {e.strerror or e}") from None
-    return bytes(data)
 
 
 def _output_failed(e: OSError) -> Exception:

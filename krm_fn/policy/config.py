@@ -32,7 +32,6 @@ from krm_fn.policy.releases import fmt
 from krm_fn.policy.releases import set_security_context_default
 from krm_fn.yaml import guards
 from krm_fn.yaml.plain import to_plain
-from krm_fn.yaml.roundtrip import loader
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -269,7 +268,7 @@ def _validate(doc: dict[str, Any], src: _Source, render_path: Any, original: Any
     errors = sorted(validator.iter_errors(doc), key=lambda e: [str(p) for p in e.absolute_path])
     out = []
     for e in errors:
-        if _shipwright_checks(e):
+        if schemacheck.left_to_shipwright(e):
             continue
         if e.validator == "additionalProperties" and isinstance(e.instance, dict):
             # one error per unknown key, at the key (its line in the file), with the nearest
@@ -277,7 +276,7 @@ def _validate(doc: dict[str, Any], src: _Source, render_path: Any, original: Any
             out.extend(_unknown_keys(e, src, render_path))
             continue
         path = render_path(list(e.absolute_path)) or "spec"
-        out.append(_err(src, path, f"{_schema_message(e, original)} (schemas/coschedulepolicy.schema.json)"))
+        out.append(_err(src, path, f"{schemacheck.message(e, original)} (schemas/coschedulepolicy.schema.json)"))
     return out
 
 
@@ -294,57 +293,12 @@ def _unknown_keys(e: Any, src: _Source, render_path: Any) -> list[Result]:
     return out
 
 
-def _shipwright_checks(e: Any) -> bool:
-    """An enum error of spec.scheduling.tolerations[i].operator or .effect: the schema names
-    the values for editors, and the policy's check (validation.check_policy) reports it
-    with Shipwright's rule and reason, beside every other problem of the scheduling values."""
-    p = list(e.absolute_path)
-    return (
-        e.validator == "enum" and len(p) == 5 and p[:3] == ["spec", "scheduling", "tolerations"]
-        and p[4] in ("operator", "effect")
-    )
-
-
 def _dotted(parts: list[str | int]) -> str:
     """spec.scheduling.tolerations[0].operator"""
     out = ""
     for x in parts:
         out += f"[{x}]" if isinstance(x, int) else (f".{x}" if out else x)
     return out
-
-
-def _node_at(tree: Any, path: Any) -> Any:
-    for part in path:
-        try:
-            tree = tree[part]
-        except (KeyError, IndexError, TypeError):
-            return None
-    return tree
-
-
-def _schema_message(e: Any, original: Any = None) -> str:
-    if e.validator == "type" and e.validator_value == "string" and not isinstance(e.instance, (dict, list)):
-        return f"must be a string, {_quote_hint(e.instance, _node_at(original, e.absolute_path))}"
-    if e.validator == "additionalProperties":
-        return f"{e.message}; remove it or check its spelling"
-    if e.validator == "enum":
-        import json  # here and below: json costs ~1 ms to import, and only messages need it
-
-        allowed = ", ".join(json.dumps(x) for x in e.validator_value)
-        return f"{json.dumps(e.instance)} is not one of {allowed}"
-    return str(e.message)
-
-
-def _quote_hint(value: Any, node: Any) -> str:
-    """`but YAML read 1.30 as a number; quote it: "1.30"`, in the spelling of the source
-    (`node`, the round-trip value) where there is one."""
-    import json
-
-    written = loader.source_text(node if node is not None else value)
-    what = type_name(value)
-    if what in ("number", "boolean", "null"):
-        return f"but YAML read {written} as a {what if what != 'null' else 'null value'}; quote it: {json.dumps(written)}"
-    return f"got a {what} {json.dumps(value)}; a ConfigMap value is text: quote it, or write YAML as a block string (`key: |`)"
 
 
 def _from_configmap(plain: dict[str, Any], src: _Source, fc: Any = None) -> tuple[Policy | None, list[Result]]:
@@ -369,7 +323,9 @@ def _from_configmap(plain: dict[str, Any], src: _Source, fc: Any = None) -> tupl
         value = data[key]
         fpath = f"data.{key}"
         if not isinstance(value, str):
-            errors.append(_err(src, fpath, f"must be a string, {_quote_hint(value, source.get(key))}"))
+            from krm_fn.policy import schemacheck
+
+            errors.append(_err(src, fpath, f"must be a string, {schemacheck.quote_hint(value, source.get(key))}"))
             continue
         target = CM_KEYS[key]
         paths[target] = fpath

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import re
 
+from krm_fn.core.data import type_name
 from krm_fn.core.errors import Unsure
+from krm_fn.yaml.roundtrip import loader
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -124,3 +126,53 @@ def _check_object(schema: dict[str, Any], instance: dict[Any, Any]) -> bool:
             raise Unsure("key")
         ok = _check(props.get(k, extra), v) and ok
     return ok
+
+
+# --------------------------------------------------------------------------- in the user's words
+
+
+def left_to_shipwright(e: Any) -> bool:
+    """An enum error of spec.scheduling.tolerations[i].operator or .effect: the schema names
+    the values for editors, and the policy's check (validation.check_policy) reports it
+    with Shipwright's rule and reason, beside every other problem of the scheduling values."""
+    p = list(e.absolute_path)
+    return (
+        e.validator == "enum" and len(p) == 5 and p[:3] == ["spec", "scheduling", "tolerations"]
+        and p[4] in ("operator", "effect")
+    )
+
+
+def _node_at(tree: Any, path: Any) -> Any:
+    for part in path:
+        try:
+            tree = tree[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return tree
+
+
+def message(e: Any, original: Any = None) -> str:
+    """A schema violation in the user's words (`original`: the round-trip tree, for the
+    spelling of a value YAML typed)."""
+    if e.validator == "type" and e.validator_value == "string" and not isinstance(e.instance, (dict, list)):
+        return f"must be a string, {quote_hint(e.instance, _node_at(original, e.absolute_path))}"
+    if e.validator == "additionalProperties":
+        return f"{e.message}; remove it or check its spelling"
+    if e.validator == "enum":
+        import json  # here and below: json costs ~1 ms to import, and only messages need it
+
+        allowed = ", ".join(json.dumps(x) for x in e.validator_value)
+        return f"{json.dumps(e.instance)} is not one of {allowed}"
+    return str(e.message)
+
+
+def quote_hint(value: Any, node: Any) -> str:
+    """`but YAML read 1.30 as a number; quote it: "1.30"`, in the spelling of the source
+    (`node`, the round-trip value) where there is one."""
+    import json
+
+    written = loader.source_text(node if node is not None else value)
+    what = type_name(value)
+    if what in ("number", "boolean", "null"):
+        return f"but YAML read {written} as a {what if what != 'null' else 'null value'}; quote it: {json.dumps(written)}"
+    return f"got a {what} {json.dumps(value)}; a ConfigMap value is text: quote it, or write YAML as a block string (`key: |`)"

@@ -57,8 +57,11 @@ def test_a_directory_argument_without_yaml_files_is_reported(tmp_path: Path, nam
         (tmp_path / name / "sub").mkdir()
     (tmp_path / "pipeline.yaml").write_text(PIPELINE)
     code, _, err = cli(tmp_path, "--check", name, "pipeline.yaml")
-    assert f"[warning] {name}: is a directory with no YAML file (.yaml, .yml) in it or below it" in err, err
-    assert "1 warning(s)" in err and code == 0
+    # nothing to render there is no success (issue 33): an error naming the directory, and the
+    # other files still checked
+    what = "holds no YAML file (*.yaml, *.yml)" if name == "only-json" else "is empty"
+    assert f"{name}: [error] {what}; nothing to render there" in err, err
+    assert "1 error(s)" in err and "1 unchanged" in err and code == 1
 
 
 def test_a_kptfile_that_is_a_directory_is_reported(tmp_path: Path) -> None:
@@ -135,7 +138,7 @@ def test_a_list_wrapping_runs_is_reported(tmp_path: Path, kind: str, entries: li
     (tmp_path / "list.yaml").write_text(LIST.format(kind=kind, items=items))
     before = (tmp_path / "list.yaml").read_text()
     code, _, err = cli(tmp_path, "pipeline.yaml", "list.yaml")
-    assert f"list.yaml: [warning] v1/{kind} items: this {kind} wraps {named}, which the function renders only" in err, err
+    assert f"list.yaml:3:1: [warning] v1/{kind} items: this {kind} wraps {named}, which the function renders only" in err, err
     assert (tmp_path / "list.yaml").read_text() == before and code == 0
     # KRM mode: the same warning as a result
     rl = {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": [yaml.safe_load(PIPELINE), yaml.safe_load(before)]}

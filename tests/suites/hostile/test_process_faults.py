@@ -120,7 +120,7 @@ def test_control_characters_in_names_are_escaped_for_people(tmp_path: Path) -> N
 
 
 def test_oversized_stdin_is_refused(tmp_path: Path) -> None:
-    code = "import sys\nfrom krm_fn import cli\ncli.MAX_INPUT_BYTES = 1000\nraise SystemExit(cli.main([]))\n"
+    code = "import sys\nfrom krm_fn import cli\nfrom krm_fn.io import stdio\nstdio.MAX_INPUT_BYTES = 1000\nraise SystemExit(cli.main([]))\n"
     p = subprocess.run([sys.executable, "-c", code], input=QUICKSTART.read_bytes(), capture_output=True)
     assert p.returncode == 1
     no_traceback(p)

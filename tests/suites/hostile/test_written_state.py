@@ -145,7 +145,7 @@ def test_a_pipeline_name_too_long_for_a_label_is_a_located_error(tmp_path: Path,
     code, _, err = cli(tmp_path, "pipeline.yaml", "run.yaml")
     assert code == 1
     assert (
-        f"run.yaml: [error] tekton.dev/v1/PipelineRun/ci/r spec.pipelineRef.name: \"{name}\" is not a valid label "
+        f"run.yaml:8:5: [error] tekton.dev/v1/PipelineRun/ci/r spec.pipelineRef.name: \"{name}\" is not a valid label "
         "value: must be no more than 63 bytes; the StatefulSet generated for this run carries it as label "
         "tekton.dev/pipeline (from spec.pipelineRef.name)"
     ) in err, err
@@ -166,7 +166,7 @@ def test_a_pipeline_label_the_assistant_copies_is_checked(tmp_path: Path, value:
     (tmp_path / "run.yaml").write_text(RUN.format(name="r", pipeline="p"))
     code, _, err = cli(tmp_path, "pipeline.yaml", "run.yaml")
     assert code == 1
-    assert "run.yaml: [error] tekton.dev/v1/PipelineRun/ci/r spec.pipelineRef.name: " in err, err
+    assert "run.yaml:8:5: [error] tekton.dev/v1/PipelineRun/ci/r spec.pipelineRef.name: " in err, err
     assert "carries it as label team (from label team of Pipeline p)" in err
 
 
