@@ -1,5 +1,5 @@
 """Files mode's results placed in their files: the line and column of each error's and
-warning's field (yaml/position), in the document of the file it names, so schema and semantic
+warning's field (yaml/field_position), in the document of the file it names, so schema and semantic
 messages point into the file (`path:line:col:`, and `line`/`column` in JSON) as syntax errors
 do."""
 from __future__ import annotations
@@ -27,7 +27,7 @@ def locate(results: list[Result], files: Sequence[_File], moved: dict[str, str] 
     `moved`: {file: where a ConfigMap's `data` is in it} for a policy made of a Kptfile step's
     `configMap` (packages.CONFIG_FIELD_KEY)."""
     from krm_fn.core.results import location
-    from krm_fn.yaml.position import field_position
+    from krm_fn.yaml.field_position import field_position
 
     by_name: dict[str, streams.Stream | None] = {f.name: f.stream for f in files if f.stream is not None}
     out = []

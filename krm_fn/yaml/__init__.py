@@ -17,7 +17,7 @@ a YAML parser. Imports only core. Which module to touch for what:
   messages, and `load_plain`, the one way to read a text to plain data.
 - `libyaml`: libyaml's C parser: whether a text parses, its node graph (with marks, for the
   splicer), its tags.
-- `position`: where a field path's key is in a document (line and column), for messages.
+- `field_position`: where a field path's key is in a document (line and column), for messages.
 - `emitter`: the small block emitter of plain data and YAML 1.1-safe quoting.
 - `plain`: a parsed tree as plain data. `layout`: lines, indentation, entries of a text.
 """

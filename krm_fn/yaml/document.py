@@ -375,6 +375,6 @@ def round_trip_used() -> bool:
 def field_place(text: str, field_path: str) -> tuple[int, int] | None:
     """(line, column), 1-based within a document's `text`, of the key `field_path` names (its
     nearest parent that exists): for messages that point at another object's place."""
-    from krm_fn.yaml.position import field_position
+    from krm_fn.yaml.field_position import field_position
 
     return field_position(text, field_path)

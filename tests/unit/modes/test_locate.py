@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from krm_fn.yaml.position import field_position
+from krm_fn.yaml.field_position import field_position
 
 CMD = [sys.executable, "-m", "krm_fn"]
 RUN = """apiVersion: tekton.dev/v1
