@@ -16,6 +16,7 @@ from krm_fn.core.keys import RUN_UID_KEY
 from krm_fn.core.record import Record
 from krm_fn.core.results import ResourceRef
 from krm_fn.core.results import Result
+from krm_fn.policy import hardening
 from krm_fn.policy.configmap import BOOL_KEYS
 from krm_fn.policy.configmap import CM_KEYS
 from krm_fn.policy.configmap import PARSE_BOOL
@@ -243,7 +244,7 @@ def _source(plain: dict[str, Any]) -> _Source:
     return _Source(ref if ref.kind else None, str(path) if path else None, index)
 
 
-def _err(src: _Source, path: str, message: str, severity: str = "error") -> Result:
+def _err(src: _Source, path: str, message: str, severity: str = "error", tags: tuple[tuple[str, str], ...] = ()) -> Result:
     name = src.ref.display() if src.ref else "functionConfig"
     return Result(
         severity,
@@ -252,6 +253,7 @@ def _err(src: _Source, path: str, message: str, severity: str = "error") -> Resu
         field_path=path,
         file_path=src.file_path,
         file_index=src.file_index,
+        tags=tags,
     )
 
 
@@ -428,6 +430,7 @@ def _resolve(
     p.hardening = h.get("action", "deny")
     p.hardening_allow_toleration_keys = list(h.get("allowTolerationKeys") or [])
     p.hardening_allow_node_selector_keys = list(h.get("allowNodeSelectorKeys") or [])
+    results = results + _template_hardening(p, src, where)
     p.generate_name = spec.get("generateName", "error")
     p.strategy = spec.get("strategy", "auto")
     p.isolation_scope = spec.get("isolationScope")
@@ -447,6 +450,31 @@ def _resolve(
             )
         ]
     return p, results
+
+
+def _template_hardening(p: Policy, src: _Source, where: Callable[..., str]) -> list[Result]:
+    """SHIP-0039's hardening rules on the pod templates the policy writes itself: the
+    placeholder's (`assistant.podTemplate`, which takes the run's pods to the node it is
+    placed on) and the one filled into runs (`defaultPodTemplate`). Said at the typed
+    form's value, or inside the ConfigMap key's YAML string, as the template's other problems."""
+    sev = hardening.severity(p.hardening)
+    if sev is None:
+        return []
+    out: list[Result] = []
+    for typed, what, tpl in (
+        (("assistant", "podTemplate"), "the assistant's pod template", p.assistant_pod_template),
+        (("defaultPodTemplate",), "the default pod template", p.default_pod_template),
+    ):
+        if not tpl:
+            continue
+        base = where(*typed)
+        found = hardening.check(
+            tpl.get("nodeSelector"), tpl.get("tolerations"), p.hardening_allow_toleration_keys, p.hardening_allow_node_selector_keys
+        )
+        for f in found:
+            message = f"{what} {f.message} ({hardening.advice(f.rule)})"
+            out.append(_err(src, f"{base}.{f.where}", message, sev, (("hardening", f.rule),)))
+    return out
 
 
 def _resolve_scheduling(p: Policy, spec: dict[str, Any]) -> None:

@@ -310,3 +310,43 @@ def test_the_schema_enumerates_every_closed_toleration_field() -> None:
     assert sched["operator"]["enum"] == ["Exists", "Equal"] and sched["effect"]["enum"] == ["NoSchedule", ""]
     assert set(tpl["operator"]["enum"]) == {"Exists", "Equal", ""}
     assert set(tpl["effect"]["enum"]) == {"NoSchedule", "PreferNoSchedule", "NoExecute", ""}
+
+
+CONTROL_PLANE = {"key": "node-role.kubernetes.io/control-plane", "operator": "Exists"}
+
+
+@pytest.mark.parametrize(
+    ("conf", "path", "rule"),
+    [
+        (typed({"assistant": {"podTemplate": {"tolerations": [CONTROL_PLANE]}}}), "spec.assistant.podTemplate.tolerations[0]", "control-plane-toleration"),
+        (
+            typed({"defaultPodTemplate": {"nodeSelector": {"node-role.kubernetes.io/control-plane": ""}}}),
+            "spec.defaultPodTemplate.nodeSelector[node-role.kubernetes.io/control-plane]",
+            "control-plane-node-selector",
+        ),
+        (typed({"defaultPodTemplate": {"tolerations": [{"operator": "Exists"}]}}), "spec.defaultPodTemplate.tolerations[0]", "wildcard-toleration"),
+        (
+            cm({"default-affinity-assistant-pod-template": "tolerations:\n- key: node.kubernetes.io/unreachable\n  operator: Exists\n"}),
+            "data.default-affinity-assistant-pod-template.tolerations[0]",
+            "node-lifecycle-toleration",
+        ),
+    ],
+)
+def test_the_policys_own_pod_templates_are_hardened(conf: dict[str, Any], path: str, rule: str) -> None:
+    # SPEC §5: hardening covers the policy's own values; the templates it writes into the
+    # placeholder and into runs are its values as much as scheduling.* is
+    _p, res = config.load(conf)
+    [r] = [r for r in res if r.tags]
+    assert (r.severity, r.field_path, r.tags) == ("error", path, (("hardening", rule),))
+    assert "SHIP-0039" in r.message and ("assistant's" in r.message or "default pod template" in r.message)
+
+
+def test_template_hardening_follows_the_action_and_the_allow_list() -> None:
+    tpl = {"assistant": {"podTemplate": {"tolerations": [CONTROL_PLANE]}}}
+    p, res = config.load(typed({**tpl, "hardening": {"action": "warn"}}))
+    assert p is not None and [(r.severity, r.field_path) for r in res] == [("warning", "spec.assistant.podTemplate.tolerations[0]")]
+    p, res = config.load(typed({**tpl, "hardening": {"action": "off"}}))
+    assert p is not None and res == []
+    allow = {"allowTolerationKeys": ["node-role.kubernetes.io/control-plane"]}
+    p, res = config.load(typed({**tpl, "hardening": allow}))
+    assert p is not None and res == []
