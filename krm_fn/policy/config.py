@@ -437,6 +437,8 @@ def _resolve(
     if "kubernetesVersion" in spec:
         major, minor, _patch = parse_version(spec["kubernetesVersion"])
         p.kubernetes_version = (major, minor)
+        if p.kubernetes_version > NEWEST_KUBERNETES:
+            results = [*results, _newer_kubernetes(src, p.kubernetes_version, where("kubernetesVersion"))]
     if p.strategy == "run-keyed" and not p.run_keyed_ok and p.mode != "disabled":
         return None, results + [
             _err(
@@ -510,6 +512,20 @@ def _newer_than_known(src: _Source, version: tuple[int, int, int], path: str) ->
         f"({newest}); the output follows {newest} (its nop image {nop_image(NEWEST_TEKTON)} and "
         f"its defaults). Check {newest}'s assistant against your release's notes, set "
         "assistant.image to your release's nop image, or update the function",
+        "warning",
+    )
+
+
+def _newer_kubernetes(src: _Source, version: tuple[int, int], path: str) -> Result:
+    """As a newer tektonVersion: what the function knows of Kubernetes (matchLabelKeys from
+    1.31, the scheduler's retry timing and queueing hints per release) stops at 1.37."""
+    newest = "{}.{}".format(*NEWEST_KUBERNETES)
+    return _err(
+        src,
+        path,
+        "{} is {}.{}, newer than the newest Kubernetes release this function knows ({}); it is "
+        "rendered as for {} (the scheduler's behaviour explain describes included). Check {}'s "
+        "scheduler notes against your release's, or update the function".format(path, *version, newest, newest, newest),
         "warning",
     )
 

@@ -350,3 +350,14 @@ def test_template_hardening_follows_the_action_and_the_allow_list() -> None:
     allow = {"allowTolerationKeys": ["node-role.kubernetes.io/control-plane"]}
     p, res = config.load(typed({**tpl, "hardening": allow}))
     assert p is not None and res == []
+
+
+@pytest.mark.parametrize(("version", "warned"), [("1.37", False), ("1.36", False), ("1.38", True), ("2.0", True)])
+def test_a_kubernetes_version_newer_than_known_warns(version: str, warned: bool) -> None:
+    p, res = config.load(typed({"kubernetesVersion": version}))
+    assert p is not None
+    assert [(r.severity, r.field_path) for r in res] == ([("warning", "spec.kubernetesVersion")] if warned else [])
+    if warned:
+        assert "newer than the newest Kubernetes release this function knows (1.37)" in res[0].message
+    p, res = config.load(cm({"kubernetes-version": version}))
+    assert [r.field_path for r in res] == (["data.kubernetes-version"] if warned else [])
