@@ -209,6 +209,9 @@ def load(fc: Any) -> tuple[Policy | None, list[Result]]:
         if errs:
             return None, errs
         return _resolve(plain.get("spec") or {}, src, "spec", {})
+    if kind in (POLICY_KIND, "ConfigMap") and api_version != (wanted := POLICY_API_VERSION if kind == POLICY_KIND else "v1"):
+        # the kind is right and only its version is not: say it at the apiVersion, with the fix
+        return None, [_err(src, "apiVersion", f"a {kind} is apiVersion {wanted}, not {api_version!r}; set apiVersion: {wanted}")]
     return None, [
         _err(
             src,

@@ -361,3 +361,14 @@ def test_a_kubernetes_version_newer_than_known_warns(version: str, warned: bool)
         assert "newer than the newest Kubernetes release this function knows (1.37)" in res[0].message
     p, res = config.load(cm({"kubernetes-version": version}))
     assert [r.field_path for r in res] == (["data.kubernetes-version"] if warned else [])
+
+
+@pytest.mark.parametrize(("conf", "wanted"), [
+    ({**typed({"coschedule": "pipelineruns"}), "apiVersion": "fn.kpt.dev/v1"}, "fn.kpt.dev/v1alpha1"),
+    ({**typed({}), "apiVersion": "fn.kpt.dev/v1beta1"}, "fn.kpt.dev/v1alpha1"),
+    ({**cm({"coschedule": "pipelineruns"}), "apiVersion": "core/v1"}, "v1"),
+])
+def test_the_right_kind_at_the_wrong_version_says_which_version(conf: dict[str, Any], wanted: str) -> None:
+    p, [r] = config.load(conf)
+    assert p is None and (r.severity, r.field_path) == ("error", "apiVersion")
+    assert f"is apiVersion {wanted}, not '{conf['apiVersion']}'; set apiVersion: {wanted}" in r.message
