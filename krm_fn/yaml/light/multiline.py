@@ -112,8 +112,8 @@ def block_scalar(lines: list[str], k: int, line: str, col: int, key_indent: int)
                     out.extend([""] * (j - k))
                     k = j
                     continue
-                if chomp == "+":
-                    kept = j - k
+                if chomp == "+":  # a kept scalar's own: its entry ends after them, as libyaml's does
+                    kept, k = j - k, j
                 break  # blank lines after the block: not its text (but a kept scalar's)
             ind = len(s) - len(s.lstrip(" "))
             if ind == len(s):

@@ -259,3 +259,16 @@ def test_only_what_the_light_path_cannot_write_takes_the_round_trip() -> None:
         items_mod._round_trip_document = real  # type: ignore[assignment]
     assert taken == ["fixtures/runkeyed-isolate-v1beta1"], taken
     assert len(codes) >= 6 and 1 in codes  # the examples ran, and some had runs to render
+
+
+def test_a_kept_block_scalars_blank_lines_go_with_its_entry() -> None:
+    """`|+` keeps the blank lines after its text: they are the value's, so an entry replaced
+    takes them with it on the light path as on the round-trip path (hypothesis found the light
+    path leaving one behind: `- a: |+` / `  x` / `` with the key replaced)."""
+    for item in ("- b: 1\n  a: |+\n    x\n\n", "- a: |+\n    x\n\n\n  b: 1\n", "- a: >+\n    x\n\n  b: 1\n"):
+        light, full = _both_documents(item)
+        for doc in (light, full):
+            doc.data["a"] = doc.safe({"claimName": "c"})
+        out = light.render(0)[0]
+        assert out == full.render(0)[0], item
+        assert "\n\n" not in out, out
