@@ -103,7 +103,7 @@ _FIRST_CONTENT = re.compile(r"\n *[^ \n#]")
 # a line whose content starts at or left of a column (compiled per column: re's cache)
 _LEFT = r"\n {0,%d}[^ \n]"
 # scalars.KEY_RE where a line goes on after the key (its `$` is the text's end there)
-_KEY = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_./-]*):(?=[ \n])")
+_KEY_AT = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_./-]*):(?=[ \n])")
 
 
 def _key_at(t: str, a: int, b: int, k: int, key: str) -> tuple[int, int]:
@@ -111,7 +111,7 @@ def _key_at(t: str, a: int, b: int, k: int, key: str) -> tuple[int, int]:
     the newline its entry ends at), (-1, -1) when absent; Unsure on a line at column k that
     is not a plain key, or a line left of it that is not a comment."""
     at = end = -1
-    match = _KEY.match
+    match = _KEY_AT.match
     keys = False
     for m in re.compile(_LEFT % k).finditer(t, a, b + 1):
         j = m.end() - 1  # the line's first character
