@@ -21,6 +21,7 @@ from krm_fn.io.streams import split
 from krm_fn.io.textdiff import line_opcodes
 from krm_fn.yaml import emitter
 from krm_fn.yaml import layout
+from krm_fn.yaml import placeholder
 from krm_fn.yaml.document import LightDocument
 from krm_fn.yaml.document import WrittenDocument
 
@@ -239,7 +240,7 @@ def _placed(obj: dict[str, Any], keep: dict[str, str]) -> tuple[str | None, str]
     if kept:
         new_md = {**md, "annotations": kept}
     placed = {k: (new_md if k == "metadata" else v) for k, v in obj.items()}
-    return (str(path) if path is not None else None), emitter.dump_block(placed)
+    return (str(path) if path is not None else None), placeholder.text(placed) or emitter.dump_block(placed)
 
 
 def _newlines(text: str, newline: str) -> str:

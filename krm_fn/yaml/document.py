@@ -20,6 +20,7 @@ from krm_fn.core.data import copy_data
 from krm_fn.core.errors import Unsure
 from krm_fn.yaml import emitter
 from krm_fn.yaml import layout as layout_mod
+from krm_fn.yaml import placeholder
 from krm_fn.yaml.light import parser
 from krm_fn.yaml.plain import to_plain
 from krm_fn.yaml.roundtrip import comments as comments_mod
@@ -345,13 +346,16 @@ def plain(node: Any) -> Any:
 def new_block(obj: Any) -> str:
     """A new object (plain data: a generated placeholder) as a block YAML document, keys in
     insertion order (the project's own emitter)."""
-    return emitter.dump_block(obj)
+    return placeholder.text(obj) or emitter.dump_block(obj)
 
 
 def new_entry(obj: Any, d: int) -> str:
     """new_block(obj) as one `- ` entry of a list's items at dash indent `d` (the same text,
     emitted in place)."""
-    return emitter.dump_entry(obj, d)
+    text = placeholder.text(obj, d + 2) if placeholder.entry_ok(obj) else None
+    if text is None:
+        return emitter.dump_entry(obj, d)
+    return " " * d + "- " + text[d + 2 :]
 
 
 def as_entry(block: str, d: int) -> str:

@@ -96,6 +96,7 @@ def _plain_ok(s: str) -> bool:
 # when full, so a list of unique values costs one dict of them at most.
 _SCALARS: dict[str, str] = {}
 _SCALARS_MAX = 65536
+SCALARS = _SCALARS  # read by yaml/placeholder (the same dict: cleared in place)
 
 
 def scalar(v: Any) -> str:
@@ -127,6 +128,12 @@ def dump_block(obj: Any, indent: int = 0, compact: bool = True) -> str:
     out: list[str] = []
     _emit(obj, indent, compact, out)
     return "".join(out)
+
+
+def write(obj: Any, indent: int, out: list[str]) -> None:
+    """dump_block(obj, indent)'s lines, appended to `out` (yaml/placeholder writes the parts
+    of a placeholder that are not its fixed shape with it)."""
+    _emit(obj, indent, True, out)
 
 
 def dump_entry(obj: Any, d: int) -> str:

@@ -3,7 +3,9 @@
 A re-render looks up the claim templates of every placeholder StatefulSet it generated
 before (`spec.volumeClaimTemplates`: they are kept, with any edit made to them in Git). Reading
 the whole StatefulSet for that costs as much as reading a run; this reads the lines of that
-field only, with the light reader (light/parser), after finding them by indentation alone.
+field only, with the light reader (light/parser), after finding them by indentation alone:
+only the lines at or left of each mapping's keys are looked at, found by `re` (a placeholder's
+hundred lines are not walked one by one in Python: issue 34, the re-render reads 3,000 of them).
 
 Finding a field by indentation is sure in block YAML: a key of the mapping whose keys sit at
 column k is a line at column k, and no other line is there, except for the continuation of a
@@ -21,7 +23,6 @@ import re
 from krm_fn.core.errors import Unsure
 from krm_fn.yaml import layout
 from krm_fn.yaml.light import parser
-from krm_fn.yaml.light import scalars
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -41,29 +42,103 @@ def field(text: str, document: bool, path: tuple[str, ...]) -> Any:
     the path is absent or null. Raises Unsure when not sure (read the whole item then)."""
     if not path or "\r" in text or "\t" in text:
         raise Unsure("peek")
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    _check_closed(text, lines)
-    lines, first, col = _top_mapping(lines, document)
-    a, b, k = first, len(lines), col
+    if '"' in text or "'" in text or "[" in text or "{" in text:
+        _check_closed(text, text.split("\n"))
+    t = "\n" + text if text.endswith("\n") else "\n" + text + "\n"  # every line after a newline
+    found = _locate(t, document, path)
+    if found is None:
+        return None
+    start, end, k = found
+    lines = t[start + 1 : end].split("\n")
+    return _read_entry(lines, k, path[-1])
+
+
+def _locate(t: str, document: bool, path: tuple[str, ...]) -> tuple[int, int, int] | None:
+    """(start, end, column) of the entry at `path` in `t` (a text after a newline, ending
+    with one): t[start] is the newline before its key's line, t[end] the newline after its
+    last line. Found by indentation alone, and only the lines at or left of each mapping's
+    keys are looked at (found by re, not line by line). None when a key on the path is absent
+    or null."""
+    first = _FIRST_CONTENT.search(t)
+    if first is None:
+        raise Unsure("empty")
+    col = first.end() - first.start() - 2
+    if document:
+        if col != 0 or t.startswith("-", first.start() + 1):
+            raise Unsure("not a mapping document")
+        a, k = first.start(), 0
+    else:
+        # the entry's dash: its first key is read as if the dash were spaces (in a copy)
+        if not t.startswith("- ", first.start() + 1 + col):
+            raise Unsure("not an entry")
+        k = col + 2
+        j = first.start() + 1 + col
+        t = t[:j] + "  " + t[j + 2 :]
+        if t[j + 2 : j + 3] in (" ", "#", "\n"):
+            raise Unsure("entry layout")
+        a = first.start()
+    b = len(t) - 1
     for depth, key in enumerate(path):
-        at, end = _key_line(lines, a, b, k, key)
+        at, end = _key_at(t, a, b, k, key)
         if at < 0:
             return None
         if depth == len(path) - 1:
-            return _read_entry(lines[at:end], k, key)
-        rest = lines[at][k + len(key) + 1 :]
+            return at, end, k
+        line_end = t.index("\n", at + 1)
+        rest = t[at + 1 + k + len(key) + 1 : line_end]
         if rest and not rest.lstrip(" ").startswith("#"):
             raise Unsure("not a block mapping")
-        nxt = _first_content(lines, at + 1, end)
-        if nxt < 0:
+        nxt = _FIRST_CONTENT.search(t, line_end, end)
+        if nxt is None:
             return None
-        child = len(lines[nxt]) - len(lines[nxt].lstrip(" "))
+        child = nxt.end() - nxt.start() - 2
         if child <= k:
             raise Unsure("not a block mapping")
-        a, b, k = at + 1, end, child
+        a, b, k = line_end, end, child
     raise Unsure("peek")  # not reached
+
+
+# the next line with content (not blank, not only a comment), from its newline to that content
+_FIRST_CONTENT = re.compile(r"\n *[^ \n#]")
+# a line whose content starts at or left of a column (compiled per column: re's cache)
+_LEFT = r"\n {0,%d}[^ \n]"
+# scalars.KEY_RE where a line goes on after the key (its `$` is the text's end there)
+_KEY_AT = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_./-]*):(?=[ \n])")
+
+
+def _key_at(t: str, a: int, b: int, k: int, key: str) -> tuple[int, int]:
+    """(offset of the newline before `key:` among the keys at column k of t[a:b], offset of
+    the newline its entry ends at), (-1, -1) when absent; Unsure on a line at column k that
+    is not a plain key, or a line left of it that is not a comment."""
+    at = end = -1
+    match = _KEY_AT.match
+    keys = False
+    for m in re.compile(_LEFT % k).finditer(t, a, b + 1):
+        j = m.end() - 1  # the line's first character
+        c = t[j]
+        if j - m.start() - 1 < k:
+            if c != "#":
+                raise Unsure("a line left of the mapping")
+            continue
+        if c == "#":
+            continue  # a comment at the keys' column
+        if c == "-" and t[j + 1] in " \n":
+            if not keys:
+                raise Unsure("a sequence, not a mapping")
+            continue  # an entry of an indentless sequence under the key before
+        km = match(t, j)
+        if km is None:
+            raise Unsure("not a plain key")
+        keys = True
+        if at >= 0 and end < 0:
+            end = m.start()
+        if km.group(1) == key:
+            if at >= 0:
+                raise Unsure("key twice")
+            at = m.start()
+    if at >= 0 and end < 0:
+        end = b
+    return at, end
 
 
 def _check_closed(text: str, lines: list[str]) -> None:
@@ -73,74 +148,6 @@ def _check_closed(text: str, lines: list[str]) -> None:
         for line in lines:
             if ('"' in line or "'" in line or "[" in line or "{" in line) and closed(line) is None:
                 raise Unsure("a scalar or collection may span lines")
-
-
-def _top_mapping(lines: list[str], document: bool) -> tuple[list[str], int, int]:
-    """(lines, first content line, column of the top mapping's keys): an entry's `- ` is
-    written as spaces in a copy of the lines, so that its keys line up."""
-    first = _first_content(lines, 0, len(lines))
-    if first < 0:
-        raise Unsure("empty")
-    line = lines[first]
-    col = len(line) - len(line.lstrip(" "))
-    if document:
-        if col != 0 or line.startswith("-"):
-            raise Unsure("not a mapping document")
-        return lines, first, col
-    if not line.startswith("- ", col):
-        raise Unsure("not an entry")
-    lines = list(lines)
-    lines[first] = " " * (col + 2) + line[col + 2 :]
-    col += 2
-    if lines[first][col : col + 1] in ("", " ", "#"):
-        raise Unsure("entry layout")
-    return lines, first, col
-
-
-def _first_content(lines: list[str], a: int, b: int) -> int:
-    for j in range(a, b):
-        t = lines[j].lstrip(" ")
-        if t and t[0] != "#":
-            return j
-    return -1
-
-
-def _key_line(lines: list[str], a: int, b: int, k: int, key: str) -> tuple[int, int]:
-    """(line of `key:` among the keys at column k of lines a..b, the line its entry ends
-    before), (-1, -1) when absent; Unsure on a line at column k that is not a plain key."""
-    at = end = -1
-    match = scalars.KEY_RE.match
-    pad, deeper = " " * k, " " * (k + 1)
-    keys = False
-    for j in range(a, b):
-        line = lines[j]
-        if line.startswith(deeper) or not line:
-            continue  # deeper (or blank)
-        if not line.startswith(pad):
-            t = line.lstrip(" ")
-            if t and t[0] != "#":
-                raise Unsure("a line left of the mapping")
-            continue
-        c = line[k : k + 1]
-        if c == "" or c == "#":
-            continue  # blank, or a comment at the keys' column
-        if c == "-" and (len(line) == k + 1 or line[k + 1] == " "):
-            if not keys:
-                raise Unsure("a sequence, not a mapping")
-            continue  # an entry of an indentless sequence under the key before
-        km = match(line, k)
-        if km is None:
-            raise Unsure("not a plain key")
-        keys = True
-        if at >= 0 and end < 0:
-            end = j
-        if km.group(1) == key:
-            if at >= 0:
-                raise Unsure("key twice")
-            at = j
-    if at >= 0 and end < 0:
-        end = b
-    return at, end
 
 
 def _read_entry(lines: list[str], k: int, key: str) -> Any:

@@ -125,6 +125,13 @@ def test_targets_say_met_or_missed() -> None:
     assert "| b | peak RSS < 150 MB at 10,000 items | 100 MB | met |" in text
     assert "| b | 1,000 -> 10,000: time grows <= 10x | 4.5x (4.5x CPU) | met |" in text
     assert "| c | <= 0.3x libyaml | 0.50x (0.50x CPU) | missed |" in text
+    # issue 34's first-render target is against libyaml on what it writes (a baseline of its own)
+    assert "what it writes" not in text  # no such baseline measured: no such target shown
+    c = rows[2]
+    c.runs["written"] = [run.Sample(2.0, 2.0, 100 * 1024)]
+    text = run.targets(rows)
+    assert "| c | <= 0.5x libyaml on what it writes | 0.25x (0.25x CPU) | met |" in text
+    assert "| 0.25x (0.25x) |" in run.table(rows, 1)
 
 
 def test_people_cases_render_then_change_nothing(tmp_path: Path) -> None:

@@ -131,6 +131,10 @@ HOSTILE = {
     "multi-line plain scalar": "spec:\n  volumeClaimTemplates:\n  - a\n    b\n",
     "indentless sequence then a key": "spec:\n  volumeClaimTemplates:\n  - a\n  - b\n  other: 1\n",
     "deeper block scalar with a dash": "spec:\n  x: |\n    - not a list\n  volumeClaimTemplates:\n    - a\n",
+    "no final newline": "spec:\n  volumeClaimTemplates:\n  - a",
+    "field on the last line, null": "kind: X\nspec:\n  volumeClaimTemplates:",
+    "key then a colon in its value": "spec:\n  volumeClaimTemplates:x: 1\n  volumeClaimTemplates: [a]\n",
+    "a line at column 1": "spec:\n  a: 1\n volumeClaimTemplates: [a]\n",
 }
 
 
