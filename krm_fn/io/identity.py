@@ -56,17 +56,14 @@ _AT_INDENT: dict[int, re.Pattern[str]] = {}
 
 
 def at_indent_re(c: int) -> re.Pattern[str]:
-    """Non-comment lines indented exactly `c`: the keys of a block mapping. Groups: 1 a key,
-    2 its inline value; 3 a sequence entry (an indentless list, the value of the key
-    before); 4 anything else (not a line this scanner understands). Kept by indent (asked
-    three times per item)."""
+    """Non-comment lines indented exactly `c` (group 1: the line after its indent): the keys
+    of a block mapping, each line read by KEY_RE in `_entries`. Kept by indent (asked three
+    times per item). The pattern finds lines and no more: compiling is what a small input
+    pays for a pattern (issue 34), and one that also told keys from entries and other lines
+    cost three times as much to compile, at every start, for each of three indents."""
     p = _AT_INDENT.get(c)
     if p is None:
-        p = _AT_INDENT[c] = _pattern(
-            "\\n {%d}(?:([A-Za-z0-9_][A-Za-z0-9_./-]*) *:(?: +([^\\n]*?))? *|(-(?: [^\\n]*)?)|([^ \\n#][^\\n]*))(?=\\n)",
-            c,
-            0,
-        )
+        p = _AT_INDENT[c] = _pattern("\\n {%d}([^ \\n#][^\\n]*)(?=\\n)", c, 0)
     return p
 
 
@@ -266,12 +263,16 @@ def _entries(text: str, a: int, b: int, ind: int, outer: int) -> list[tuple[str,
     out: list[tuple[str, Any, int, int]] = []
     key = value = None
     start = 0
+    key_at = KEY_RE.match
     for m in at_indent_re(ind).finditer(text, a - 1, b):
-        k, v, dash, other = m.groups()
-        if k is None:
-            if dash is not None:
-                continue  # an indentless sequence: the value of the key before
-            k, v = _quoted_entry(other)
+        ls, le = m.span(1)
+        km = key_at(text, ls, le)  # a plain key: `$` at the line's end (endpos)
+        if km is not None:
+            k, v = km.groups()
+        elif text[ls] == "-" and (le == ls + 1 or text[ls + 1] == " "):
+            continue  # an indentless sequence: the value of the key before
+        else:
+            k, v = _quoted_entry(m.group(1))
         s, e = m.span()
         if key is not None:
             out.append((key, value, start, s + 1))
