@@ -41,9 +41,6 @@ CONTENT_RE = re.compile(r"\n( *)[^ \n#]")  # the next non-blank, non-comment lin
 INDENTED_RE = re.compile(r"\n +[^ \n#]")
 
 
-BLANK_OR_COMMENT_RE = re.compile(r"(?:[ ]*(?:#[^\n]*)?(?:\n|\Z))*")
-
-
 _PATTERNS: dict[tuple[str, int, int], re.Pattern[str]] = {}
 
 
@@ -84,14 +81,27 @@ def only_blank_or_comment(text: str, a: int = 0, b: int | None = None) -> bool:
     end = len(text) if b is None else b
     if a >= end:
         return True
-    m = BLANK_OR_COMMENT_RE.match(text, a, end)
-    return m is not None and m.end() == end
+    # each line blanks, or blanks and a comment (re.match(r"(?:[ ]*(?:#[^\n]*)?(?:\n|\Z))*"
+    # up to `end`, in string operations: the pattern cost more to compile at every start
+    # than its uses, issue 34); stops at the first line that holds more
+    while a < end:
+        eol = text.find("\n", a, end)
+        if eol < 0:
+            eol = end
+        line = text[a:eol].lstrip(" ")
+        if line and line[0] != "#":
+            return False
+        a = eol + 1
+    return True
 
 
 COMPLEX = object()
 
 
-_SIMPLE_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_./-]*)|'([^'\n]*)'")
+# the common scalars, asked with sets (re.fullmatch(r"([A-Za-z_][A-Za-z0-9_./-]*)|'([^'\n]*)'"):
+# the pattern cost more to compile at every start than its uses, issue 34)
+_SIMPLE_FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+_SIMPLE_CHARS = _SIMPLE_FIRST | frozenset("0123456789./-")
 
 
 # the only plain words of that shape a YAML 1.1 or 1.2 reader takes for a bool or null
@@ -111,12 +121,11 @@ def plain_scalar(v: str | None) -> Any:
     """Decode a one-line scalar; None for an empty value, COMPLEX when unsure."""
     if v is None:
         return None
-    m = _SIMPLE_RE.fullmatch(v)  # the common cases first: `v1`, `web-1`, `'0'`
-    if m is not None:
-        plain = m.group(1)
-        if plain is not None:
-            return COMPLEX if plain in _BOOL_NULL_WORDS else plain
-        return m.group(2)
+    first = v[:1]  # the common cases first: `v1`, `web-1`, `'0'`
+    if first in _SIMPLE_FIRST and _SIMPLE_CHARS.issuperset(v):
+        return COMPLEX if v in _BOOL_NULL_WORDS else v
+    if first == "'" and v.find("'", 1) == len(v) - 1 > 0 and "\n" not in v:
+        return v[1:-1]
     v = v.strip(" ")
     if not v or v.startswith("#"):
         return None
@@ -141,7 +150,13 @@ def plain_scalar(v: str | None) -> Any:
 
 
 # a plain scalar of words (no indicator, no colon, no quote, no comment) on its own line
-_PLAIN_WORDS_RE = re.compile(r"[A-Za-z0-9_.][A-Za-z0-9_./ -]*")
+# (re.fullmatch(r"[A-Za-z0-9_.][A-Za-z0-9_./ -]*"), asked with sets: issue 34)
+_PLAIN_WORDS_FIRST = _SIMPLE_FIRST | frozenset("0123456789.")
+_PLAIN_WORDS_CHARS = _PLAIN_WORDS_FIRST | frozenset("/ -")
+
+
+def _plain_words(s: str) -> bool:
+    return s[:1] in _PLAIN_WORDS_FIRST and _PLAIN_WORDS_CHARS.issuperset(s)
 
 
 def make_item(pos: int, chunk: str, dash: int, d: int) -> Item:
@@ -161,7 +176,7 @@ def make_item(pos: int, chunk: str, dash: int, d: int) -> Item:
             entries = _entries(chunk, m.start() + 1, len(chunk), c, d + 1)
         elif after[0] in "{[" and _flow_identity(item, chunk, eol, first, len(first) - len(after)):
             return item
-        elif _PLAIN_WORDS_RE.fullmatch(after) and only_blank_or_comment(chunk, eol + 1):
+        elif _plain_words(after) and only_blank_or_comment(chunk, eol + 1):
             item.meta.is_mapping = False  # `- some words`: a plain scalar, no key on any line
             return item
         elif after[0] in "{[?!&*|>":

@@ -138,8 +138,8 @@ def test_release_is_the_newest_of_the_table_not_after_the_version() -> None:
     assert table == sorted(table) and len(table) == len(set(table))
     majors = sorted({major for major, _, _ in table} | {2})
     for major in majors:
-        for minor in range(0, 80):
-            for patch in range(0, 12):
+        for minor in range(80):
+            for patch in range(12):
                 v = (major, minor, patch)
                 expected = max((r for r in table if r <= v), default=None)
                 assert releases.release(v) == expected, v
