@@ -41,9 +41,6 @@ CONTENT_RE = re.compile(r"\n( *)[^ \n#]")  # the next non-blank, non-comment lin
 INDENTED_RE = re.compile(r"\n +[^ \n#]")
 
 
-BLANK_OR_COMMENT_RE = re.compile(r"(?:[ ]*(?:#[^\n]*)?(?:\n|\Z))*")
-
-
 _PATTERNS: dict[tuple[str, int, int], re.Pattern[str]] = {}
 
 
@@ -56,17 +53,14 @@ _AT_INDENT: dict[int, re.Pattern[str]] = {}
 
 
 def at_indent_re(c: int) -> re.Pattern[str]:
-    """Non-comment lines indented exactly `c`: the keys of a block mapping. Groups: 1 a key,
-    2 its inline value; 3 a sequence entry (an indentless list, the value of the key
-    before); 4 anything else (not a line this scanner understands). Kept by indent (asked
-    three times per item)."""
+    """Non-comment lines indented exactly `c` (group 1: the line after its indent): the keys
+    of a block mapping, each line read by KEY_RE in `_entries`. Kept by indent (asked three
+    times per item). The pattern finds lines and no more: compiling is what a small input
+    pays for a pattern (issue 34), and one that also told keys from entries and other lines
+    cost three times as much to compile, at every start, for each of three indents."""
     p = _AT_INDENT.get(c)
     if p is None:
-        p = _AT_INDENT[c] = _pattern(
-            "\\n {%d}(?:([A-Za-z0-9_][A-Za-z0-9_./-]*) *:(?: +([^\\n]*?))? *|(-(?: [^\\n]*)?)|([^ \\n#][^\\n]*))(?=\\n)",
-            c,
-            0,
-        )
+        p = _AT_INDENT[c] = _pattern("\\n {%d}([^ \\n#][^\\n]*)(?=\\n)", c, 0)
     return p
 
 
@@ -87,14 +81,27 @@ def only_blank_or_comment(text: str, a: int = 0, b: int | None = None) -> bool:
     end = len(text) if b is None else b
     if a >= end:
         return True
-    m = BLANK_OR_COMMENT_RE.match(text, a, end)
-    return m is not None and m.end() == end
+    # each line blanks, or blanks and a comment (re.match(r"(?:[ ]*(?:#[^\n]*)?(?:\n|\Z))*"
+    # up to `end`, in string operations: the pattern cost more to compile at every start
+    # than its uses, issue 34); stops at the first line that holds more
+    while a < end:
+        eol = text.find("\n", a, end)
+        if eol < 0:
+            eol = end
+        line = text[a:eol].lstrip(" ")
+        if line and line[0] != "#":
+            return False
+        a = eol + 1
+    return True
 
 
 COMPLEX = object()
 
 
-_SIMPLE_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_./-]*)|'([^'\n]*)'")
+# the common scalars, asked with sets (re.fullmatch(r"([A-Za-z_][A-Za-z0-9_./-]*)|'([^'\n]*)'"):
+# the pattern cost more to compile at every start than its uses, issue 34)
+_SIMPLE_FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+_SIMPLE_CHARS = _SIMPLE_FIRST | frozenset("0123456789./-")
 
 
 # the only plain words of that shape a YAML 1.1 or 1.2 reader takes for a bool or null
@@ -114,12 +121,11 @@ def plain_scalar(v: str | None) -> Any:
     """Decode a one-line scalar; None for an empty value, COMPLEX when unsure."""
     if v is None:
         return None
-    m = _SIMPLE_RE.fullmatch(v)  # the common cases first: `v1`, `web-1`, `'0'`
-    if m is not None:
-        plain = m.group(1)
-        if plain is not None:
-            return COMPLEX if plain in _BOOL_NULL_WORDS else plain
-        return m.group(2)
+    first = v[:1]  # the common cases first: `v1`, `web-1`, `'0'`
+    if first in _SIMPLE_FIRST and _SIMPLE_CHARS.issuperset(v):
+        return COMPLEX if v in _BOOL_NULL_WORDS else v
+    if first == "'" and v.find("'", 1) == len(v) - 1 > 0 and "\n" not in v:
+        return v[1:-1]
     v = v.strip(" ")
     if not v or v.startswith("#"):
         return None
@@ -144,7 +150,13 @@ def plain_scalar(v: str | None) -> Any:
 
 
 # a plain scalar of words (no indicator, no colon, no quote, no comment) on its own line
-_PLAIN_WORDS_RE = re.compile(r"[A-Za-z0-9_.][A-Za-z0-9_./ -]*")
+# (re.fullmatch(r"[A-Za-z0-9_.][A-Za-z0-9_./ -]*"), asked with sets: issue 34)
+_PLAIN_WORDS_FIRST = _SIMPLE_FIRST | frozenset("0123456789.")
+_PLAIN_WORDS_CHARS = _PLAIN_WORDS_FIRST | frozenset("/ -")
+
+
+def _plain_words(s: str) -> bool:
+    return s[:1] in _PLAIN_WORDS_FIRST and _PLAIN_WORDS_CHARS.issuperset(s)
 
 
 def make_item(pos: int, chunk: str, dash: int, d: int) -> Item:
@@ -164,7 +176,7 @@ def make_item(pos: int, chunk: str, dash: int, d: int) -> Item:
             entries = _entries(chunk, m.start() + 1, len(chunk), c, d + 1)
         elif after[0] in "{[" and _flow_identity(item, chunk, eol, first, len(first) - len(after)):
             return item
-        elif _PLAIN_WORDS_RE.fullmatch(after) and only_blank_or_comment(chunk, eol + 1):
+        elif _plain_words(after) and only_blank_or_comment(chunk, eol + 1):
             item.meta.is_mapping = False  # `- some words`: a plain scalar, no key on any line
             return item
         elif after[0] in "{[?!&*|>":
@@ -266,12 +278,16 @@ def _entries(text: str, a: int, b: int, ind: int, outer: int) -> list[tuple[str,
     out: list[tuple[str, Any, int, int]] = []
     key = value = None
     start = 0
+    key_at = KEY_RE.match
     for m in at_indent_re(ind).finditer(text, a - 1, b):
-        k, v, dash, other = m.groups()
-        if k is None:
-            if dash is not None:
-                continue  # an indentless sequence: the value of the key before
-            k, v = _quoted_entry(other)
+        ls, le = m.span(1)
+        km = key_at(text, ls, le)  # a plain key: `$` at the line's end (endpos)
+        if km is not None:
+            k, v = km.groups()
+        elif text[ls] == "-" and (le == ls + 1 or text[ls + 1] == " "):
+            continue  # an indentless sequence: the value of the key before
+        else:
+            k, v = _quoted_entry(m.group(1))
         s, e = m.span()
         if key is not None:
             out.append((key, value, start, s + 1))

@@ -203,7 +203,7 @@ def light_reads(text: str) -> bool:
     """Whether the light reader takes the item's text: then it is YAML, and the round-trip
     loader reads it the same (tests/unit/yaml/light/test_parser.py), so the syntax check passes
     it without libyaml, whose binding (ruamel.yaml.clib) imports ruamel.yaml (~20 ms)."""
-    return _light_document(text) is not None
+    return _light_read(text) is not None  # no document made: nothing edits the item
 
 
 def _light_document(text: str) -> LightDocument | None:
@@ -212,14 +212,19 @@ def _light_document(text: str) -> LightDocument | None:
     node once) and nothing indented deeper than parser.MAX_INDENT (which bounds the depth far
     below guards.MAX_DEPTH); a deeper object goes to the round-trip path, which names the
     deepest field."""
+    read = _light_read(text)
+    return None if read is None else LightDocument(read[0], read[1], text)
+
+
+def _light_read(text: str) -> tuple[dict[str, Any], parser.Doc] | None:
+    """The light reader's data and layout of the item's text; None when it is not sure."""
     lines = layout_mod.split_lines(text, keepends=False)  # split once, for both
     body, c = _body(lines)
     m, s, o = detect_indent(body, c)  # reads lines with or without their newlines alike
     try:
-        data, layout = parser.load_item(text, m, s, o, lines)
+        return parser.load_item(text, m, s, o, lines)
     except Unsure:
         return None
-    return LightDocument(data, layout, text)
 
 
 def _round_trip_document(text: str) -> RoundTripDocument:

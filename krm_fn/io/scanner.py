@@ -266,7 +266,7 @@ def _split_items(text: str, a: int, b: int) -> tuple[list[Item], int, str]:
         return [], 0, text[a:b]
     d = len(m.group(1))
     first = m.start() + 1
-    if not layout.DASH_RE.match(text, first) or text[first + d] != "-":
+    if not layout.dash_at(text, first) or text[first + d] != "-":
         raise Unsure("items not a block sequence")
     starts: list[tuple[int, int]] = []  # (chunk start, dash line start)
     comments: list[int] = []  # shallow comment lines since the last item start

@@ -36,13 +36,11 @@ from krm_fn.orchestration.generated import reconcile
 from krm_fn.policy import config as config_mod
 from krm_fn.policy import validation
 from krm_fn.transforms import prerequisite
-from krm_fn.transforms import shipwright
 from krm_fn.transforms.context import Context
 from krm_fn.transforms.context import Handler
 from krm_fn.transforms.context import Plan
 from krm_fn.transforms.tekton import handlers
 from krm_fn.transforms.tekton import sharedclaims
-from krm_fn.transforms.tekton import triggers
 from krm_fn.yaml import document
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
@@ -50,13 +48,34 @@ if TYPE_CHECKING:
     from typing import Any
 
 
+# The transforms of the kinds that few inputs hold are loaded with the first object of their
+# kind, here and nowhere else: an input of PipelineRuns imports no Shipwright or Triggers
+# code (issue 34: pay only for what the input holds).
+def _shipwright_build(item: Item, ctx: Context) -> None:
+    from krm_fn.transforms import shipwright
+
+    shipwright.handle_build(item, ctx)
+
+
+def _shipwright_buildrun(item: Item, ctx: Context) -> None:
+    from krm_fn.transforms import shipwright
+
+    shipwright.handle_buildrun(item, ctx)
+
+
+def _trigger_template(item: Item, ctx: Context) -> None:
+    from krm_fn.transforms.tekton import triggers
+
+    triggers.handle_triggertemplate(item, ctx)
+
+
 # (group, kind) -> transform
 HANDLERS: dict[tuple[str, str], Handler] = {
     ("tekton.dev", "PipelineRun"): handlers.handle_pipelinerun,
     ("tekton.dev", "TaskRun"): handlers.handle_taskrun,
-    ("shipwright.io", "Build"): shipwright.handle_build,
-    ("shipwright.io", "BuildRun"): shipwright.handle_buildrun,
-    ("triggers.tekton.dev", "TriggerTemplate"): triggers.handle_triggertemplate,
+    ("shipwright.io", "Build"): _shipwright_build,
+    ("shipwright.io", "BuildRun"): _shipwright_buildrun,
+    ("triggers.tekton.dev", "TriggerTemplate"): _trigger_template,
 }
 VERSIONS = {"tekton.dev": {"v1", "v1beta1"}, "shipwright.io": {"v1beta1"}, "triggers.tekton.dev": {"v1alpha1", "v1beta1"}}
 KNOWN_KINDS = frozenset(HANDLERS)

@@ -141,13 +141,24 @@ def releases() -> list[tuple[int, int, int]]:
 
 
 def release(version: tuple[int, int, int]) -> tuple[int, int, int] | None:
-    """The newest release of the table not after `version` (None below v0.15.0)."""
-    found = None
-    for r in releases():
-        if r > version:
-            break
-        found = r
-    return found
+    """The newest release of the table not after `version` (None below v0.15.0). Read from
+    the newest line down, so a run that asks about one version parses a line or two of the
+    table, not its 224 releases (issue 34)."""
+    for line, patches, _what, _source in reversed(LINES):
+        major, minor = (int(x) for x in line.split("."))
+        if (major, minor) > version[:2]:
+            continue
+        newest = -1
+        for part in patches.split():
+            first, _, last = part.partition("-")
+            lo, hi = int(first), int(last or first)
+            if (major, minor) < version[:2]:
+                newest = max(newest, hi)
+            elif lo <= version[2]:
+                newest = max(newest, min(hi, version[2]))
+        if newest >= 0:
+            return (major, minor, newest)
+    return None
 
 
 def set_security_context_default(version: tuple[int, int, int]) -> bool:

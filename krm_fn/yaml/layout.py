@@ -10,7 +10,15 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 m
 if TYPE_CHECKING:
     from typing import Any
 
-DASH_RE = re.compile(r"( *)-(?=[ \n]|$)")
+def dash_at(text: str, i: int = 0) -> bool:
+    """Whether the line at text[i] is a sequence entry's dash line: blanks, then `-` before a
+    blank, a newline or the end (re.match(r"( *)-(?=[ \n]|$)", text, i), in string
+    operations: the pattern cost more to compile at every start than all its uses, issue 34)."""
+    j = i
+    n = len(text)
+    while j < n and text[j] == " ":
+        j += 1
+    return text[j : j + 1] == "-" and text[j + 1 : j + 2] in ("", " ", "\n")
 
 
 def split_lines(text: str, keepends: bool = True) -> list[str]:
@@ -41,7 +49,7 @@ def dash_index(lines: list[str]) -> int:
     """The index of an entry's dash line: the first line that is a `-` and not a comment
     (head comments and blank lines may come before it). len(lines) when there is none."""
     for k, line in enumerate(lines):
-        if DASH_RE.match(line) and not line.lstrip().startswith("#"):
+        if dash_at(line) and not line.lstrip().startswith("#"):
             return k
     return len(lines)
 

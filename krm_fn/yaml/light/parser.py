@@ -266,7 +266,7 @@ class Reader:
         each line go. `first`: what the key's line holds. Unsure for a scalar that is not
         plain text (quoted, a number, with a comment after it), a comment line inside it,
         and a continuation that holds `: ` or ` #`, ends in `:` or starts with an indicator."""
-        if first.__class__ is not str or e.comment or not first or NUMBERISH.match(first):
+        if first.__class__ is not str or e.comment or not first or first[:1] in NUMBERISH:
             raise Unsure("continuation line")  # (one that starts like a number could be a timestamp)
         lines, ind, n = self.lines, self.ind, self.n
         segs = [first]

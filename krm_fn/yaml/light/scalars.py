@@ -32,7 +32,6 @@ DQ = emitter.DQ
 NOT_PLAIN = frozenset("'\"[{|>")
 # Plain keys the writer can emit as they are: Kubernetes field and label/annotation keys.
 KEY_RE = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_./-]*):(?= |$)")
-_INT_RE = re.compile(r"-?(?:0|[1-9][0-9]*)")
 # The characters the reader takes in a scalar are the printable ones (str.isprintable): ASCII
 # from space to `~`, and of the rest of Unicode letters, marks, numbers, punctuation and
 # symbols (a description in German, a name in Japanese, an emoji); not tabs or other
@@ -42,11 +41,32 @@ _INT_RE = re.compile(r"-?(?:0|[1-9][0-9]*)")
 # scalar holding them reads as its text, as a string. (A test in C: a pattern of Unicode's
 # ranges costs milliseconds to compile at every start.)
 _PLAIN_FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./$(~=+-")
-NUMBERISH = re.compile(r"[-+.0-9]")
-ASCII_PRINTABLE = re.compile(r"[\x20-\x7e]*")  # what the writer writes quoted (splice/newtext)
-_TS_RE = re.compile(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}")
+# What start-up would compile as patterns is asked with set and string operations: each
+# pattern costs a small input more to compile (0.3-0.6 M instructions) than all its uses
+# (issue 34); tests/unit/yaml/light/test_scalars.py checks each against its pattern.
+NUMBERISH = frozenset("-+.0123456789")  # a number's or a timestamp's first character: [-+.0-9]
+_DIGITS = frozenset("0123456789")
 _NULLS = frozenset({"null", "Null", "NULL", "~"})
 _SPECIAL = frozenset({"~", "null", "Null", "NULL", "True", "TRUE", "False", "FALSE", "<<", "="})
+
+
+def ascii_printable(s: str) -> bool:
+    """re.fullmatch(r"[\x20-\x7e]*", s): what the writer writes quoted (splice/newtext)."""
+    return s.isascii() and s.isprintable()
+
+
+def is_int(s: str) -> bool:
+    """re.fullmatch(r"-?(?:0|[1-9][0-9]*)", s): an integer in canonical form."""
+    t = s[1:] if s[:1] == "-" else s
+    return t.isascii() and t.isdigit() and (t == "0" or t[0] != "0")
+
+
+def starts_as_date(s: str) -> bool:
+    """re.match(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}", s): a timestamp's date."""
+    if len(s) < 8 or s[4] != "-" or not _DIGITS.issuperset(s[:4]) or s[5] not in _DIGITS:
+        return False
+    i = 7 if s[6] in _DIGITS else 6  # after the month's one or two digits
+    return s[i : i + 1] == "-" and s[i + 1 : i + 2] in _DIGITS  # ("" is not in _DIGITS)
 
 
 def folded(lines: list[str]) -> str:
@@ -153,7 +173,7 @@ def closing_quote(line: str, k: int, q: str) -> int:
 
 
 _FLOW_DEPTH = 16  # deeper flow nesting is left to the round-trip loader
-_FLOW_PLAIN_END = r"[,\[\]{}]|:(?=[ ,\[\]{}]|$)| #"
+_FLOW_PLAIN_END = r"[,\[\]{}]|:(?=[ ,\[\]{}]|$)| #"  # what flow_plain_end finds (a test compares)
 
 
 def flow_collection(line: str, i: int, depth: int) -> tuple[Any, int]:
@@ -265,11 +285,33 @@ def _flow_value(line: str, i: int, depth: int) -> tuple[Any, int]:
         raise Unsure("empty flow value")
     # a plain scalar ends before an indicator, before `:` that ends a key, before ` #`; a
     # colon with another character after it is the scalar's own (`https://host:8443/x`)
-    m = re.compile(_FLOW_PLAIN_END).search(line, i)  # re's cache: compiled on first use
-    text = line[i : m.start() if m else len(line)].rstrip(" ")
+    text = line[i : flow_plain_end(line, i)].rstrip(" ")
     if not text:
         raise Unsure("empty flow value")
     return plain_value(text), i + len(text)
+
+
+_FLOW_STOPS = frozenset(",[]{}")
+_AFTER_COLON = frozenset(" ,[]{}")
+
+
+def flow_plain_end(line: str, i: int) -> int:
+    """Where a plain scalar inside a flow collection that starts at line[i] ends: the first
+    match of _FLOW_PLAIN_END from i, else len(line). Asked character by character (a flow
+    value is a word or two): the pattern cost more to compile at every start than its uses
+    (issue 34)."""
+    n = len(line)
+    for j in range(i, n):
+        c = line[j]
+        if c in _FLOW_STOPS:
+            return j
+        if c == ":":
+            after = line[j + 1 : j + 2]
+            if not after or after in _AFTER_COLON or (after == "\n" and j + 2 == n):  # `$`
+                return j
+        elif c == " " and line[j + 1 : j + 2] == "#":
+            return j
+    return n
 
 
 # The values of plain scalars already read (most repeat: ReadWriteOnce, kubernetes.io/hostname...)
@@ -349,9 +391,9 @@ def resolve(text: str) -> Any:
         return False
     if text in _SPECIAL:
         raise Unsure("typed scalar")
-    if NUMBERISH.match(text):
-        if _INT_RE.fullmatch(text):
+    if text[:1] in NUMBERISH:
+        if is_int(text):
             return int(text)
-        if emitter.NUMBER_RE.match(text) or _TS_RE.match(text) or text[0] in "+.":
+        if emitter.NUMBER_RE.match(text) or starts_as_date(text) or text[0] in "+.":
             raise Unsure("number form")
     return text

@@ -12,16 +12,14 @@ output is the emitter's byte for byte (tests/unit/yaml/light/test_parser.py comp
 """
 from __future__ import annotations
 
-import re
-
 from krm_fn.core.errors import Unsure
-from krm_fn.yaml.light.scalars import ASCII_PRINTABLE
 from krm_fn.yaml.light.scalars import DQ
 from krm_fn.yaml.light.scalars import KEY_RE
 from krm_fn.yaml.light.scalars import PLAIN_KEYS
 from krm_fn.yaml.light.scalars import SQ
 from krm_fn.yaml.light.scalars import Folded
 from krm_fn.yaml.light.scalars import Lit
+from krm_fn.yaml.light.scalars import ascii_printable
 from krm_fn.yaml.light.scalars import resolve
 from krm_fn.yaml.roundtrip import entries
 from krm_fn.yaml.roundtrip.entries import Emitter
@@ -147,15 +145,15 @@ def _scalar_text(v: Any) -> str:
     if isinstance(v, int) and not isinstance(v, bool):
         return str(v)
     if isinstance(v, DQ):
-        if not ASCII_PRINTABLE.fullmatch(v) or '"' in v or "\\" in v:
+        if not ascii_printable(v) or '"' in v or "\\" in v:
             raise Unsure("double-quoted form")
         return f'"{v}"'
     if isinstance(v, SQ):
-        if not ASCII_PRINTABLE.fullmatch(v):
+        if not ascii_printable(v):
             raise Unsure("single-quoted form")
         return "'" + v.replace("'", "''") + "'"
     if isinstance(v, str) and not isinstance(v, Lit):
-        if _PLAIN_OUT_RE.fullmatch(v) and not v.endswith(":") and ": " not in v and " #" not in v:
+        if plain_out(v) and not v.endswith(":") and ": " not in v and " #" not in v:
             try:
                 if resolve(v) is v:
                     return v
@@ -167,4 +165,10 @@ def _scalar_text(v: Any) -> str:
 
 _SCALAR_TEXT: dict[str, str] = {}  # _scalar of a str, by value (cleared at 4,096)
 # What the round-trip writer surely writes plain (checked against it in tests/unit/yaml/light/test_parser.py)
-_PLAIN_OUT_RE = re.compile(r"[A-Za-z0-9_./$(][A-Za-z0-9_./$()@=+:-]*")
+# (re.fullmatch(r"[A-Za-z0-9_./$(][A-Za-z0-9_./$()@=+:-]*", s), asked with sets: issue 34)
+_PLAIN_OUT_FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./$(")
+_PLAIN_OUT_CHARS = _PLAIN_OUT_FIRST | frozenset(")@=+:-")
+
+
+def plain_out(s: str) -> bool:
+    return s[:1] in _PLAIN_OUT_FIRST and _PLAIN_OUT_CHARS.issuperset(s)

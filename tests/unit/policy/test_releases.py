@@ -127,3 +127,19 @@ def test_the_docs_table_is_the_data() -> None:
     text = DOC.read_text(encoding="utf-8")
     assert releases.markdown() in text, "docs/tekton-releases.md: paste releases.markdown() in place of the table"
     assert "| v1.16 | v1.16.0 | true |" in text and "| v0.44 | v0.44.0, v0.44.2 to v0.44.5 | false |" in text
+
+
+def test_release_is_the_newest_of_the_table_not_after_the_version() -> None:
+    """release() reads the table from its newest line down (issue 34: a run asks about one
+    version); its answer is the newest of every release not after the version, for versions
+    below, inside, between and past the table's lines and patches (v0.44.1 and v1.8 were
+    never released)."""
+    table = releases.releases()
+    assert table == sorted(table) and len(table) == len(set(table))
+    majors = sorted({major for major, _, _ in table} | {2})
+    for major in majors:
+        for minor in range(80):
+            for patch in range(12):
+                v = (major, minor, patch)
+                expected = max((r for r in table if r <= v), default=None)
+                assert releases.release(v) == expected, v

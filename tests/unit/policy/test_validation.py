@@ -135,6 +135,17 @@ def test_dns1123_checks_agree_with_their_regexes(text: str) -> None:
     assert (v.dns1123_subdomain_errors(text) == []) == subdomain
 
 
+@given(st.one_of(st.text(max_size=20), st.text(alphabet="aZ09-_.\n/é", max_size=20)))
+def test_label_value_and_name_part_checks_agree_with_their_regexes(text: str) -> None:
+    """Label values and a qualified name's name part are checked by string operations
+    (issue 34: no pattern compiled at every start): the answers of apimachinery's regexes,
+    which the messages quote."""
+    value = re.fullmatch(v._LABEL_VALUE_FMT, text) is not None and len(text.encode()) <= 63
+    assert (v.label_value_errors(text) == []) == value
+    name = re.fullmatch(v._QUALIFIED_NAME_FMT, text) is not None and len(text.encode()) <= 63
+    assert (v.qualified_name_errors(text) == []) == name or "/" in text
+
+
 # ---------------------------------------------------------------- Shipwright rules (controller unit tests)
 
 

@@ -64,3 +64,12 @@ def test_unentry_is_its_line_by_line_reading(parts: list[str]) -> None:
     and for any other text (blank lines of every width, other line breaks, tabs)."""
     for text in ("- " + "\n  ".join(parts), "\n".join(parts), "- x\n" + "".join(parts)):
         assert layout.unentry(text) == layout.unentry_lines(text)
+
+
+@given(st.text(alphabet=" -\n#a\t", max_size=8), st.integers(0, 3))
+def test_dash_at_answers_as_its_pattern(text: str, i: int) -> None:
+    """layout.dash_at asks in string operations what its pattern asked (issue 34: the
+    pattern cost more to compile at every start than its uses)."""
+    import re
+
+    assert layout.dash_at(text, i) == bool(re.compile(r"( *)-(?=[ \n]|$)").match(text, i))

@@ -1,0 +1,67 @@
+"""What a small input pays for at start-up (issue 34), pinned so that it cannot grow unseen:
+the benchmark's one PipelineRun and its 20 mixed items (bench/gen.py, as `bench/run.py`
+makes them), each rendered in KRM mode by a fresh interpreter, import no YAML parser but the
+light reader (no ruamel.yaml, no libyaml binding: PyYAML or ruamel.yaml.clib), no jsonschema,
+no `typing`, `dataclasses` or `inspect`, no transform of a kind they do not hold, and compile
+no more than a few patterns (each costs 0.3-1.5 M instructions to compile at every start:
+more than all its uses on a small input). No timing is asserted: bench/README.md has the
+figures. A new pattern or module on this path: measure it there, then raise the bound here."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from shared import BENCH
+
+sys.path.insert(0, str(BENCH))
+import gen  # noqa: E402
+
+# runs the console script's steps (`import re`, then krm_fn.cli.main) on stdin, then reports
+# the modules loaded and the patterns compiled since krm_fn was first imported, as JSON in the
+# file named by its argument
+_PROBE = """
+import re, sys
+out = sys.argv[1]
+before = set(re._cache)
+from krm_fn.cli import main
+sys.argv = ["krm-coschedule"]
+try:
+    main()
+except SystemExit:
+    pass
+modules = sorted(sys.modules)
+patterns = sorted(repr(k[1]) for k in set(re._cache) - before)
+import json
+with open(out, "w") as f:
+    json.dump({"modules": modules, "patterns": patterns}, f)
+"""
+
+# modules a one-object input never needs: parsers of the round trip, the schema library, and
+# what `typing` and `dataclasses` bring (issue 5); transforms of kinds these inputs do not hold
+ABSENT = ("ruamel", "_ruamel_yaml", "yaml", "jsonschema", "typing", "dataclasses", "inspect")
+ABSENT_OURS = ("krm_fn.transforms.shipwright", "krm_fn.transforms.tekton.triggers")
+# patterns compiled by a one-PipelineRun render: the item scanner's line patterns (three of
+# them per indent read) and the two key patterns; 22 before issue 34
+MAX_PATTERNS = 11
+
+
+def _probe(text: str, tmp_path: Path) -> dict[str, list[str]]:
+    out = tmp_path / "report.json"
+    proc = subprocess.run([sys.executable, "-c", _PROBE, str(out)], input=text.encode(), capture_output=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert b"\nkind: ResourceList\n" in proc.stdout and b"\nresults:\n" in proc.stdout
+    return json.loads(out.read_text())
+
+
+@pytest.mark.parametrize(("items", "targets"), [(1, 1.0), (20, 0.05)], ids=["one-pipelinerun", "twenty-mixed"])
+def test_a_small_input_imports_no_parser_it_does_not_read(items: int, targets: float, tmp_path: Path) -> None:
+    text = gen.generate(items, targets, 1)
+    report = _probe(text, tmp_path)
+    loaded = report["modules"]
+    assert [m for m in loaded if m.split(".")[0] in ABSENT] == []
+    assert [m for m in loaded if m in ABSENT_OURS] == []
+    assert "krm_fn.transforms.tekton.handlers" in loaded  # the probe did render the run
+    assert len(report["patterns"]) <= MAX_PATTERNS, report["patterns"]
