@@ -59,7 +59,7 @@ def _locate(t: str, document: bool, path: tuple[str, ...]) -> tuple[int, int, in
     last line. Found by indentation alone, and only the lines at or left of each mapping's
     keys are looked at (found by re, not line by line). None when a key on the path is absent
     or null."""
-    first = _FIRST_CONTENT.search(t)
+    first = re.compile(_FIRST_CONTENT).search(t)
     if first is None:
         raise Unsure("empty")
     col = first.end() - first.start() - 2
@@ -88,7 +88,7 @@ def _locate(t: str, document: bool, path: tuple[str, ...]) -> tuple[int, int, in
         rest = t[at + 1 + k + len(key) + 1 : line_end]
         if rest and not rest.lstrip(" ").startswith("#"):
             raise Unsure("not a block mapping")
-        nxt = _FIRST_CONTENT.search(t, line_end, end)
+        nxt = re.compile(_FIRST_CONTENT).search(t, line_end, end)
         if nxt is None:
             return None
         child = nxt.end() - nxt.start() - 2
@@ -98,12 +98,14 @@ def _locate(t: str, document: bool, path: tuple[str, ...]) -> tuple[int, int, in
     raise Unsure("peek")  # not reached
 
 
-# the next line with content (not blank, not only a comment), from its newline to that content
-_FIRST_CONTENT = re.compile(r"\n *[^ \n#]")
+# the next line with content (not blank, not only a comment), from its newline to that content;
+# the patterns here are compiled on first use (re's cache): an input that peeks at nothing
+# (one run) does not pay for compiling them at start-up
+_FIRST_CONTENT = r"\n *[^ \n#]"
 # a line whose content starts at or left of a column (compiled per column: re's cache)
 _LEFT = r"\n {0,%d}[^ \n]"
 # scalars.KEY_RE where a line goes on after the key (its `$` is the text's end there)
-_KEY_AT = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_./-]*):(?=[ \n])")
+_KEY_AT = r"([A-Za-z0-9_][A-Za-z0-9_./-]*):(?=[ \n])"
 
 
 def _key_at(t: str, a: int, b: int, k: int, key: str) -> tuple[int, int]:
@@ -111,7 +113,7 @@ def _key_at(t: str, a: int, b: int, k: int, key: str) -> tuple[int, int]:
     the newline its entry ends at), (-1, -1) when absent; Unsure on a line at column k that
     is not a plain key, or a line left of it that is not a comment."""
     at = end = -1
-    match = _KEY_AT.match
+    match = re.compile(_KEY_AT).match
     keys = False
     for m in re.compile(_LEFT % k).finditer(t, a, b + 1):
         j = m.end() - 1  # the line's first character
