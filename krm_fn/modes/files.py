@@ -74,7 +74,7 @@ class FileState(Record):
 
 
 class FilesOutcome(Record):
-    __slots__ = ("files", "results", "plans", "global_error", "assistant_off", "placeholders")
+    __slots__ = ("files", "results", "plans", "global_error", "assistant_off", "placeholders", "judged")
 
     def __init__(
         self,
@@ -90,6 +90,9 @@ class FilesOutcome(Record):
         self.global_error = global_error
         self.assistant_off = assistant_off  # a package's feature-flags turn Tekton's assistant off
         self.placeholders = False  # a package answered from the cache renders placeholders (it has no plans)
+        # a brought-in file's errors were judged against the state before the change (or the
+        # lack of one): not the package's bytes alone, so the verdict is not cached
+        self.judged = False
 
     @property
     def changed(self) -> list[FileState]:
@@ -260,7 +263,7 @@ def _package_outcome(
     named = set(pkg.given)
     part.files = [f for f in part.files if f.name in named or f.failed or f.new_text is not None]
     part.placeholders = prerequisite.rendered(part.plans)
-    if probe is not None and not (part.has_error or part.changed or any(r.severity == "error" for r in part.results)):
+    if probe is not None and not (part.judged or part.has_error or part.changed or any(r.severity == "error" for r in part.results)):
         probe.remember(verdicts.Verdict([f.name for f in part.files], part.results, part.placeholders, part.assistant_off))
     return part
 
@@ -293,13 +296,16 @@ def _run_package(
 
 
 def _render_package(
-    pkg: packages.Package, override: Any, light: bool, defer: bool, tick: Callable[[str], None] | None, pre: dict[str, Any] | None
+    pkg: packages.Package, override: Any, light: bool, defer: bool, tick: Callable[[str], None] | None, pre: dict[str, Any] | None,
+    kptfile: tuple[Any, str | None, str | None] | None = None, promote: bool = True,
 ) -> FilesOutcome:
     """One pass over the package: read it, decide every file's new text. Raises _ReadEagerly
-    (only when `defer`)."""
+    (only when `defer`). `kptfile`: the Kptfile's config as the state before the change had
+    it, and `promote` False: only the files named are rendered (_before_errors)."""
     # the Kptfile's config for this function, read once for both uses: (node, path, problem)
-    kptfile = packages.kptfile_config(pkg) if override is None else (None, None, None)
-    files, context, errors = _read_package(pkg, dependents.config_file(*kptfile[:2]), defer, tick, pre)
+    if kptfile is None:
+        kptfile = packages.kptfile_config(pkg) if override is None else (None, None, None)
+    files, context, errors = _read_package(pkg, dependents.config_file(*kptfile[:2]), defer, tick, pre, promote)
     if override is not None:
         policy: Any = override
     else:
@@ -323,12 +329,22 @@ def _render_package(
         return FilesOutcome(files, sorted_results(errors), [], True)
     _decide(live, texts, problems, errors)
     kept = _shown_results(outcome.results, files, extra, policy)
-    located = locate(_not_part_of_the_change(files, errors) + kept, live + extra, _moved(kptfile[0]))
-    return FilesOutcome(files, sorted_results(located), outcome.plans, assistant_off=outcome.assistant_off)
+    state = (pkg, override, light, kptfile)
+    judged: list[str] = []
+
+    def before(brought: list[str]) -> tuple[frozenset[tuple[Any, ...]] | None, str]:
+        judged.extend(brought)
+        return _before_errors(state, files, brought)
+
+    located = locate(_not_part_of_the_change(files, errors, before) + kept, live + extra, _moved(kptfile[0]))
+    done = FilesOutcome(files, sorted_results(located), outcome.plans, assistant_off=outcome.assistant_off)
+    done.judged = bool(judged)
+    return done
 
 
 def _read_package(
-    pkg: packages.Package, config: str | None, defer: bool, tick: Callable[[str], None] | None, pre: dict[str, Any] | None
+    pkg: packages.Package, config: str | None, defer: bool, tick: Callable[[str], None] | None, pre: dict[str, Any] | None,
+    promote: bool = True,
 ) -> tuple[list[FileState], list[FileState], list[Result]]:
     """(the files to render: the named ones and those that depend on them, the package's other
     files as context, the errors and warnings of reading them). `config`: the real path of
@@ -338,7 +354,7 @@ def _read_package(
     inodes = {(f.stat.st_dev, f.stat.st_ino) for f in files if f.stat is not None}
     # a hard link to a named file is that file, not another file of the package
     context = [f for f in context if f.stat is None or (f.stat.st_dev, f.stat.st_ino) not in inodes]
-    promoted = dependents.promoted(files, context, config)
+    promoted = dependents.promoted(files, context, config) if promote else []
     if promoted:
         for f, why in promoted:
             f.why = why
@@ -360,28 +376,80 @@ def _moved(node: Any) -> dict[str, str]:
     return {ann[PATH_KEY]: ann[CONFIG_FIELD_KEY]} if CONFIG_FIELD_KEY in ann else {}
 
 
-def _not_part_of_the_change(files: list[FileState], errors: list[Result]) -> list[Result]:
+def _not_part_of_the_change(
+    files: list[FileState], errors: list[Result], before: Callable[[list[str]], tuple[frozenset[tuple[Any, ...]] | None, str]],
+) -> list[Result]:
     """A file not named, brought in (dependents), whose errors the change did not cause (a
     sibling whose name might collide, failing on its own problem): it is left unchanged and
     does not fail the commit; its errors are warnings that name it and say so. Naming the file,
-    or the package, still fails on them."""
-    excused: dict[str, FileState] = {}
-    for g in files:
-        if g.failed and g.why is not None:
-            mine = [r for r in errors if r.file_path == g.name and r.severity == "error"]
-            if mine and not any(g.why.caused(r) for r in mine):
-                excused[g.name] = g
-                g.failed, g.new_text = False, None
+    or the package, still fails on them.
+
+    The change caused an error that the state before it does not give: `before(names)` renders
+    the brought-in files `names` against the named files as they are at HEAD (only when one
+    has an error: a commit that brings in nothing broken pays nothing) and gives the errors of
+    that render, (file, message, object, field) each, or (None, why there is no state before
+    the change), and then Why.caused judges by what the error names."""
+    brought = [g for g in files if g.failed and g.why is not None]
+    mine: dict[str, list[Result]] = {g.name: [] for g in brought}
+    for r in errors:
+        if r.severity == "error" and r.file_path in mine:
+            mine[r.file_path].append(r)
+    brought = [g for g in brought if mine[g.name]]
+    if not brought:
+        return errors
+    was, why_not = before([g.name for g in brought])
+    excused: dict[str, tuple[FileState, str]] = {}
+    for g in brought:
+        assert g.why is not None
+        if was is not None:
+            if all((r.file_path, r.message, r.resource, r.field_path) in was for r in mine[g.name]):
+                excused[g.name] = (g, "it fails the same way with the files passed as they are at HEAD, before the change")
+        elif not any(g.why.caused(r) for r in mine[g.name]):
+            excused[g.name] = (g, f"judged without the state before the change ({why_not}): the error names no file passed nor what changed")
+    for g, _rule in excused.values():
+        g.failed, g.new_text = False, None
     out = []
     for r in errors:
-        f = excused.get(r.file_path or "") if r.severity == "error" else None
-        if f is not None and f.why is not None:
+        got = excused.get(r.file_path or "") if r.severity == "error" else None
+        if got is not None and got[0].why is not None:
+            f, rule = got
+            assert f.why is not None
             r = Result(
-                "warning", f"{r.message} ({f.name} is not part of the change, only rendered with it: {f.why.text}; left unchanged)",
+                "warning", f"{r.message} ({f.name} is not part of the change, only rendered with it: {f.why.text}; {rule}; left unchanged)",
                 r.resource, r.field_path, r.file_path, r.file_index, r.tags, r.current_value, r.proposed_value, r.line, r.column,
             )
         out.append(r)
     return out
+
+
+def _before_errors(
+    state: tuple[packages.Package, Any, bool, tuple[Any, str | None, str | None]], files: list[FileState], brought: list[str],
+) -> tuple[frozenset[tuple[Any, ...]] | None, str]:
+    """The errors (file, message, object, field) of the brought-in files `brought` rendered
+    with the named files as they are at HEAD (absent when new), the package's other files as
+    they are; (None, why not) when there is no state before the change (io/gitstate)."""
+    from krm_fn.io import gitstate
+
+    pkg, override, light, kptfile = state
+    named = [f.name for f in files if f.why is None]
+    try:
+        head = gitstate.head_texts(str(pkg.root), named)
+    except gitstate.NoState as e:
+        return None, str(e)
+    pre: dict[str, Any] = {n: (t.encode("utf-8"), None) for n, t in head.items() if t is not None}
+    k = pkg.kptfile
+    if override is None and k is not None:
+        real = packages.realpath(k)
+        was = next((head[n] for n in named if packages.realpath(n) == real), "")
+        if was != "":  # the Kptfile is among the files passed: its config as it was
+            kptfile = (None, None, None) if was is None else packages.kptfile_config(pkg, was)
+    then = packages.Package(pkg.root, [n for n in named if head[n] is not None] + brought, [c for c in pkg.context if c not in brought])
+    then.real = pkg.real
+    try:
+        outcome = _render_package(then, override, light, False, None, pre, kptfile, promote=False)
+    except InputError as e:
+        return None, f"the render before the change failed: {e}"
+    return frozenset((r.file_path, r.message, r.resource, r.field_path) for r in outcome.results if r.severity == "error"), ""
 
 
 def _no_policy(pkg: packages.Package, files: list[FileState], errors: list[Result], problem: str) -> FilesOutcome:
