@@ -27,6 +27,7 @@ from krm_fn.io import streams
 from krm_fn.io import streamwrite
 from krm_fn.io.textdiff import coloured
 from krm_fn.io.writer import write_files
+from krm_fn.modes import before
 from krm_fn.modes import dependents
 from krm_fn.modes import package_policy
 from krm_fn.modes import report
@@ -332,11 +333,11 @@ def _render_package(
     state = (pkg, override, light, kptfile)
     judged: list[str] = []
 
-    def before(brought: list[str]) -> tuple[frozenset[tuple[Any, ...]] | None, str]:
+    def judge(brought: list[str]) -> tuple[frozenset[tuple[Any, ...]] | None, str]:
         judged.extend(brought)
         return _before_errors(state, files, brought)
 
-    located = locate(_not_part_of_the_change(files, errors, before) + kept, live + extra, _moved(kptfile[0]))
+    located = locate(before.not_part_of_the_change(files, errors, judge) + kept, live + extra, _moved(kptfile[0]))
     done = FilesOutcome(files, sorted_results(located), outcome.plans, assistant_off=outcome.assistant_off)
     done.judged = bool(judged)
     return done
@@ -376,77 +377,18 @@ def _moved(node: Any) -> dict[str, str]:
     return {ann[PATH_KEY]: ann[CONFIG_FIELD_KEY]} if CONFIG_FIELD_KEY in ann else {}
 
 
-def _not_part_of_the_change(
-    files: list[FileState], errors: list[Result], before: Callable[[list[str]], tuple[frozenset[tuple[Any, ...]] | None, str]],
-) -> list[Result]:
-    """A file not named, brought in (dependents), whose errors the change did not cause (a
-    sibling whose name might collide, failing on its own problem): it is left unchanged and
-    does not fail the commit; its errors are warnings that name it and say so. Naming the file,
-    or the package, still fails on them.
-
-    The change caused an error that the state before it does not give: `before(names)` renders
-    the brought-in files `names` against the named files as they are at HEAD (only when one
-    has an error: a commit that brings in nothing broken pays nothing) and gives the errors of
-    that render, (file, message, object, field) each, or (None, why there is no state before
-    the change), and then Why.caused judges by what the error names."""
-    brought = [g for g in files if g.failed and g.why is not None]
-    mine: dict[str, list[Result]] = {g.name: [] for g in brought}
-    for r in errors:
-        if r.severity == "error" and r.file_path in mine:
-            mine[r.file_path].append(r)
-    brought = [g for g in brought if mine[g.name]]
-    if not brought:
-        return errors
-    was, why_not = before([g.name for g in brought])
-    excused: dict[str, tuple[FileState, str]] = {}
-    for g in brought:
-        assert g.why is not None
-        if was is not None:
-            if all((r.file_path, r.message, r.resource, r.field_path) in was for r in mine[g.name]):
-                excused[g.name] = (g, "it fails the same way with the files passed as they are at HEAD, before the change")
-        elif not any(g.why.caused(r) for r in mine[g.name]):
-            excused[g.name] = (g, f"judged without the state before the change ({why_not}): the error names no file passed nor what changed")
-    for g, _rule in excused.values():
-        g.failed, g.new_text = False, None
-    out = []
-    for r in errors:
-        got = excused.get(r.file_path or "") if r.severity == "error" else None
-        if got is not None and got[0].why is not None:
-            f, rule = got
-            assert f.why is not None
-            r = Result(
-                "warning", f"{r.message} ({f.name} is not part of the change, only rendered with it: {f.why.text}; {rule}; left unchanged)",
-                r.resource, r.field_path, r.file_path, r.file_index, r.tags, r.current_value, r.proposed_value, r.line, r.column,
-            )
-        out.append(r)
-    return out
-
-
 def _before_errors(
     state: tuple[packages.Package, Any, bool, tuple[Any, str | None, str | None]], files: list[FileState], brought: list[str],
 ) -> tuple[frozenset[tuple[Any, ...]] | None, str]:
     """The errors (file, message, object, field) of the brought-in files `brought` rendered
     with the named files as they are at HEAD (absent when new), the package's other files as
-    they are; (None, why not) when there is no state before the change (io/gitstate)."""
-    from krm_fn.io import gitstate
-
+    they are; (None, why not) when there is no state before the change (modes/before)."""
     pkg, override, light, kptfile = state
-    named = [f.name for f in files if f.why is None]
+    then = before.state_before(pkg, [f.name for f in files if f.why is None], brought, override is None, kptfile)
+    if isinstance(then, str):
+        return None, then
     try:
-        head = gitstate.head_texts(str(pkg.root), named)
-    except gitstate.NoState as e:
-        return None, str(e)
-    pre: dict[str, Any] = {n: (t.encode("utf-8"), None) for n, t in head.items() if t is not None}
-    k = pkg.kptfile
-    if override is None and k is not None:
-        real = packages.realpath(k)
-        was = next((head[n] for n in named if packages.realpath(n) == real), "")
-        if was != "":  # the Kptfile is among the files passed: its config as it was
-            kptfile = (None, None, None) if was is None else packages.kptfile_config(pkg, was)
-    then = packages.Package(pkg.root, [n for n in named if head[n] is not None] + brought, [c for c in pkg.context if c not in brought])
-    then.real = pkg.real
-    try:
-        outcome = _render_package(then, override, light, False, None, pre, kptfile, promote=False)
+        outcome = _render_package(then[0], override, light, False, None, then[1], then[2], promote=False)
     except InputError as e:
         return None, f"the render before the change failed: {e}"
     return frozenset((r.file_path, r.message, r.resource, r.field_path) for r in outcome.results if r.severity == "error"), ""
