@@ -27,7 +27,6 @@ from krm_fn.io import streams
 from krm_fn.io import streamwrite
 from krm_fn.io.textdiff import coloured
 from krm_fn.io.writer import write_files
-from krm_fn.modes import before
 from krm_fn.modes import dependents
 from krm_fn.modes import package_policy
 from krm_fn.modes import report
@@ -337,7 +336,11 @@ def _render_package(
         judged.extend(brought)
         return _before_errors(state, files, brought)
 
-    located = locate(before.not_part_of_the_change(files, errors, judge) + kept, live + extra, _moved(kptfile[0]))
+    if any(f.failed and f.why is not None for f in files):  # a brought-in file failed: did the change cause it?
+        from krm_fn.modes import before
+
+        errors = before.not_part_of_the_change(files, errors, judge)
+    located = locate(errors + kept, live + extra, _moved(kptfile[0]))
     done = FilesOutcome(files, sorted_results(located), outcome.plans, assistant_off=outcome.assistant_off)
     done.judged = bool(judged)
     return done
@@ -384,6 +387,8 @@ def _before_errors(
     with the named files as they are at HEAD (absent when new), the package's other files as
     they are; (None, why not) when there is no state before the change (modes/before)."""
     pkg, override, light, kptfile = state
+    from krm_fn.modes import before
+
     then = before.state_before(pkg, [f.name for f in files if f.why is None], brought, override is None, kptfile)
     if isinstance(then, str):
         return None, then
