@@ -129,7 +129,8 @@ def _named_by_file(results: list[Result], rl: ResourceList) -> list[Result]:
     out = []
     for r in results:
         path = r.file_path
-        if r.severity == "info" or not path or r.message.startswith(f"{path}:") or r.message.startswith(f"{path} ("):
+        # a message that starts with its file already, or is about the path annotation itself
+        if r.severity == "info" or not path or r.message.startswith((f"{path}:", f"{path} (")) or "config.kubernetes.io/path" in (r.field_path or ""):
             out.append(r)
             continue
         index = r.file_index or 0
