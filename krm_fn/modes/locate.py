@@ -200,7 +200,8 @@ class _Places:
             self.starts = []
             cursor = line = 0
             for it in self.rl.items:
-                at = self.text.find(it.text, cursor) if it.text else -1
+                # each item's text follows the last one's, after comment or blank lines at most
+                at = -1 if not it.text else cursor if self.text.startswith(it.text, cursor) else self.text.find(it.text, cursor)
                 if at < 0 or it.text is None:
                     break
                 line += self.text.count("\n", cursor, at)
