@@ -234,3 +234,25 @@ def test_a_verdict_judged_against_the_state_before_is_not_cached(tmp_path: Path)
     (pkg / "policy.yaml").write_text(POLICY.format(strategy="placeholder"))
     second = _cli(pkg, "--check", "policy.yaml")
     assert second.returncode == 1 and "[error]" in second.stderr, second.stderr
+
+
+def test_with_git_a_kptfile_passed_is_read_as_it_was(tmp_path: Path) -> None:
+    """The Kptfile's configMap is the policy: passed and changed (strategy auto -> placeholder),
+    the state before the change reads the Kptfile at HEAD, under which the nameless run
+    rendered; the error is the change's."""
+    pkg = _nameless_package(tmp_path, "auto")
+    (pkg / "policy.yaml").unlink()
+
+    def kptfile(strategy: str) -> str:
+        return (
+            "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: p\npipeline:\n  mutators:\n"
+            f"  - image: krm-coschedule\n    configMap:\n      coschedule: workspaces\n      coschedule-strategy: {strategy}\n"
+        )
+
+    (pkg / "Kptfile").write_text(kptfile("auto"))
+    _commit(pkg)
+    (pkg / "Kptfile").write_text(kptfile("placeholder"))
+    p = _cli(pkg, "--check", "Kptfile")
+    assert p.returncode == 1, p.stderr
+    assert "uses.yaml:" in p.stderr and "[error]" in p.stderr and "metadata.generateName" in p.stderr, p.stderr
+    assert "not part of the change" not in p.stderr
