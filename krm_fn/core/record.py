@@ -49,6 +49,14 @@ class FrozenRecord(Record):
         # every field in one C loop (results are made by the thousand)
         any(map(_SET, repeat(self), self.__slots__, values))
 
+    def replace(self, **changes: Any) -> Any:
+        """A copy with the named fields changed, as dataclasses.replace makes one; an unknown
+        field is a TypeError."""
+        unknown = set(changes) - set(self.__slots__)
+        if unknown:
+            raise TypeError(f"{self.__class__.__name__} has no field {sorted(unknown)[0]!r}")
+        return self.__class__(*(changes.get(n, getattr(self, n)) for n in self.__slots__))
+
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"cannot assign to field {name!r}: {self.__class__.__name__} is immutable")
 

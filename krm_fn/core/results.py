@@ -75,10 +75,7 @@ class Result(FrozenRecord):
 
     def at(self, line: int, column: int) -> Result:
         """This result placed at `line`:`column` of its file."""
-        return Result(
-            self.severity, self.message, self.resource, self.field_path, self.file_path, self.file_index,
-            self.tags, self.current_value, self.proposed_value, line, column,
-        )
+        return self.replace(line=line, column=column)
 
     def place(self) -> tuple[int | None, int | None, str]:
         """(line, column, the message without the place): the place found for the field, else

@@ -10,7 +10,7 @@ and the installed distributions), so that nothing is trusted across versions; in
 JSON file per slot.
 
 Every read goes through krm_fn.io.reader (a regular file of at most MAX_ENTRY_BYTES), every
-write through krm_fn.io.writer.replace_file (a temp file and a rename: runs at the same time
+write through krm_fn.io.writer.write_atomic, unsynced (a temp file and a rename: runs at the same time
 each see a whole entry or none). An entry that is missing, unreadable, not JSON, of another
 format or key is a miss; the next clean verdict replaces it. A cache directory that cannot
 be made or written is no cache: the run goes on as without one. Turned off by
@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 
 from krm_fn.io import reader
-from krm_fn.io.writer import replace_file
+from krm_fn.io.writer import write_atomic
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -164,7 +164,7 @@ class Cache:
             where.mkdir(parents=True, exist_ok=True)
             path = where / f"{slot}.json"
             fresh = not os.path.lexists(path)
-            replace_file(path, data.encode("utf-8"))
+            write_atomic(path, data.encode("utf-8"), mode=0o600, sync=False)  # private, not synced
         except OSError:
             return False
         if fresh:

@@ -267,37 +267,25 @@ def _unlink(tmp: str) -> None:
         pass
 
 
-def write_atomic(path: Path, text: str | bytes, mode: int | None = None) -> list[str]:
+def write_atomic(path: Path, text: str | bytes, mode: int | None = None, sync: bool = True) -> list[str]:
     """Replace (or create) `path` with `text` through a temp file in the same directory, fsync
-    and a rename: a reader never sees a half-written file, and a crash leaves the old one.
-    An existing file keeps its owner and extended attributes, and its mode unless `mode` is
-    given; a new file gets `mode`.
-    The attributes that could not be carried over (with why)."""
+    and a rename: a reader, or a run beside this one, sees the old file or the new one, never
+    half of one, and a crash leaves the old one. An existing file keeps its owner and extended
+    attributes, and its mode unless `mode` is given; a new file gets `mode`. `sync=False`
+    leaves out both fsyncs, for a file of the function's own that may be lost in a crash (the
+    verdict cache's entries: a torn one reads as corrupt and is ignored).
+    The attributes that could not be carried over (with why). Raises OSError; the temp file
+    is removed then."""
     lost: list[str] = []
-    tmp = _stage(path, text, mode=mode, lost=lost)
+    tmp = _stage(path, text, sync=sync, mode=mode, lost=lost)
     try:
         os.replace(tmp, path)
     except BaseException:
         _unlink(tmp)
         raise
-    _sync_directory(path.parent)
+    if sync:
+        _sync_directory(path.parent)
     return lost
-
-
-def replace_file(path: Path, data: bytes) -> None:
-    """Put `data` at `path` (a file of the function's own, made if missing: the verdict cache's
-    entries) through a temp file in its directory and a rename: a reader, or a run beside this
-    one, sees the old file or the new one, never half of one. Private to the user (0600, as
-    mkstemp makes it) and not synced: a crash may lose the entry or leave it torn, and a torn
-    entry is read as corrupt and ignored. Raises OSError; the temp file is removed then."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".krm-tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        _unlink(tmp)
-        raise
 
 
 def _sync_directory(directory: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 
+from krm_fn.core.errors import InputError
 from krm_fn.core.errors import Unsure
 from krm_fn.core.keys import OWNER_ANNOTATION
 from krm_fn.core.results import Result
@@ -169,17 +170,25 @@ _UNKNOWN = object()
 
 
 def _ref(item: Item, path: tuple[str, ...]) -> Any:
-    """The value at `path` of a context object, read off its lines where the reader is sure
-    (the object left unread), else from the object read; _UNKNOWN when neither can say."""
-    try:
-        if item.text is not None and item.doc is None:
+    """The value at `path` of a context object: read off its lines where the reader is sure
+    (the object left unread), else from the object read (and the reading dropped again when
+    this read it: a file not brought in costs no memory); _UNKNOWN when neither can say (the
+    object is not YAML the readers take: it is brought in, and its render says why)."""
+    if item.text is not None and item.doc is None:
+        try:
             return item.field(path)
-        node = item.node
-        for key in path:
-            node = node.get(key) if isinstance(node, dict) else None
-        return node
-    except Unsure:
+        except Unsure:
+            pass  # a line the peek is not sure of (a flow list, a quote): read the object
+    try:
+        fresh = item.doc is None
+        node = item.load(light=True)
+    except (Unsure, InputError):
         return _UNKNOWN
+    for key in path:
+        node = node.get(key) if isinstance(node, dict) else None
+    if fresh:
+        item.release()
+    return node
 
 
 def _may_collide(f: _File, runs: dict[str, dict[str, str]], ends: dict[str, set[str]], named: frozenset[str]) -> Why | None:

@@ -27,11 +27,20 @@ def render(plans: Sequence[Plan], fmt: str) -> str:
 def as_json(plans: Sequence[Plan]) -> str:
     """The plans as JSON for CI tools: [{run: {apiVersion, kind, name, namespace}, mode,
     strategy (placeholder | run-keyed: then each "assistant" is a group of tasks kept together),
+    isolationScope (namespace | cluster: where the anti-affinity that keeps runs apart looks
+    for other runs; null where nothing is kept apart), waits (where the run may wait for the
+    scheduler's flush of unschedulable pods, as the table's notes say),
     assistants: [{name, tasks, claims: [{template, claim, bindings}], volumes}]}]."""
     import json
 
+    waits = _waits(plans)
     return json.dumps(
-        [{"run": p.run.as_dict(), "mode": p.mode, "strategy": p.strategy, "assistants": p.assistants} for p in plans], indent=2, sort_keys=False
+        [
+            {"run": p.run.as_dict(), "mode": p.mode, "strategy": p.strategy, "isolationScope": p.scope or None,
+             "waits": w, "assistants": p.assistants}
+            for p, w in zip(plans, waits, strict=True)
+        ],
+        indent=2, sort_keys=False,
     ) + "\n"
 
 
@@ -99,14 +108,19 @@ def table(plans: Sequence[Plan]) -> str:
     return "".join(out)
 
 
-def flush_notes(plans: Sequence[Plan]) -> list[str]:
-    """Where runs may wait for kube-scheduler's flush of unschedulable pods, once each (the
-    plans carry it for the policy's strategy, mode and kubernetesVersion)."""
-    # a placeholder waits only beside a run-keyed isolate run: none in the plans, no note
+def _waits(plans: Sequence[Plan]) -> list[list[str]]:
+    """Each plan's waits for kube-scheduler's flush of unschedulable pods (the plans carry them
+    for the policy's strategy, mode and kubernetesVersion): a placeholder waits only beside a
+    run-keyed isolate run, so with none in the plans its waits are left out."""
     beside = any(p.strategy == "run-keyed" and p.mode == "isolate-pipelinerun" for p in plans)
+    return [list(p.waits) if beside or p.strategy != "placeholder" else [] for p in plans]
+
+
+def flush_notes(plans: Sequence[Plan]) -> list[str]:
+    """Where runs may wait for kube-scheduler's flush of unschedulable pods, once each."""
     seen: list[str] = []
-    for p in plans:
-        seen.extend(w for w in p.waits if w not in seen and (beside or p.strategy != "placeholder"))
+    for waits in _waits(plans):
+        seen.extend(w for w in waits if w not in seen)
     if not seen:
         return []
     head = (
@@ -179,5 +193,10 @@ def mermaid(plans: Sequence[Plan]) -> str:
                 edge = _fmt(vb.get(v))
                 arrow = f" -. {_q(edge)} .-> " if edge else " -.-> "
                 out.append(f"    {aid}{arrow}{aid}v{k}[({_q(_fmt(v) + ' (existing claim)')})]\n")
+        out.append("  end\n")
+    notes = [n.strip() for n in (*scope_notes(plans), *flush_notes(plans))]
+    if notes:  # the table's notes, as a box of their own under the runs
+        out.append(f"  subgraph notes[{_q('notes')}]\n")
+        out.extend(f"    n{k}[{_q(n)}]\n" for k, n in enumerate(notes))
         out.append("  end\n")
     return "".join(out)

@@ -456,7 +456,9 @@ def _render(
             extra = [f for f in extra if f not in dropped]
             continue
         new_failures, global_error = _fail_files(outcome.results, by_name, errors)
-        if global_error:
+        if global_error:  # the policy's, or no file's: no file is rendered, each has failed
+            for f in files:
+                f.failed = True
             return FilesOutcome(files, sorted_results(errors + _others(outcome.results)), [], True)
         if not new_failures:
             return outcome, extra

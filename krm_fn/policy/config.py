@@ -16,6 +16,7 @@ from krm_fn.core.keys import RUN_UID_KEY
 from krm_fn.core.record import Record
 from krm_fn.core.results import ResourceRef
 from krm_fn.core.results import Result
+from krm_fn.policy import hardening
 from krm_fn.policy.configmap import BOOL_KEYS
 from krm_fn.policy.configmap import CM_KEYS
 from krm_fn.policy.configmap import PARSE_BOOL
@@ -208,6 +209,9 @@ def load(fc: Any) -> tuple[Policy | None, list[Result]]:
         if errs:
             return None, errs
         return _resolve(plain.get("spec") or {}, src, "spec", {})
+    if kind in (POLICY_KIND, "ConfigMap") and api_version != (wanted := POLICY_API_VERSION if kind == POLICY_KIND else "v1"):
+        # the kind is right and only its version is not: say it at the apiVersion, with the fix
+        return None, [_err(src, "apiVersion", f"a {kind} is apiVersion {wanted}, not {api_version!r}; set apiVersion: {wanted}")]
     return None, [
         _err(
             src,
@@ -243,7 +247,7 @@ def _source(plain: dict[str, Any]) -> _Source:
     return _Source(ref if ref.kind else None, str(path) if path else None, index)
 
 
-def _err(src: _Source, path: str, message: str, severity: str = "error") -> Result:
+def _err(src: _Source, path: str, message: str, severity: str = "error", tags: tuple[tuple[str, str], ...] = ()) -> Result:
     name = src.ref.display() if src.ref else "functionConfig"
     return Result(
         severity,
@@ -252,6 +256,7 @@ def _err(src: _Source, path: str, message: str, severity: str = "error") -> Resu
         field_path=path,
         file_path=src.file_path,
         file_index=src.file_index,
+        tags=tags,
     )
 
 
@@ -428,12 +433,15 @@ def _resolve(
     p.hardening = h.get("action", "deny")
     p.hardening_allow_toleration_keys = list(h.get("allowTolerationKeys") or [])
     p.hardening_allow_node_selector_keys = list(h.get("allowNodeSelectorKeys") or [])
+    results = results + _template_hardening(p, src, where)
     p.generate_name = spec.get("generateName", "error")
     p.strategy = spec.get("strategy", "auto")
     p.isolation_scope = spec.get("isolationScope")
     if "kubernetesVersion" in spec:
         major, minor, _patch = parse_version(spec["kubernetesVersion"])
         p.kubernetes_version = (major, minor)
+        if p.kubernetes_version > NEWEST_KUBERNETES:
+            results = [*results, _newer_kubernetes(src, p.kubernetes_version, where("kubernetesVersion"))]
     if p.strategy == "run-keyed" and not p.run_keyed_ok and p.mode != "disabled":
         return None, results + [
             _err(
@@ -447,6 +455,31 @@ def _resolve(
             )
         ]
     return p, results
+
+
+def _template_hardening(p: Policy, src: _Source, where: Callable[..., str]) -> list[Result]:
+    """SHIP-0039's hardening rules on the pod templates the policy writes itself: the
+    placeholder's (`assistant.podTemplate`, which takes the run's pods to the node it is
+    placed on) and the one filled into runs (`defaultPodTemplate`). Said at the typed
+    form's value, or inside the ConfigMap key's YAML string, as the template's other problems."""
+    sev = hardening.severity(p.hardening)
+    if sev is None:
+        return []
+    out: list[Result] = []
+    for typed, what, tpl in (
+        (("assistant", "podTemplate"), "the assistant's pod template", p.assistant_pod_template),
+        (("defaultPodTemplate",), "the default pod template", p.default_pod_template),
+    ):
+        if not tpl:
+            continue
+        base = where(*typed)
+        found = hardening.check(
+            tpl.get("nodeSelector"), tpl.get("tolerations"), p.hardening_allow_toleration_keys, p.hardening_allow_node_selector_keys
+        )
+        for f in found:
+            message = f"{what} {f.message} ({hardening.advice(f.rule)})"
+            out.append(_err(src, f"{base}.{f.where}", message, sev, (("hardening", f.rule),)))
+    return out
 
 
 def _resolve_scheduling(p: Policy, spec: dict[str, Any]) -> None:
@@ -482,6 +515,20 @@ def _newer_than_known(src: _Source, version: tuple[int, int, int], path: str) ->
         f"({newest}); the output follows {newest} (its nop image {nop_image(NEWEST_TEKTON)} and "
         f"its defaults). Check {newest}'s assistant against your release's notes, set "
         "assistant.image to your release's nop image, or update the function",
+        "warning",
+    )
+
+
+def _newer_kubernetes(src: _Source, version: tuple[int, int], path: str) -> Result:
+    """As a newer tektonVersion: what the function knows of Kubernetes (matchLabelKeys from
+    1.31, the scheduler's retry timing and queueing hints per release) stops at 1.37."""
+    newest = "{}.{}".format(*NEWEST_KUBERNETES)
+    return _err(
+        src,
+        path,
+        "{} is {}.{}, newer than the newest Kubernetes release this function knows ({}); it is "
+        "rendered as for {} (the scheduler's behaviour explain describes included). Check {}'s "
+        "scheduler notes against your release's, or update the function".format(path, *version, newest, newest, newest),
         "warning",
     )
 

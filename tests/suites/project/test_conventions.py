@@ -113,3 +113,35 @@ def test_the_policy_page_modeline_points_at_the_schema() -> None:
     policy_dir = ROOT / "examples" / "coschedule-workspaces"
     assert (policy_dir / m.group(1)).resolve() == (ROOT / "schemas" / "coschedulepolicy.schema.json").resolve()
     assert "`./schemas/coschedulepolicy.schema.json`" in POLICY_DOC and (ROOT / "schemas" / "coschedulepolicy.schema.json").is_file()
+
+
+def test_the_policy_page_shows_every_field_of_the_schema() -> None:
+    # the example of docs/policy.md is the reference users read: a field the schema has and the
+    # page leaves out is a field nobody finds (setSecurityContextReadOnlyRootFilesystem was)
+    import json
+
+    schema = json.loads((ROOT / "schemas" / "coschedulepolicy.schema.json").read_text(encoding="utf-8"))
+    example = POLICY_DOC.split("```yaml", 1)[1].split("```", 1)[0]
+    shown = set(re.findall(r"^ *([A-Za-z]+):", example, flags=re.MULTILINE))
+
+    def fields(node: dict, depth: int) -> set[str]:  # type: ignore[type-arg]
+        out = set()
+        for name, sub in (node.get("properties") or {}).items():
+            out.add(name)
+            # the pod templates' and resources' own fields are Kubernetes', not the policy's
+            if depth < 1 and name not in ("podTemplate", "resources"):
+                out |= fields(sub, depth + 1)
+        return out
+
+    missing = fields(schema["properties"]["spec"], 0) - shown
+    assert not missing, f"docs/policy.md's example leaves out {sorted(missing)}"
+
+
+def test_the_policy_page_lists_every_hardening_rule() -> None:
+    from krm_fn.policy import hardening
+
+    rules = {v for k, v in vars(hardening).items() if k.startswith("RULE_")}
+    assert len(rules) == 4
+    section = POLICY_DOC.split("## Hardening", 1)[1].split("\n## ", 1)[0]
+    for rule in rules:
+        assert f"| `{rule}` |" in section, f"docs/policy.md's hardening table leaves out {rule}"

@@ -104,3 +104,13 @@ def test_mutable_defaults_are_fresh_per_instance() -> None:
     assert f1.order is not f2.order and f1.extra is not f2.extra
     o1, o2 = Outcome([], [], [], []), Outcome([], [], [], [])
     assert o1.positions is not o2.positions
+
+
+def test_frozen_records_replace_named_fields_only() -> None:
+    r = Result("warning", "m", ResourceRef("v1", "Pod", "a", "ns"), "spec.x", "a.yaml", 0, (("k", "v"),), 1, 2)
+    placed = r.at(3, 5)
+    assert (placed.line, placed.column) == (3, 5) and r.line is None
+    assert placed.replace(line=None, column=None) == r
+    assert r.replace(severity="error").severity == "error" and r.replace(severity="error").tags == r.tags
+    with pytest.raises(TypeError, match="no field 'colum'"):
+        r.replace(colum=1)

@@ -413,3 +413,20 @@ def test_a_file_name_that_is_not_utf8_is_keyed_and_kept(pkg: Path, renders: list
     assert first == rendered and len(_entries(_private_cache)) == 1
     warm = cli(here, "--check", "pkg")  # a hit: the entry read back with the name as it was
     assert warm == rendered and renders == ["pkg", "pkg"]
+
+
+def test_an_entry_is_private_unsynced_and_whole(pkg: Path, _private_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the cache writes through the one atomic writer, asked not to sync: an entry may be lost
+    # in a crash (then it is a miss), and a verdict costs no fsync
+    synced: list[int] = []
+    monkeypatch.setattr(os, "fsync", synced.append)
+    assert cli(pkg.parent, "--check", "pkg")[0] == 0
+    [entry] = _entries(_private_cache)
+    assert entry.stat().st_mode & 0o777 == 0o600 and synced == []
+    assert json.loads(entry.read_text())["format"]
+    entry.chmod(0o644)  # replaced: private again, and no temp file left beside it
+    (pkg / "runs" / "r1.yaml").write_text((pkg / "runs" / "r1.yaml").read_text() + "# touched\n")
+    assert cli(pkg.parent, "--check", "pkg")[0] == 0
+    assert _entries(_private_cache) == [entry]  # the package's slot, replaced
+    assert entry.stat().st_mode & 0o777 == 0o600 and synced == []
+    assert not [p for p in entry.parent.iterdir() if not p.name.endswith(".json")]

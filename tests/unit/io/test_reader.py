@@ -139,7 +139,6 @@ _WRITERS = {
     ("io/writer.py", "_sync_all"),  # opens a staged temp file to fsync it
     ("io/writer.py", "_stage"),  # writes a temp file
     ("io/writer.py", "_sync_directory"),  # opens a directory to fsync a rename in it
-    ("io/writer.py", "replace_file"),  # writes a verdict cache entry through a temp file
     ("cli.py", "_output_failed"),  # points stdout at /dev/null
 }
 _OPENERS = {"open", "fdopen", "read_text", "read_bytes", "safe_load", "full_load", "unsafe_load"}

@@ -239,3 +239,18 @@ def test_generated_object_removed_with_its_separator(fake: None, repo: Path) -> 
     assert "StatefulSet" not in text
     assert text.endswith('data:\n  on: "yes"\n')
     assert _cli("pipeline.yaml", "run.yaml") == 0
+
+
+@pytest.mark.parametrize("typo", ["  coschedul: pipelineruns\n", "  coschedule: sometimes\n"])
+def test_a_package_policy_in_error_fails_every_file_named(repo: Path, capsys: pytest.CaptureFixture[str], typo: str) -> None:
+    # the package's own policy (not --config) with a typo: the run was said "unchanged" and
+    # counted so (json: status unchanged), though it was not rendered at all
+    import json
+
+    (repo / "policy.yaml").write_text(POLICY.replace("  coschedule: workspaces\n", typo))
+    assert main(["--format", "json", "run.yaml"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert [(f["path"], f["status"]) for f in report["files"]] == [("run.yaml", "failed")]
+    assert report["summary"]["files_failed"] == 1 and report["summary"]["files_unchanged"] == 0
+    assert [r["file"]["path"] for r in report["results"] if r["severity"] == "error"] == ["policy.yaml"]
+    assert (repo / "run.yaml").read_text() == RUN

@@ -310,3 +310,65 @@ def test_the_schema_enumerates_every_closed_toleration_field() -> None:
     assert sched["operator"]["enum"] == ["Exists", "Equal"] and sched["effect"]["enum"] == ["NoSchedule", ""]
     assert set(tpl["operator"]["enum"]) == {"Exists", "Equal", ""}
     assert set(tpl["effect"]["enum"]) == {"NoSchedule", "PreferNoSchedule", "NoExecute", ""}
+
+
+CONTROL_PLANE = {"key": "node-role.kubernetes.io/control-plane", "operator": "Exists"}
+
+
+@pytest.mark.parametrize(
+    ("conf", "path", "rule"),
+    [
+        (typed({"assistant": {"podTemplate": {"tolerations": [CONTROL_PLANE]}}}), "spec.assistant.podTemplate.tolerations[0]", "control-plane-toleration"),
+        (
+            typed({"defaultPodTemplate": {"nodeSelector": {"node-role.kubernetes.io/control-plane": ""}}}),
+            "spec.defaultPodTemplate.nodeSelector[node-role.kubernetes.io/control-plane]",
+            "control-plane-node-selector",
+        ),
+        (typed({"defaultPodTemplate": {"tolerations": [{"operator": "Exists"}]}}), "spec.defaultPodTemplate.tolerations[0]", "wildcard-toleration"),
+        (
+            cm({"default-affinity-assistant-pod-template": "tolerations:\n- key: node.kubernetes.io/unreachable\n  operator: Exists\n"}),
+            "data.default-affinity-assistant-pod-template.tolerations[0]",
+            "node-lifecycle-toleration",
+        ),
+    ],
+)
+def test_the_policys_own_pod_templates_are_hardened(conf: dict[str, Any], path: str, rule: str) -> None:
+    # SPEC §5: hardening covers the policy's own values; the templates it writes into the
+    # placeholder and into runs are its values as much as scheduling.* is
+    _p, res = config.load(conf)
+    [r] = [r for r in res if r.tags]
+    assert (r.severity, r.field_path, r.tags) == ("error", path, (("hardening", rule),))
+    assert "SHIP-0039" in r.message and ("assistant's" in r.message or "default pod template" in r.message)
+
+
+def test_template_hardening_follows_the_action_and_the_allow_list() -> None:
+    tpl = {"assistant": {"podTemplate": {"tolerations": [CONTROL_PLANE]}}}
+    p, res = config.load(typed({**tpl, "hardening": {"action": "warn"}}))
+    assert p is not None and [(r.severity, r.field_path) for r in res] == [("warning", "spec.assistant.podTemplate.tolerations[0]")]
+    p, res = config.load(typed({**tpl, "hardening": {"action": "off"}}))
+    assert p is not None and res == []
+    allow = {"allowTolerationKeys": ["node-role.kubernetes.io/control-plane"]}
+    p, res = config.load(typed({**tpl, "hardening": allow}))
+    assert p is not None and res == []
+
+
+@pytest.mark.parametrize(("version", "warned"), [("1.37", False), ("1.36", False), ("1.38", True), ("2.0", True)])
+def test_a_kubernetes_version_newer_than_known_warns(version: str, warned: bool) -> None:
+    p, res = config.load(typed({"kubernetesVersion": version}))
+    assert p is not None
+    assert [(r.severity, r.field_path) for r in res] == ([("warning", "spec.kubernetesVersion")] if warned else [])
+    if warned:
+        assert "newer than the newest Kubernetes release this function knows (1.37)" in res[0].message
+    p, res = config.load(cm({"kubernetes-version": version}))
+    assert [r.field_path for r in res] == (["data.kubernetes-version"] if warned else [])
+
+
+@pytest.mark.parametrize(("conf", "wanted"), [
+    ({**typed({"coschedule": "pipelineruns"}), "apiVersion": "fn.kpt.dev/v1"}, "fn.kpt.dev/v1alpha1"),
+    ({**typed({}), "apiVersion": "fn.kpt.dev/v1beta1"}, "fn.kpt.dev/v1alpha1"),
+    ({**cm({"coschedule": "pipelineruns"}), "apiVersion": "core/v1"}, "v1"),
+])
+def test_the_right_kind_at_the_wrong_version_says_which_version(conf: dict[str, Any], wanted: str) -> None:
+    p, [r] = config.load(conf)
+    assert p is None and (r.severity, r.field_path) == ("error", "apiVersion")
+    assert f"is apiVersion {wanted}, not '{conf['apiVersion']}'; set apiVersion: {wanted}" in r.message

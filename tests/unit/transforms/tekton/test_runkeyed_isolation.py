@@ -165,3 +165,23 @@ def test_explain_for_placeholders() -> None:
     assert any("a placeholder that waits for a node held by a run-keyed" in n for n in explain.flush_notes(outcome.plans))
     _, outcome = _render(NAMED + NAMELESS.replace("build-", "gen-"), _k8s("isolate-pipelinerun", "1.37"))
     assert not any("a placeholder that waits" in n for n in explain.flush_notes(outcome.plans))
+
+
+def test_explain_json_and_mermaid_carry_the_tables_notes() -> None:
+    # the table's scope and flush notes were text only: CI tools reading the JSON and a
+    # reviewer reading the diagram did not get them
+    import json
+
+    _, outcome = _render(NAMED + NAMELESS.replace("build-", "gen-"), _k8s("isolate-pipelinerun", "1.36"))
+    plans = json.loads(explain.as_json(outcome.plans))
+    by_kind = {(p["strategy"], p["isolationScope"]) for p in plans}
+    assert by_kind == {("placeholder", "namespace"), ("run-keyed", "cluster")}
+    placeholder = next(p for p in plans if p["strategy"] == "placeholder")
+    assert any("a placeholder that waits for a node held by a run-keyed" in w for w in placeholder["waits"])
+    diagram = explain.mermaid(outcome.plans)
+    notes = diagram.split('subgraph notes["notes"]\n', 1)[1]
+    for note in (*explain.scope_notes(outcome.plans), *explain.flush_notes(outcome.plans)):
+        assert note.strip().replace('"', "#quot;") in notes
+    _, outcome = _render(NAMED, _k8s("isolate-pipelinerun", "1.36"))
+    [alone] = json.loads(explain.as_json(outcome.plans))
+    assert alone["waits"] == [] and alone["isolationScope"] == "namespace"  # a placeholder alone never waits
