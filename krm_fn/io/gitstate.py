@@ -42,7 +42,7 @@ def head_texts(root: str, names: list[str]) -> dict[str, str | None]:
             cwd=top, env=env, timeout=GIT_TIMEOUT,
         )
     except reader.FileRefused as e:
-        raise NoState(e.detail) from None
+        raise NoState(_why(e.detail)) from None
     blobs: dict[str, tuple[str, int]] = {}  # path relative to root -> (object, size)
     for entry in listing.split(b"\0"):
         head, _, path = entry.partition(b"\t")
@@ -83,6 +83,15 @@ def head_texts(root: str, names: list[str]) -> dict[str, str | None]:
         at = end + 1 + length + 1
         out[n] = _text(body, f"HEAD:{n}")
     return out
+
+
+def _why(detail: str) -> str:
+    """git's refusal in the user's words where it is a common one."""
+    if "not a git repository" in detail:
+        return "not in a git work tree"
+    if "Not a valid object name HEAD" in detail:
+        return "no commit yet: HEAD is missing"
+    return detail
 
 
 def _text(data: bytes, name: str) -> str:

@@ -173,6 +173,9 @@ def test_with_git_a_policy_change_that_breaks_a_runs_metadata_fails(tmp_path: Pa
     assert p.returncode == 1, p.stderr
     assert "uses.yaml:" in p.stderr and "[error]" in p.stderr and "metadata.generateName" in p.stderr, p.stderr
     assert "not part of the change" not in p.stderr
+    # why a file not passed fails the commit, and by which rule
+    assert "(uses.yaml was not passed, only rendered with the change: the package's policy changed in policy.yaml; " in p.stderr
+    assert "the files passed, as they are at HEAD, do not give this: the change caused it)" in p.stderr
 
 
 def test_with_git_an_error_a_policy_change_did_not_cause_is_a_warning(tmp_path: Path) -> None:
@@ -207,7 +210,7 @@ def test_without_a_git_repository_the_rule_is_what_the_error_names(tmp_path: Pat
     p = _cli(pkg, "--check", "policy.yaml")
     assert p.returncode == 0, p.stderr
     assert "uses.yaml is not part of the change" in p.stderr, p.stderr
-    assert "judged without the state before the change (" in p.stderr and "not a git repository" in p.stderr, p.stderr
+    assert "judged without the state before the change (not in a git work tree)" in p.stderr, p.stderr
 
 
 def test_without_git_on_path_the_rule_is_what_the_error_names(tmp_path: Path) -> None:
