@@ -50,27 +50,23 @@ def not_part_of_the_change(
         return errors
     was, why_not = before([g.name for g in brought])
     excused: dict[str, tuple[_File, str]] = {}
-    failing: dict[str, tuple[_File, str]] = {}  # still errors: said why the file was rendered, and by which rule
     for g in brought:
         assert g.why is not None
         if was is not None:
             if all((r.file_path, r.message, r.resource, r.field_path) in was for r in mine[g.name]):
                 excused[g.name] = (g, "it fails the same way with the files passed as they are at HEAD, before the change")
-            else:
-                failing[g.name] = (g, "the files passed, as they are at HEAD, do not give this: the change caused it")
         elif not any(g.why.caused(r) for r in mine[g.name]):
             excused[g.name] = (g, f"judged without the state before the change ({why_not}): the error names no file passed nor what changed")
-        else:
-            failing[g.name] = (g, f"judged without the state before the change ({why_not}): it may be the change's")
     for g, _rule in excused.values():
         g.failed, g.new_text = False, None
-    return _reworded(errors, excused, failing)
+    # an error the change caused reads as when the file is passed: its message is the same
+    # whichever files are named (issue 33's stability across groupings)
+    return _reworded(errors, excused)
 
 
-def _reworded(errors: list[Result], excused: dict[str, tuple[_File, str]], failing: dict[str, tuple[_File, str]]) -> list[Result]:
+def _reworded(errors: list[Result], excused: dict[str, tuple[_File, str]]) -> list[Result]:
     """The errors of the excused files as warnings that name the file, why it was rendered,
-    and the rule that excused it; those of the brought-in files that still fail, errors that
-    say why the file was rendered and by which rule they are the change's."""
+    and the rule that excused it."""
     out = []
     for r in errors:
         key = r.file_path or ""
@@ -78,10 +74,6 @@ def _reworded(errors: list[Result], excused: dict[str, tuple[_File, str]], faili
             f, rule = excused[key]
             assert f.why is not None
             r = _as(r, "warning", f"{r.message} ({f.name} is not part of the change, only rendered with it: {f.why.text}; {rule}; left unchanged)")
-        elif r.severity == "error" and key in failing:
-            f, rule = failing[key]
-            assert f.why is not None
-            r = _as(r, "error", f"{r.message} ({f.name} was not passed, only rendered with the change: {f.why.text}; {rule})")
         out.append(r)
     return out
 
