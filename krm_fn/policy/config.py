@@ -17,6 +17,7 @@ from krm_fn.core.record import Record
 from krm_fn.core.results import ResourceRef
 from krm_fn.core.results import Result
 from krm_fn.policy import hardening
+from krm_fn.policy import versions
 from krm_fn.policy.configmap import BOOL_KEYS
 from krm_fn.policy.configmap import CM_KEYS
 from krm_fn.policy.configmap import PARSE_BOOL
@@ -24,12 +25,9 @@ from krm_fn.policy.configmap import YAML_KEYS
 from krm_fn.policy.configmap import unknown_key
 from krm_fn.policy.nop import DEFAULT_NOP_IMAGE
 from krm_fn.policy.nop import nop_image
-from krm_fn.policy.nop import nop_release
-from krm_fn.policy.nop import nop_tag
 from krm_fn.policy.nop import parse_version
 from krm_fn.policy.podtemplate import pod_template_problems
 from krm_fn.policy.releases import NEWEST
-from krm_fn.policy.releases import fmt
 from krm_fn.policy.releases import set_security_context_default
 from krm_fn.yaml import guards
 from krm_fn.yaml.plain import to_plain
@@ -50,7 +48,7 @@ DEFAULT_SERVICE_ACCOUNT = "default"
 MODES = ("workspaces", "pipelineruns", "isolate-pipelinerun", "disabled")
 STRATEGIES = ("auto", "placeholder", "run-keyed")
 # the newest Kubernetes release (1.37.0, with kubernetes/kubernetes#139161's queueing hint)
-NEWEST_KUBERNETES = (1, 37)
+NEWEST_KUBERNETES = versions.NEWEST_KUBERNETES
 # matchLabelKeys / mismatchLabelKeys in pod (anti-)affinity (KEP-3633): alpha 1.29 (gate off),
 # beta and on by default 1.31, GA 1.33
 RUN_KEYED_SINCE = (1, 31)
@@ -260,6 +258,11 @@ def _err(src: _Source, path: str, message: str, severity: str = "error", tags: t
     )
 
 
+def _said(src: _Source, said: list[tuple[str, str, str]]) -> list[Result]:
+    """Results of what policy/versions says: (severity, field path, message) each."""
+    return [_err(src, path, message, severity) for severity, path, message in said]
+
+
 def _validate(doc: dict[str, Any], src: _Source, render_path: Any, original: Any = None) -> list[Result]:
     """Schema errors of `doc`; `original` is the round-trip tree it came from, whose
     scalars keep their spelling for the messages."""
@@ -401,9 +404,10 @@ def _resolve(
     def where(*typed: str) -> str:
         return cm_paths.get(typed, ".".join((prefix, *typed)))
 
-    mode, results = _mode(spec, src, p.tekton_version, where)
+    mode, said = versions.resolve_mode(spec, p.tekton_version, where)
+    results = _said(src, said)
     if p.tekton_version > NEWEST_TEKTON:
-        results = [_newer_than_known(src, p.tekton_version, where("tektonVersion")), *results]
+        results = [*_said(src, [versions.newer_tekton(p.tekton_version, where("tektonVersion"))]), *results]
     if mode is None:
         return None, results
     found = pod_template_problems(where("defaultPodTemplate"), spec.get("defaultPodTemplate"))
@@ -422,7 +426,7 @@ def _resolve(
     if "image" in a:
         p.assistant_image = a["image"]
         if "tektonVersion" in spec:
-            results = results + _image_version_check(src, a["image"], p.tekton_version, where)
+            results = results + _said(src, versions.image_version_check(a["image"], p.tekton_version, where))
     else:
         p.assistant_image = nop_image(p.tekton_version)
     _resolve_assistant(p, a)
@@ -441,7 +445,7 @@ def _resolve(
         major, minor, _patch = parse_version(spec["kubernetesVersion"])
         p.kubernetes_version = (major, minor)
         if p.kubernetes_version > NEWEST_KUBERNETES:
-            results = [*results, _newer_kubernetes(src, p.kubernetes_version, where("kubernetesVersion"))]
+            results = [*results, *_said(src, [versions.newer_kubernetes(p.kubernetes_version, where("kubernetesVersion"))])]
     if p.strategy == "run-keyed" and not p.run_keyed_ok and p.mode != "disabled":
         return None, results + [
             _err(
@@ -504,110 +508,3 @@ def _resolve_assistant(p: Policy, a: dict[str, Any]) -> None:
     p.pvc_retention = {"whenDeleted": "Delete", "whenScaled": "Delete", **(a.get("pvcRetentionPolicy") or {})}
     p.topology_spread = copy_data(a.get("topologySpreadConstraints") or [])
     p.scheduling_gates = copy_data(a.get("schedulingGates") or [])
-
-
-def _newer_than_known(src: _Source, version: tuple[int, int, int], path: str) -> Result:
-    newest = fmt(NEWEST_TEKTON)
-    return _err(
-        src,
-        path,
-        f"{path} is {fmt(version)}, newer than the newest Tekton release this function knows "
-        f"({newest}); the output follows {newest} (its nop image {nop_image(NEWEST_TEKTON)} and "
-        f"its defaults). Check {newest}'s assistant against your release's notes, set "
-        "assistant.image to your release's nop image, or update the function",
-        "warning",
-    )
-
-
-def _newer_kubernetes(src: _Source, version: tuple[int, int], path: str) -> Result:
-    """As a newer tektonVersion: what the function knows of Kubernetes (matchLabelKeys from
-    1.31, the scheduler's retry timing and queueing hints per release) stops at 1.37."""
-    newest = "{}.{}".format(*NEWEST_KUBERNETES)
-    return _err(
-        src,
-        path,
-        "{} is {}.{}, newer than the newest Kubernetes release this function knows ({}); it is "
-        "rendered as for {} (the scheduler's behaviour explain describes included). Check {}'s "
-        "scheduler notes against your release's, or update the function".format(path, *version, newest, newest, newest),
-        "warning",
-    )
-
-
-def _image_version_check(
-    src: _Source, image: str, version: tuple[int, int, int], where: Callable[..., str]
-) -> list[Result]:
-    """A warning when a set image is a nop image of another release than tektonVersion's."""
-    tag = nop_tag(image)
-    release = nop_release(version)
-    if tag is None or release is None or tag in (version, release):
-        return []
-    fmt = "v{}.{}.{}".format
-    return [
-        _err(
-            src,
-            where("assistant", "image"),
-            f"{where('assistant', 'image')} {image} is the nop image of Tekton {fmt(*tag)}, but "
-            f"{where('tektonVersion')} is {fmt(*version)}, whose assistant image is "
-            f"{nop_image(version)}; use that image (or leave the image unset: it follows the "
-            "Tekton version), or declare the Tekton version your cluster runs",
-            "warning",
-        )
-    ]
-
-
-def _mode(
-    spec: dict[str, Any], src: _Source, v: tuple[int, int, int], where: Callable[..., str]
-) -> tuple[str | None, list[Result]]:
-    """The coscheduling mode Tekton `v` runs with these flags (its migration table), or None
-    with the error for a combination Tekton refuses."""
-    mode_given = "coschedule" in spec
-    mode = spec.get("coschedule", "workspaces")
-    disable_given = "disableAffinityAssistant" in spec
-    disable = bool(spec.get("disableAffinityAssistant", False))
-    vs = "v{}.{}.{}".format(*v)
-    if v >= (1, 0, 0):
-        if not disable_given:
-            return mode, []
-        return mode, [
-            _err(
-                src,
-                where("disableAffinityAssistant"),
-                f"disable-affinity-assistant is ignored from Tekton v1.0.0 on (tektonVersion "
-                f"{vs}); only coschedule counts, so remove it (mode: {mode})",
-                "warning",
-            )
-        ]
-    if v < (0, 50, 0):
-        if mode_given and mode != "workspaces":
-            return None, [
-                _err(
-                    src,
-                    where("coschedule"),
-                    f"Tekton {vs} has no coschedule flag (added in v0.50.0); use "
-                    "disableAffinityAssistant, or set tektonVersion to the version you run",
-                )
-            ]
-        return ("disabled" if disable else "workspaces"), []
-    if not disable and mode != "workspaces":
-        return None, [
-            _err(
-                src,
-                where("coschedule"),
-                f"coschedule value {mode} is incompatible with disable-affinity-assistant "
-                f"setting to false (Tekton {vs}, during the migration); set "
-                "disableAffinityAssistant: true, or tektonVersion >= v1.0.0",
-            )
-        ]
-    if not disable:
-        return "workspaces", []
-    resolved = "disabled" if mode in ("workspaces", "disabled") else mode
-    if resolved in ("pipelineruns", "isolate-pipelinerun") and v < (0, 51, 0):
-        return None, [
-            _err(
-                src,
-                where("coschedule"),
-                f"affinity assistant behavior {resolved} is not implemented in Tekton {vs} "
-                "(added in v0.51.0); use workspaces or disabled, or upgrade Tekton",
-            )
-        ]
-    return resolved, []
