@@ -46,8 +46,9 @@ Usage:
                                           Kptfile; runs whose names could collide with a
                                           changed run's), written only when their render
                                           changed, each said with why; a problem of theirs
-                                          the change did not cause is a warning, not a
-                                          failure. Exit 1 when a file changed
+                                          the change did not cause (the files given as at
+                                          git HEAD give it too) is a warning, not a failure.
+                                          Exit 1 when a file changed
       --check                             change nothing; exit 1 when something would change
       --diff                              print a unified diff instead of writing
       --files                             the arguments are files (implied by the flags above)

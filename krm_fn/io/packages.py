@@ -317,17 +317,18 @@ def _unsearchable(e: OSError) -> str:
     return f"cannot be listed ({e.strerror or e}); it was not searched for YAML files"
 
 
-def kptfile_config(pkg: Package) -> tuple[Any, str | None, str | None]:
+def kptfile_config(pkg: Package, text: str | None = None) -> tuple[Any, str | None, str | None]:
     """_kptfile_config as (node, path, None), or (None, None, why the Kptfile or its
-    `configPath` cannot be taken): a package's policy says the problem on its files."""
+    `configPath` cannot be taken): a package's policy says the problem on its files. `text`:
+    the Kptfile's text as it was before the change (not read)."""
     try:
-        node, source = _kptfile_config(pkg)
+        node, source = _kptfile_config(pkg, text)
     except ValueError as e:
         return None, None, str(e)
     return node, source, None
 
 
-def _kptfile_config(pkg: Package) -> tuple[Any, str | None]:
+def _kptfile_config(pkg: Package, text: str | None = None) -> tuple[Any, str | None]:
     """The function config the package's Kptfile gives this function: (a ConfigMap built from
     `configMap`, or the path of `configPath`) as (node, path); (None, None) when it gives none.
     Raises ValueError with the reason when the Kptfile cannot be read."""
@@ -336,7 +337,8 @@ def _kptfile_config(pkg: Package) -> tuple[Any, str | None]:
         return None, None
     try:
         # the guarded loader: a Kptfile is anyone's input (an alias bomb, nesting 10,000 deep)
-        text = reader.read_text(k)
+        if text is None:
+            text = reader.read_text(k)
         doc = guards.safe_load_guarded(text, str(k))
     except InputError as e:
         raise ValueError(str(e)) from None

@@ -64,7 +64,8 @@ class Why:
 
     def caused(self, r: Result) -> bool:
         """Whether a problem of the brought-in file may be the change's (then it fails the
-        commit as a named file's does): it names a named file or a changed object (a run of a
+        commit as a named file's does), judged by what it names: the rule where there is no
+        state before the change to render against (modes/before; no git work tree). It names a named file or a changed object (a run of a
         named file collides with this one, the Pipeline lacks a task), or it is about what the
         render read of the change (the policy's values; a Pipeline's workspaces and tasks). An
         object's own identity (metadata, a document that is no object) is never the change's."""

@@ -74,7 +74,7 @@ class FileState(Record):
 
 
 class FilesOutcome(Record):
-    __slots__ = ("files", "results", "plans", "global_error", "assistant_off", "placeholders")
+    __slots__ = ("files", "results", "plans", "global_error", "assistant_off", "placeholders", "judged")
 
     def __init__(
         self,
@@ -90,6 +90,9 @@ class FilesOutcome(Record):
         self.global_error = global_error
         self.assistant_off = assistant_off  # a package's feature-flags turn Tekton's assistant off
         self.placeholders = False  # a package answered from the cache renders placeholders (it has no plans)
+        # a brought-in file's errors were judged against the state before the change (or the
+        # lack of one): not the package's bytes alone, so the verdict is not cached
+        self.judged = False
 
     @property
     def changed(self) -> list[FileState]:
@@ -260,7 +263,7 @@ def _package_outcome(
     named = set(pkg.given)
     part.files = [f for f in part.files if f.name in named or f.failed or f.new_text is not None]
     part.placeholders = prerequisite.rendered(part.plans)
-    if probe is not None and not (part.has_error or part.changed or any(r.severity == "error" for r in part.results)):
+    if probe is not None and not (part.judged or part.has_error or part.changed or any(r.severity == "error" for r in part.results)):
         probe.remember(verdicts.Verdict([f.name for f in part.files], part.results, part.placeholders, part.assistant_off))
     return part
 
@@ -293,13 +296,16 @@ def _run_package(
 
 
 def _render_package(
-    pkg: packages.Package, override: Any, light: bool, defer: bool, tick: Callable[[str], None] | None, pre: dict[str, Any] | None
+    pkg: packages.Package, override: Any, light: bool, defer: bool, tick: Callable[[str], None] | None, pre: dict[str, Any] | None,
+    kptfile: tuple[Any, str | None, str | None] | None = None, promote: bool = True,
 ) -> FilesOutcome:
     """One pass over the package: read it, decide every file's new text. Raises _ReadEagerly
-    (only when `defer`)."""
+    (only when `defer`). `kptfile`: the Kptfile's config as the state before the change had
+    it, and `promote` False: only the files named are rendered (_before_errors)."""
     # the Kptfile's config for this function, read once for both uses: (node, path, problem)
-    kptfile = packages.kptfile_config(pkg) if override is None else (None, None, None)
-    files, context, errors = _read_package(pkg, dependents.config_file(*kptfile[:2]), defer, tick, pre)
+    if kptfile is None:
+        kptfile = packages.kptfile_config(pkg) if override is None else (None, None, None)
+    files, context, errors = _read_package(pkg, dependents.config_file(*kptfile[:2]), defer, tick, pre, promote)
     if override is not None:
         policy: Any = override
     else:
@@ -323,12 +329,26 @@ def _render_package(
         return FilesOutcome(files, sorted_results(errors), [], True)
     _decide(live, texts, problems, errors)
     kept = _shown_results(outcome.results, files, extra, policy)
-    located = locate(_not_part_of_the_change(files, errors) + kept, live + extra, _moved(kptfile[0]))
-    return FilesOutcome(files, sorted_results(located), outcome.plans, assistant_off=outcome.assistant_off)
+    state = (pkg, override, light, kptfile)
+    judged: list[str] = []
+
+    def judge(brought: list[str]) -> tuple[frozenset[tuple[Any, ...]] | None, str]:
+        judged.extend(brought)
+        return _before_errors(state, files, brought)
+
+    if any(f.failed and f.why is not None for f in files):  # a brought-in file failed: did the change cause it?
+        from krm_fn.modes import before
+
+        errors = before.not_part_of_the_change(files, errors, judge)
+    located = locate(errors + kept, live + extra, _moved(kptfile[0]))
+    done = FilesOutcome(files, sorted_results(located), outcome.plans, assistant_off=outcome.assistant_off)
+    done.judged = bool(judged)
+    return done
 
 
 def _read_package(
-    pkg: packages.Package, config: str | None, defer: bool, tick: Callable[[str], None] | None, pre: dict[str, Any] | None
+    pkg: packages.Package, config: str | None, defer: bool, tick: Callable[[str], None] | None, pre: dict[str, Any] | None,
+    promote: bool = True,
 ) -> tuple[list[FileState], list[FileState], list[Result]]:
     """(the files to render: the named ones and those that depend on them, the package's other
     files as context, the errors and warnings of reading them). `config`: the real path of
@@ -338,7 +358,7 @@ def _read_package(
     inodes = {(f.stat.st_dev, f.stat.st_ino) for f in files if f.stat is not None}
     # a hard link to a named file is that file, not another file of the package
     context = [f for f in context if f.stat is None or (f.stat.st_dev, f.stat.st_ino) not in inodes]
-    promoted = dependents.promoted(files, context, config)
+    promoted = dependents.promoted(files, context, config) if promote else []
     if promoted:
         for f, why in promoted:
             f.why = why
@@ -360,28 +380,23 @@ def _moved(node: Any) -> dict[str, str]:
     return {ann[PATH_KEY]: ann[CONFIG_FIELD_KEY]} if CONFIG_FIELD_KEY in ann else {}
 
 
-def _not_part_of_the_change(files: list[FileState], errors: list[Result]) -> list[Result]:
-    """A file not named, brought in (dependents), whose errors the change did not cause (a
-    sibling whose name might collide, failing on its own problem): it is left unchanged and
-    does not fail the commit; its errors are warnings that name it and say so. Naming the file,
-    or the package, still fails on them."""
-    excused: dict[str, FileState] = {}
-    for g in files:
-        if g.failed and g.why is not None:
-            mine = [r for r in errors if r.file_path == g.name and r.severity == "error"]
-            if mine and not any(g.why.caused(r) for r in mine):
-                excused[g.name] = g
-                g.failed, g.new_text = False, None
-    out = []
-    for r in errors:
-        f = excused.get(r.file_path or "") if r.severity == "error" else None
-        if f is not None and f.why is not None:
-            r = Result(
-                "warning", f"{r.message} ({f.name} is not part of the change, only rendered with it: {f.why.text}; left unchanged)",
-                r.resource, r.field_path, r.file_path, r.file_index, r.tags, r.current_value, r.proposed_value, r.line, r.column,
-            )
-        out.append(r)
-    return out
+def _before_errors(
+    state: tuple[packages.Package, Any, bool, tuple[Any, str | None, str | None]], files: list[FileState], brought: list[str],
+) -> tuple[frozenset[tuple[Any, ...]] | None, str]:
+    """The errors (file, message, object, field) of the brought-in files `brought` rendered
+    with the named files as they are at HEAD (absent when new), the package's other files as
+    they are; (None, why not) when there is no state before the change (modes/before)."""
+    pkg, override, light, kptfile = state
+    from krm_fn.modes import before
+
+    then = before.state_before(pkg, [f.name for f in files if f.why is None], brought, override is None, kptfile)
+    if isinstance(then, str):
+        return None, then
+    try:
+        outcome = _render_package(then[0], override, light, False, None, then[1], then[2], promote=False)
+    except InputError as e:
+        return None, f"the render before the change failed: {e}"
+    return frozenset((r.file_path, r.message, r.resource, r.field_path) for r in outcome.results if r.severity == "error"), ""
 
 
 def _no_policy(pkg: packages.Package, files: list[FileState], errors: list[Result], problem: str) -> FilesOutcome:

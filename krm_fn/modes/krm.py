@@ -70,7 +70,12 @@ def _run_resource_list(source: list[bytes], light: bool | None) -> tuple[list[st
         outcome = process_guarded(rl)
     for it in rl.items:
         it.doc = None  # every text is decided: the objects read can go before the output is built
-    out = resourcelist.render_parts(rl, outcome.item_texts, outcome.generated_entries(rl.items_indent if rl.fast else 0), [r.as_dict() for r in outcome.results])
+    results = outcome.results
+    if any(r.severity != "info" for r in results):  # placed in the user's terms (locate_krm)
+        from krm_fn.modes.locate import locate_krm
+
+        results = locate_krm(results, rl, text)
+    out = resourcelist.render_parts(rl, outcome.item_texts, outcome.generated_entries(rl.items_indent if rl.fast else 0), [r.as_dict() for r in results])
     return out, outcome, outcome.exit_code
 
 
@@ -86,7 +91,9 @@ def _kpt_terms(message: str, text: str) -> tuple[str, str | None]:
     import re
 
     if re.search(r"config\.kubernetes\.io/path:", text) is None:
-        return message, None  # not from kpt: the input's own lines are the user's
+        from krm_fn.modes.locate import syntax_located
+
+        return syntax_located(message, text), None  # not from kpt: the input's own lines are the user's
     from krm_fn.io.items import in_file_lines
 
     message = in_file_lines(message, None)

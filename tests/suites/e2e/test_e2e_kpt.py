@@ -190,3 +190,21 @@ def test_render_names_the_policy_file_for_its_duplicate_key_not_kpts_lines(tmp_p
     out = p.stdout + p.stderr
     assert "coschedule-policy.yaml: functionConfig is not valid YAML: duplicate key 'coschedule'" in out, out
     assert "lines" not in out and "line " not in out, out
+
+
+def test_eval_names_the_file_of_an_objects_error_and_carries_file_and_field(tmp_path: Path) -> None:
+    """kpt prints a result's object and field, not its file: the message named neither the file
+    nor a line (issue 33). Now it starts with the file; no line (kpt's lines are no file's)."""
+    import yaml
+
+    pkg = copy_package(ROOT / "examples" / "coschedule-workspaces", tmp_path / "pkg")
+    run = pkg / "pipelinerun.yaml"
+    run.write_text(run.read_text().replace("  taskRunTemplate:\n", "  taskRunTemplate:\n    podTemplate:\n      nodeSelector: [a]\n", 1))
+    p = _eval(pkg, _env(VENV_BIN), tmp_path / "results")
+    assert p.returncode != 0
+    out = p.stdout + p.stderr
+    assert "spec.taskRunTemplate.podTemplate.nodeSelector: pipelinerun.yaml: must be a map" in out, out
+    results = yaml.safe_load((tmp_path / "results" / "results.yaml").read_text())["items"][0]["results"]
+    (err,) = (r for r in results if r["severity"] == "error")
+    assert err["file"]["path"] == "pipelinerun.yaml" and err["field"]["path"] == "spec.taskRunTemplate.podTemplate.nodeSelector", err
+    assert ":" not in err["message"].split(": ", 1)[1] and " line " not in err["message"], err

@@ -96,11 +96,11 @@ DEEP_JSON = (
 
 CASES: list[Case] = [
     # ---- input that is not one readable ResourceList: nothing to echo but the error
-    Case("not-yaml", b"{{{: : :\n", 1, ("not valid YAML", "line 1"), readable=False),
+    Case("not-yaml", b"{{{: : :\n", 1, ("not valid YAML", "<stdin>:1:"), readable=False),
     Case("binary-nul", b"\x00\x01\x02\x03binary", 1, ("NUL", "binary", "YAML or JSON"), readable=False),
     Case("utf16-bom", "kind: ResourceList\n".encode("utf-16"), 1, ("UTF-16", "re-encode it as UTF-8"), readable=False),
-    Case("control-character", rl(CM.replace("kind: ConfigMap", "kind: Config\x13Map")), 1, ("control character U+0013", "line 5, column 15", "remove it"), readable=False),
-    Case("c1-control-character", rl(CM.replace("plain", "pl\x85ain\x9b")), 1, ("U+009B", "line 7"), readable=False),
+    Case("control-character", rl(CM.replace("kind: ConfigMap", "kind: Config\x13Map")), 1, ("control character U+0013", "<stdin>:5:15:", "remove it"), readable=False),
+    Case("c1-control-character", rl(CM.replace("plain", "pl\x85ain\x9b")), 1, ("U+009B", "<stdin>:7:"), readable=False),
     Case("utf16-without-bom", "kind: ResourceList\n".encode("utf-16-le"), 1, ("NUL", "binary"), readable=False),
     Case(
         "json-lone-surrogate-escape",
@@ -154,7 +154,7 @@ CASES: list[Case] = [
         "tab-indentation",
         rl("- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n\tname: a\n"),
         1,
-        ("tab character", "line 7", "spaces"),
+        ("tab character", "<stdin>:7:", "spaces"),
         readable=False,
     ),
     Case(
@@ -201,8 +201,8 @@ CASES: list[Case] = [
     ),
     Case("item-kind-is-a-list", rl("- apiVersion: v1\n  kind: [a]\n"), 1, ("kind is a list", "must be a string"), "items[0].kind"),
     # a part that is not YAML makes the whole input not YAML: refused whole, with its line
-    Case("item-flow-not-yaml", rl(CM + "- {apiVersion: v1, kind: [}\n"), 1, ("the input is not valid YAML", "line 10"), readable=False),
-    Case("tekton-item-not-yaml", rl(pipelinerun(spec="    params: [a\n")), 1, ("the input is not valid YAML", "line 10"), readable=False),
+    Case("item-flow-not-yaml", rl(CM + "- {apiVersion: v1, kind: [}\n"), 1, ("the input is not valid YAML", "<stdin>:10:"), readable=False),
+    Case("tekton-item-not-yaml", rl(pipelinerun(spec="    params: [a\n")), 1, ("the input is not valid YAML", "<stdin>:10:"), readable=False),
     Case(
         "duplicate-key-in-tekton-metadata",
         rl(pipelinerun(extra_meta="    name: again\n")),
@@ -579,7 +579,7 @@ def test_handler_exception_becomes_an_error_result(monkeypatch: pytest.MonkeyPat
     errors = [r for r in parse_output(out)["results"] if r["severity"] == "error"]
     assert len(errors) == 1
     msg = errors[0]["message"]
-    assert msg.startswith("internal error (KeyError")
+    assert msg.split(": ", 1)[1].startswith("internal error (KeyError") and msg.startswith("<stdin>:")  # at its object (issue 33)
     assert "please report it" in msg
     assert errors[0]["resourceRef"]["name"] == "run"
 

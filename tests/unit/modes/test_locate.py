@@ -4,6 +4,7 @@ the other file's own line and count every occurrence, whatever files are named."
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -116,3 +117,104 @@ def test_a_kptfile_configmap_error_points_at_the_key_in_the_kptfile(tmp_path: Pa
     assert p.returncode == 1
     assert p.stderr.startswith("Kptfile:9:7: [error] v1/ConfigMap/function-input data.coschedle:"), p.stderr
     assert "did you mean 'coschedule'?" in p.stderr
+
+
+# ---------------------------------------------------------------- KRM mode
+# A list piped by the user: its lines are the user's, every error and warning starts
+# `<stdin>:line:col:` at its field. From kpt: the file (and document) is named, no line.
+
+PIPED = """apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items:
+- apiVersion: tekton.dev/v1
+  kind: PipelineRun
+  metadata:
+    name: r1
+    namespace: ci
+  spec:
+    pipelineSpec:
+      tasks: []
+    taskRunTemplate:
+      podTemplate:
+        nodeSelector: [a]
+- apiVersion: tekton.dev/v1
+  kind: PipelineRun
+  metadata:
+    name: twin
+    namespace: ci
+  spec:
+    pipelineSpec:
+      tasks: []
+- apiVersion: tekton.dev/v1
+  kind: PipelineRun
+  metadata:
+    name: twin
+    namespace: ci
+  spec:
+    pipelineSpec:
+      tasks: []
+functionConfig:
+  apiVersion: fn.kpt.dev/v1alpha1
+  kind: CoschedulePolicy
+  metadata:
+    name: p
+  spec:
+    coschedle: pipelineruns
+"""
+
+
+def _krm(text: str) -> list[dict]:  # type: ignore[type-arg]
+    import yaml
+
+    from krm_fn.modes.krm import run_resource_list
+
+    out, _outcome, _code = run_resource_list(text.encode())
+    return [r for r in yaml.safe_load(out)["results"] if r["severity"] != "info"]
+
+
+def test_krm_mode_locates_a_piped_lists_errors_at_their_fields() -> None:
+    """KRM mode's results carried no line at all: the user's own input had none to point at."""
+    (policy,) = _krm(PIPED)  # the policy's error stops the run before the objects are read
+    assert policy["message"].startswith("<stdin>:37:5: CoschedulePolicy p: unknown key 'coschedle'"), policy
+    results = _krm(PIPED.replace("coschedle", "coschedule"))
+    by_field = {}
+    for r in results:
+        by_field.setdefault(r["field"]["path"], []).append(r["message"])
+    assert by_field["spec.taskRunTemplate.podTemplate.nodeSelector"] == ["<stdin>:14:9: must be a map of label keys to string values"]
+    # the twins: each at its own name, whichever is named as the other
+    assert sorted(m.split(": ")[0] for m in by_field["metadata.name"]) == ["<stdin>:18:5", "<stdin>:26:5"]
+
+
+def test_krm_mode_locates_syntax_errors_the_same_way() -> None:
+    (r,) = _krm("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- a: [\n")
+    assert r["message"].startswith("<stdin>:5:1: the input is not valid YAML: "), r
+    found = _krm(PIPED.replace("coschedle", "coschedule").replace("      tasks: []\n    taskRunTemplate", "      tasks: []\n      tasks: []\n    taskRunTemplate", 1))
+    (dup,) = (r for r in found if "duplicate key" in r["message"])
+    assert dup["message"].startswith("<stdin>:11:1: the object is not valid YAML: duplicate key 'tasks'") and "(lines 11 and 12)" in dup["message"], dup
+
+
+def test_krm_mode_from_kpt_names_the_file_and_document_not_a_line() -> None:
+    """kpt hands over its own serialization: its line numbers are no file's, so none is
+    given; the message names the file, and the document where the file holds several."""
+
+    def ann(path: str, index: int) -> str:
+        return (
+            "    annotations:\n"
+            f"      config.kubernetes.io/path: '{path}'\n      config.kubernetes.io/index: '{index}'\n"
+            f"      internal.config.kubernetes.io/path: '{path}'\n      internal.config.kubernetes.io/index: '{index}'\n"
+        )
+
+    text = PIPED.replace("coschedle", "coschedule")
+    text = text.replace("    name: r1\n    namespace: ci\n", "    name: r1\n    namespace: ci\n" + ann("one.yaml", 0))
+    first, second = (i for i in range(len(text)) if text.startswith("    name: twin\n    namespace: ci\n", i))
+    twin = "    name: twin\n    namespace: ci\n"
+    text = text[:first] + twin + ann("twins.yaml", 0) + text[first + len(twin) : second] + twin + ann("twins.yaml", 1) + text[second + len(twin) :]
+    results = _krm(text)
+    assert results and all("file" in r and "field" in r for r in results), results
+    assert all(not r["message"].startswith("<stdin>") and not re.search(r"line \d|:\d+:\d+:", r["message"]) for r in results), results
+    said = sorted((r["file"]["path"], r["file"]["index"], r["field"]["path"], r["message"].split(": ")[0]) for r in results)
+    assert said == [
+        ("one.yaml", 0, "spec.taskRunTemplate.podTemplate.nodeSelector", "one.yaml"),
+        ("twins.yaml", 0, "metadata.name", "twins.yaml (document 1)"),
+        ("twins.yaml", 1, "metadata.name", "twins.yaml (document 2)"),
+    ]

@@ -706,10 +706,12 @@ def test_the_same_run_twice_is_an_error_not_a_lost_assistant() -> None:
     doc = yaml.safe_load(out)
     errors = [r for r in doc["results"] if r["severity"] == "error"]
     assert len(errors) == 2  # on both twins, each naming the other: the same whichever comes first
-    assert sorted(e["message"].split(";")[0] for e in errors) == [
+    # each at its own object's name in the input (<stdin>:line:col:, issue 33)
+    assert sorted(e["message"].split(";")[0].split(": ", 1)[1] for e in errors) == [
         "the input has this PipelineRun twice (also items[0])",
         "the input has this PipelineRun twice (also items[1])",
     ]
+    assert len({e["message"].split(": ", 1)[0] for e in errors}) == 2 and all(e["message"].startswith("<stdin>:") for e in errors)
     assert all(e["field"] == {"path": "metadata.name"} for e in errors)
     assert out.startswith(data.decode().split("functionConfig:")[0])  # all or nothing
 
