@@ -54,6 +54,12 @@ class LitePositions:
         v = h.value
         if v is None or v.flow:
             return 0, None
+        if self.doc.lines[h.line].endswith((" !!seq", " !!map")):
+            # an edit in a collection tagged as what it is: the round-trip path splices inside
+            # it or replaces its entry whole (then without the tag), as its own alignment of
+            # the entries allows; the light path steps aside rather than guess which (the
+            # differential property found it splicing where the round trip replaced)
+            raise Unsure("an edit in a tagged collection")
         return (SEQ if v.__class__.__name__ == "SeqPos" else MAP), v
 
     def items(self, node: Any, n: int) -> tuple[int, list[tuple[int, Any]]]:

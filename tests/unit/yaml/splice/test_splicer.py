@@ -272,3 +272,24 @@ def test_a_kept_block_scalars_blank_lines_go_with_its_entry() -> None:
         out = light.render(0)[0]
         assert out == full.render(0)[0], item
         assert "\n\n" not in out, out
+
+
+def test_an_edit_in_a_tagged_collection_is_left_to_the_round_trip_path() -> None:
+    """`a: !!seq` (or `!!map`) with its content edited: the round-trip path replaces the
+    entry whole (dropping the tag) or splices inside it, as its own alignment allows; the
+    light path spliced inside it where the round trip replaced it (the differential property
+    found it: an entry of a tagged list removed). It now steps aside; the document's render
+    then is the round trip's."""
+    for item, edit in (
+        ("- a: !!seq\n  - x\n  - y\n  b: 1\n", lambda d: d.data["a"].__delitem__(0)),
+        ("- a: !!seq\n  - !!str 0755\n  -\n    a: !!str 0755\n  b: 1\n", lambda d: d.data["a"].__delitem__(0)),
+        ("- a: !!map\n    k: 1\n    j: 2\n  b: 1\n", lambda d: d.data["a"].__setitem__("k", 3)),
+    ):
+        light, _full = _both_documents(item)
+        edit(light)
+        with pytest.raises(Unsure, match="tagged collection"):
+            light.render(0)
+    light, full = _both_documents("- a: !!seq\n  - x\n  b: 1\n")
+    for doc in (light, full):
+        doc.data["b"] = 2  # an edit beside it: spliced, the tag kept on both paths
+    assert light.render(0)[0] == full.render(0)[0] == "- a: !!seq\n  - x\n  b: 2\n"
