@@ -79,7 +79,7 @@ def _reworded(errors: list[Result], excused: dict[str, tuple[_File, str]]) -> li
 
 
 def _as(r: Result, severity: str, message: str) -> Result:
-    return Result(severity, message, r.resource, r.field_path, r.file_path, r.file_index, r.tags, r.current_value, r.proposed_value, r.line, r.column)
+    return r.replace(severity=severity, message=message)
 
 
 def state_before(

@@ -94,9 +94,7 @@ def locate_krm(results: list[Result], rl: ResourceList, text: str) -> list[Resul
 def _said(r: Result, message: str, at: tuple[int, int] | None = None) -> Result:
     """`r` with `message` (and placed at `at`)."""
     line, column = at if at is not None else (r.line, r.column)
-    return Result(
-        r.severity, message, r.resource, r.field_path, r.file_path, r.file_index, r.tags, r.current_value, r.proposed_value, line, column,
-    )
+    return r.replace(message=message, line=line, column=column)
 
 
 def syntax_located(message: str, text: str) -> str:
