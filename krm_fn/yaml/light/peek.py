@@ -23,6 +23,8 @@ import re
 from krm_fn.core.errors import Unsure
 from krm_fn.yaml import layout
 from krm_fn.yaml.light import parser
+from krm_fn.yaml.light.scalars import plain_key
+from krm_fn.yaml.light.scalars import plain_value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -153,7 +155,11 @@ def _check_closed(text: str, lines: list[str]) -> None:
 
 
 def _read_entry(lines: list[str], k: int, key: str) -> Any:
-    """The value of the one `key:` entry these lines hold, read by lite's reader."""
+    """The value of the one `key:` entry these lines hold, read by lite's reader (by
+    _simple_entry first: the same data, for the lines in its narrower form)."""
+    simple = _simple_entry(lines, k, key)
+    if simple is not _NOT_SIMPLE:
+        return simple
     m, _s, o = layout.detect_indent(lines, k)
     r = parser.Reader(lines, m, o, k)
     r.skip()
@@ -162,3 +168,118 @@ def _read_entry(lines: list[str], k: int, key: str) -> Any:
     if r.i < r.n or list(data) != [key]:
         raise Unsure("peek")
     return data[key]
+
+
+# --------------------------------------------------------------------------- the simple form
+
+_NOT_SIMPLE = object()
+# a line of the simple form: its indentation, then at most one `- `, then `key:`, `key: value`
+# or (after a dash) `value`; a value holds no `#` and no `: `, and starts with none of YAML's
+# indicators (plain_value judges the rest, as the reader does)
+_SIMPLE_LINE = r"( *)(- )?(?:([A-Za-z0-9_][A-Za-z0-9_./-]*):(?: ([^-?:,\[\]{}#&*!|>'\"%@` ][^#]*))?|([^-?:,\[\]{}#&*!|>'\"%@` ][^#]*))"
+
+
+def _simple_entry(lines: list[str], k: int, key: str) -> Any:
+    """The value of the one `key:` entry these lines hold when every line is in the simple
+    form claim templates and the like are written in (block mappings and sequences, plain
+    scalars on their key's or dash's line, no comment, no blank line, nothing quoted, flow or
+    spanning lines, keys each once, a sequence's dashes at its key's column or two right of
+    it, nothing indented past parser.MAX_INDENT); else _NOT_SIMPLE, and lite's reader
+    decides. What it reads is what lite's reader reads of the same lines (the same
+    plain_key and plain_value; tests/unit/yaml/light/test_peek.py compares them on every
+    document the project has): the claim templates of 3,000 placeholders are read back at
+    each re-render (issue 34), and the general reader's bookkeeping (each entry's place, for
+    its writer) is not needed for data no writer splices."""
+    match = re.compile(_SIMPLE_LINE).fullmatch
+    rows = []
+    for line in lines:
+        mt = match(line)
+        if mt is None or line[-1:] == " ":
+            return _NOT_SIMPLE
+        ind, dash, name, value, item = mt.groups()
+        col = len(ind)
+        scalar = value if value is not None else item
+        if col > parser.MAX_INDENT or (scalar is not None and (": " in scalar or scalar[-1] == ":")):
+            return _NOT_SIMPLE
+        rows.append((col, dash is not None, name, value, item))
+    try:
+        reader = _Simple(rows)
+        data = reader.mapping(0, k)
+    except (Unsure, _Refused):
+        return _NOT_SIMPLE
+    if reader.i != len(rows) or list(data) != [key]:
+        return _NOT_SIMPLE
+    return data[key]
+
+
+class _Refused(Exception):
+    """Not in the simple form (lite's reader decides)."""
+
+
+class _Simple:
+    """The rows of _simple_entry read into data: (column of the content, after a dash, key,
+    the value after `key: `, the scalar after `- `)."""
+
+    __slots__ = ("rows", "i")
+
+    def __init__(self, rows: list[tuple[int, bool, str | None, str | None, str | None]]) -> None:
+        self.rows = rows
+        self.i = 0
+
+    def mapping(self, i: int, col: int, first: bool = False) -> dict[str, Any]:
+        """The block mapping whose keys sit at `col`, from row i (`first`: row i is a
+        sequence entry's, its key after the dash)."""
+        rows, n = self.rows, len(self.rows)
+        data: dict[str, Any] = {}
+        while i < n:
+            c, dash, name, value, _item = rows[i]
+            if first:
+                first = False
+            elif c < col or (c == col and dash):
+                break  # the mapping ends (or an indentless sequence of the key before does)
+            elif c > col or dash:
+                raise _Refused
+            if name is None or name in data:
+                raise _Refused
+            key = parser.PLAIN_KEYS.get(name) or plain_key(name)
+            if value is not None:
+                data[key] = plain_value(value)
+                i += 1
+                if i < n and rows[i][0] > col:
+                    raise _Refused  # a continuation line
+                continue
+            data[key], i = self.below(i + 1, col)
+        self.i = i
+        return data
+
+    def below(self, i: int, col: int) -> tuple[Any, int]:
+        """The value of a `key:` at `col` with nothing after it, from row i: (value, next row)."""
+        rows = self.rows
+        if i >= len(rows):
+            return None, i
+        c, dash, _name, _value, _item = rows[i]
+        if dash and c in (col, col + 2):
+            return self.sequence(i, c)
+        if dash and c > col:
+            raise _Refused
+        if c > col:
+            return self.mapping(i, c), self.i
+        return None, i
+
+    def sequence(self, i: int, dash: int) -> tuple[list[Any], int]:
+        rows, n = self.rows, len(self.rows)
+        data: list[Any] = []
+        while i < n:
+            c, is_dash, name, _value, item = rows[i]
+            if c != dash or not is_dash:
+                break
+            if name is not None:
+                data.append(self.mapping(i, dash + 2, first=True))
+                i = self.i
+                continue
+            assert item is not None
+            data.append(plain_value(item))
+            i += 1
+            if i < n and rows[i][0] > dash:
+                raise _Refused  # a continuation line
+        return data, i
