@@ -183,8 +183,9 @@ def _simple_entry(lines: list[str], k: int, key: str) -> Any:
     """The value of the one `key:` entry these lines hold when every line is in the simple
     form claim templates and the like are written in (block mappings and sequences, plain
     scalars on their key's or dash's line, no comment, no blank line, nothing quoted, flow or
-    spanning lines, keys each once, a sequence's dashes at its key's column or two right of
-    it, nothing indented past parser.MAX_INDENT); else _NOT_SIMPLE, and lite's reader
+    spanning lines, keys each once and of at most 1,023 characters (as parser._key_line), a
+    sequence's dashes at its key's column or two right of it, nothing indented past
+    parser.MAX_INDENT); else _NOT_SIMPLE, and lite's reader
     decides. What it reads is what lite's reader reads of the same lines (the same
     plain_key and plain_value; tests/unit/yaml/light/test_peek.py compares them on every
     document the project has): the claim templates of 3,000 placeholders are read back at
@@ -199,7 +200,7 @@ def _simple_entry(lines: list[str], k: int, key: str) -> Any:
         ind, dash, name, value, item = mt.groups()
         col = len(ind)
         scalar = value if value is not None else item
-        if col > parser.MAX_INDENT or (scalar is not None and (": " in scalar or scalar[-1] == ":")):
+        if col > parser.MAX_INDENT or (name is not None and len(name) > 1023) or (scalar is not None and (": " in scalar or scalar[-1] == ":")):
             return _NOT_SIMPLE
         rows.append((col, dash is not None, name, value, item))
     try:

@@ -320,6 +320,9 @@ SIMPLE_EDGES = {
     "indicator first": ["  v:", "    a: *b"],
     "value with a colon and no space": ["  v:", "    a: b:c", "    u: http://x"],
     "key-like item": ["  v:", "  - a:b"],
+    "a key of 1,023 characters": ["  v:", "    " + "k" * 1023 + ": 1"],
+    "a key of 1,024 characters": ["  v:", "    " + "k" * 1024 + ": 1"],
+    "indented past the reader's limit": ["  v:", "  - a:", " " * 121 + "- b"],
 }
 
 
