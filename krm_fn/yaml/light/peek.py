@@ -191,18 +191,17 @@ def _simple_entry(lines: list[str], k: int, key: str) -> Any:
     document the project has): the claim templates of 3,000 placeholders are read back at
     each re-render (issue 34), and the general reader's bookkeeping (each entry's place, for
     its writer) is not needed for data no writer splices."""
-    match = re.compile(_SIMPLE_LINE).fullmatch
     rows = []
     for line in lines:
-        mt = match(line)
-        if mt is None or line[-1:] == " ":
-            return _NOT_SIMPLE
-        ind, dash, name, value, item = mt.groups()
-        col = len(ind)
-        scalar = value if value is not None else item
-        if col > parser.MAX_INDENT or (name is not None and len(name) > 1023) or (scalar is not None and (": " in scalar or scalar[-1] == ":")):
-            return _NOT_SIMPLE
-        rows.append((col, dash is not None, name, value, item))
+        row = _ROWS.get(line)
+        if row is None:
+            row = _simple_row(line)
+            if row is None:
+                return _NOT_SIMPLE
+            if len(_ROWS) >= _ROWS_MAX:
+                _ROWS.clear()
+            _ROWS[line] = row
+        rows.append(row)
     try:
         reader = _Simple(rows)
         data = reader.mapping(0, k)
@@ -211,6 +210,25 @@ def _simple_entry(lines: list[str], k: int, key: str) -> Any:
     if reader.i != len(rows) or list(data) != [key]:
         return _NOT_SIMPLE
     return data[key]
+
+
+# each line's row, by its text: most lines of claim templates repeat from one run to the next
+_ROWS: dict[str, tuple[int, bool, str | None, str | None, str | None]] = {}
+_ROWS_MAX = 4096
+
+
+def _simple_row(line: str) -> tuple[int, bool, str | None, str | None, str | None] | None:
+    """A line of the simple form as (column of the content, after a dash, key, the value after
+    `key: `, the scalar after `- `); None for any other line."""
+    mt = re.compile(_SIMPLE_LINE).fullmatch(line)
+    if mt is None or line[-1:] == " ":
+        return None
+    ind, dash, name, value, item = mt.groups()
+    col = len(ind)
+    scalar = value if value is not None else item
+    if col > parser.MAX_INDENT or (name is not None and len(name) > 1023) or (scalar is not None and (": " in scalar or scalar[-1] == ":")):
+        return None
+    return col, dash is not None, name, value, item
 
 
 class _Refused(Exception):
