@@ -14,7 +14,9 @@ text with any line that opens a quote or a bracket it does not close on that lin
 the whole reader (errors.Unsure), as is anything else unexpected: a line at a key's column that
 is not a plain `key:` (a document marker, a directive, a flow or quoted key), a key twice, a
 field whose parents are not block mappings, tabs or carriage returns. What the lines of the
-field hold is read by lite's own reader, as strictly as a whole item (parser.read).
+field hold is read by lite's own reader, as strictly as a whole item (parser.read), or, when
+every line is in the simple form claim templates are written in, by a narrower reader of that
+form alone (_simple_entry: the same data, without the bookkeeping a writer needs).
 """
 from __future__ import annotations
 
