@@ -157,8 +157,10 @@ def _same(v: Any, ind: int) -> str:
 # line break or non-printable character inside a quoted scalar, which JSON's escapes leave
 # as it is above U+001F: DEL, NEL, U+2028...), a line of 1,000 characters or more (libyaml
 # takes no implicit key over 1,024), and a line that starts as a document marker or a
-# directive would (`---`, `...`, `%`) or as a comment.
-_UNPROVEN = re.compile(r"[^\x20-\x7e\n]|[^\n]{1000}|(?:\A|\n)(?:---|\.\.\.|%|#)")
+# directive would (`---`, `...`, `%`) or as a comment. Asked of bytes, each check in C
+# (a 2 KB placeholder: ~10 us, where libyaml takes ~100).
+_PRINTABLE = bytes(range(0x20, 0x7F)) + b"\n"
+_LINE_START = re.compile(rb"\n(?:---|\.\.\.|%|#|[^\n]{1000})")
 
 
 def proven(text: str) -> bool:
@@ -170,6 +172,10 @@ def proven(text: str) -> bool:
     object), so what can break it is a scalar: each one is emitter.scalar's, plain only
     when safe in any position (emitter._plain_ok: no indicator first, no `: ` or ` #`, no
     quote, no trailing colon or blank) or else a double-quoted JSON string, whose escapes are
-    YAML's; this refuses the texts where that is not enough (_UNPROVEN). A text it refuses
-    is read by libyaml as before (streamwrite._check)."""
-    return _UNPROVEN.search(text) is None
+    YAML's; this refuses the texts where that is not enough (_PRINTABLE, _LINE_START). A
+    text it refuses is read by libyaml as before (streamwrite._check)."""
+    try:
+        b = ("\n" + text).encode("ascii")
+    except UnicodeEncodeError:
+        return False
+    return not b.translate(None, _PRINTABLE) and _LINE_START.search(b) is None
