@@ -305,7 +305,9 @@ def test_documents_proven_already_are_not_read_again(tmp_path: Path, monkeypatch
     construction: placeholder.proven; issue 34)."""
     run, read = _libyaml_reads_of_rendering(tmp_path, monkeypatch)
     assert "kind: StatefulSet" in run.read_text()
-    assert [t for t in read if "StatefulSet" in t or "PipelineRun" in t] == []
+    # what was written (the rendered run names its assistant); the input may be read, by the
+    # syntax check of untouched objects once the light reader's budget for them is spent
+    assert [t for t in read if "StatefulSet" in t or "affinity-assistant" in t] == []
 
 
 def test_a_placeholder_not_proven_is_read_by_libyaml(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
