@@ -14,7 +14,9 @@ text with any line that opens a quote or a bracket it does not close on that lin
 the whole reader (errors.Unsure), as is anything else unexpected: a line at a key's column that
 is not a plain `key:` (a document marker, a directive, a flow or quoted key), a key twice, a
 field whose parents are not block mappings, tabs or carriage returns. What the lines of the
-field hold is read by lite's own reader, as strictly as a whole item (parser.read).
+field hold is read by lite's own reader, as strictly as a whole item (parser.read), or, when
+every line is in the simple form claim templates are written in, by a narrower reader of that
+form alone (_simple_entry: the same data, without the bookkeeping a writer needs).
 """
 from __future__ import annotations
 
@@ -23,6 +25,8 @@ import re
 from krm_fn.core.errors import Unsure
 from krm_fn.yaml import layout
 from krm_fn.yaml.light import parser
+from krm_fn.yaml.light.scalars import plain_key
+from krm_fn.yaml.light.scalars import plain_value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -153,7 +157,11 @@ def _check_closed(text: str, lines: list[str]) -> None:
 
 
 def _read_entry(lines: list[str], k: int, key: str) -> Any:
-    """The value of the one `key:` entry these lines hold, read by lite's reader."""
+    """The value of the one `key:` entry these lines hold, read by lite's reader (by
+    _simple_entry first: the same data, for the lines in its narrower form)."""
+    simple = _simple_entry(lines, k, key)
+    if simple is not _NOT_SIMPLE:
+        return simple
     m, _s, o = layout.detect_indent(lines, k)
     r = parser.Reader(lines, m, o, k)
     r.skip()
@@ -162,3 +170,137 @@ def _read_entry(lines: list[str], k: int, key: str) -> Any:
     if r.i < r.n or list(data) != [key]:
         raise Unsure("peek")
     return data[key]
+
+
+# --------------------------------------------------------------------------- the simple form
+
+_NOT_SIMPLE = object()
+# a line of the simple form: its indentation, then at most one `- `, then `key:`, `key: value`
+# or (after a dash) `value`; a value holds no `#` and no `: `, and starts with none of YAML's
+# indicators (plain_value judges the rest, as the reader does)
+_SIMPLE_LINE = r"( *)(- )?(?:([A-Za-z0-9_][A-Za-z0-9_./-]*):(?: ([^-?:,\[\]{}#&*!|>'\"%@` ][^#]*))?|([^-?:,\[\]{}#&*!|>'\"%@` ][^#]*))"
+
+
+def _simple_entry(lines: list[str], k: int, key: str) -> Any:
+    """The value of the one `key:` entry these lines hold when every line is in the simple
+    form claim templates and the like are written in (block mappings and sequences, plain
+    scalars on their key's or dash's line, no comment, no blank line, nothing quoted, flow or
+    spanning lines, keys each once and of at most 1,023 characters (as parser._key_line), a
+    sequence's dashes at its key's column or two right of it, nothing indented past
+    parser.MAX_INDENT); else _NOT_SIMPLE, and lite's reader
+    decides. What it reads is what lite's reader reads of the same lines (the same
+    plain_key and plain_value; tests/unit/yaml/light/test_peek.py compares them on every
+    document the project has): the claim templates of 3,000 placeholders are read back at
+    each re-render (issue 34), and the general reader's bookkeeping (each entry's place, for
+    its writer) is not needed for data no writer splices."""
+    rows = []
+    for line in lines:
+        row = _ROWS.get(line)
+        if row is None:
+            row = _simple_row(line)
+            if row is None:
+                return _NOT_SIMPLE
+            if len(_ROWS) >= _ROWS_MAX:
+                _ROWS.clear()
+            _ROWS[line] = row
+        rows.append(row)
+    try:
+        reader = _Simple(rows)
+        data = reader.mapping(0, k)
+    except (Unsure, _Refused):
+        return _NOT_SIMPLE
+    if reader.i != len(rows) or list(data) != [key]:
+        return _NOT_SIMPLE
+    return data[key]
+
+
+# each line's row, by its text: most lines of claim templates repeat from one run to the next
+_ROWS: dict[str, tuple[int, bool, str | None, str | None, str | None]] = {}
+_ROWS_MAX = 4096
+
+
+def _simple_row(line: str) -> tuple[int, bool, str | None, str | None, str | None] | None:
+    """A line of the simple form as (column of the content, after a dash, key, the value after
+    `key: `, the scalar after `- `); None for any other line."""
+    mt = re.compile(_SIMPLE_LINE).fullmatch(line)
+    if mt is None or line[-1:] == " ":
+        return None
+    ind, dash, name, value, item = mt.groups()
+    col = len(ind)
+    scalar = value if value is not None else item
+    if col > parser.MAX_INDENT or (name is not None and len(name) > 1023) or (scalar is not None and (": " in scalar or scalar[-1] == ":")):
+        return None
+    return col, dash is not None, name, value, item
+
+
+class _Refused(Exception):
+    """Not in the simple form (lite's reader decides)."""
+
+
+class _Simple:
+    """The rows of _simple_entry read into data: (column of the content, after a dash, key,
+    the value after `key: `, the scalar after `- `)."""
+
+    __slots__ = ("rows", "i")
+
+    def __init__(self, rows: list[tuple[int, bool, str | None, str | None, str | None]]) -> None:
+        self.rows = rows
+        self.i = 0
+
+    def mapping(self, i: int, col: int, first: bool = False) -> dict[str, Any]:
+        """The block mapping whose keys sit at `col`, from row i (`first`: row i is a
+        sequence entry's, its key after the dash)."""
+        rows, n = self.rows, len(self.rows)
+        data: dict[str, Any] = {}
+        while i < n:
+            c, dash, name, value, _item = rows[i]
+            if first:
+                first = False
+            elif c < col or (c == col and dash):
+                break  # the mapping ends (or an indentless sequence of the key before does)
+            elif c > col or dash:
+                raise _Refused
+            if name is None or name in data:
+                raise _Refused
+            key = parser.PLAIN_KEYS.get(name) or plain_key(name)
+            if value is not None:
+                data[key] = plain_value(value)
+                i += 1
+                if i < n and rows[i][0] > col:
+                    raise _Refused  # a continuation line
+                continue
+            data[key], i = self.below(i + 1, col)
+        self.i = i
+        return data
+
+    def below(self, i: int, col: int) -> tuple[Any, int]:
+        """The value of a `key:` at `col` with nothing after it, from row i: (value, next row)."""
+        rows = self.rows
+        if i >= len(rows):
+            return None, i
+        c, dash, _name, _value, _item = rows[i]
+        if dash and c in (col, col + 2):
+            return self.sequence(i, c)
+        if dash and c > col:
+            raise _Refused
+        if c > col:
+            return self.mapping(i, c), self.i
+        return None, i
+
+    def sequence(self, i: int, dash: int) -> tuple[list[Any], int]:
+        rows, n = self.rows, len(self.rows)
+        data: list[Any] = []
+        while i < n:
+            c, is_dash, name, _value, item = rows[i]
+            if c != dash or not is_dash:
+                break
+            if name is not None:
+                data.append(self.mapping(i, dash + 2, first=True))
+                i = self.i
+                continue
+            assert item is not None
+            data.append(plain_value(item))
+            i += 1
+            if i < n and rows[i][0] > dash:
+                raise _Refused  # a continuation line
+        return data, i

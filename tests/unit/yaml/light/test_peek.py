@@ -15,6 +15,7 @@ from shared import ROOT
 
 from krm_fn.core.errors import Unsure
 from krm_fn.yaml import layout
+from krm_fn.yaml.light import parser
 from krm_fn.yaml.light import peek
 from krm_fn.yaml.plain import to_plain
 from krm_fn.yaml.roundtrip import loader
@@ -240,3 +241,101 @@ def test_a_placeholder_edited_in_git_is_compared_as_data(tmp_path: Path) -> None
     assert _check_again(args) == 0  # the claim template edited in Git stays as it is
     run_file.write_text(text.replace("  replicas: 1\n", "  replicas: 2\n", 1))
     assert _check_again(args) == 1  # written back as generated
+
+
+def _general_entry(lines: list[str], k: int, key: str) -> Any:
+    """What lite's general reader reads of an entry's lines (peek._read_entry without its
+    simple form), or Unsure."""
+    m, _s, o = layout.detect_indent(lines, k)
+    r = parser.Reader(lines, m, o, k)
+    r.skip()
+    data, _pos = r.mapping(k)
+    r.skip()
+    if r.i < r.n or list(data) != [key]:
+        raise Unsure("peek")
+    return data[key]
+
+
+def _entries() -> list[tuple[list[str], int, str]]:
+    """The lines of every entry peek locates in the documents (and a rendered package)."""
+    out = []
+    for text in DOCUMENTS:
+        data = loader.rt_load(text)
+        t = "\n" + text if text.endswith("\n") else "\n" + text + "\n"
+        for path in _paths(data):
+            try:
+                found = peek._locate(t, True, path)
+            except Unsure:
+                continue
+            if found is not None:
+                start, end, k = found
+                out.append((t[start + 1 : end].split("\n"), k, path[-1]))
+    return out
+
+
+def test_the_simple_form_reads_what_the_general_reader_reads() -> None:
+    """peek._simple_entry (the claim templates' fast path, issue 34) gives the general
+    reader's data, same types, or steps aside; it never takes what the general reader refuses."""
+    simple = tried = 0
+    for lines, k, key in _entries():
+        tried += 1
+        got = peek._simple_entry(lines, k, key)
+        try:
+            want = _general_entry(lines, k, key)
+        except Unsure:
+            assert got is peek._NOT_SIMPLE, lines
+            continue
+        if got is peek._NOT_SIMPLE:
+            continue
+        simple += 1
+        assert got == want and repr(got) == repr(want), lines
+        assert to_plain(got) == to_plain(want)
+    assert tried > 1000 and simple > tried * 0.3, (simple, tried)
+
+
+# the simple form's edges: each read as the general reader reads it, or left to it
+SIMPLE_EDGES = {
+    "indentless sequence": ["  v:", "  - a", "  - b"],
+    "indented sequence": ["  v:", "    - a", "    - b: 1", "      c: 2"],
+    "sequence four right": ["  v:", "      - a"],
+    "continuation": ["  v:", "    a: b", "      c"],
+    "continuation of an item": ["  v:", "  - a", "    b"],
+    "key twice": ["  v:", "    a: 1", "    a: 2"],
+    "typed key": ["  v:", "    true: 1"],
+    "number key": ["  v:", "    1: 1"],
+    "ints, booleans, words": ["  v:", "    a: 1", "    b: true", "    c: false", "    f: 2Gi"],
+    "a negative number": ["  v:", "    g: -1"],
+    "typed values": ["  v:", "    a: 1", "    b: true", "    c: null", "    d: 1.5", "    e: ~", "    f: 2Gi", "    g: 012"],
+    "colon in a value": ["  v:", "    a: b: c"],
+    "value ends in a colon": ["  v:", "    a: b:"],
+    "comment": ["  v:", "    a: b # c"],
+    "trailing blank": ["  v:", "    a: b "],
+    "blank line": ["  v:", "", "    a: b"],
+    "dash alone": ["  v:", "  -", "    a: b"],
+    "nested dashes": ["  v:", "  - - a"],
+    "a key at an odd column": ["  v:", "    a: 1", "     b: 2"],
+    "a key left of the mapping": ["  v:", "    a: 1", "   b: 2"],
+    "null value then a deeper line": ["  v:", "    a:", "  b: 1"],
+    "scalar after a key on the dash line": ["  v:", "  - a: 1", "    b:", "    - x", "  - c"],
+    "indicator first": ["  v:", "    a: *b"],
+    "value with a colon and no space": ["  v:", "    a: b:c", "    u: http://x"],
+    "key-like item": ["  v:", "  - a:b"],
+    "a key of 1,023 characters": ["  v:", "    " + "k" * 1023 + ": 1"],
+    "a key of 1,024 characters": ["  v:", "    " + "k" * 1024 + ": 1"],
+    "indented past the reader's limit": ["  v:", "  - a:", " " * 121 + "- b"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(SIMPLE_EDGES))
+def test_the_simple_form_at_its_edges(name: str) -> None:
+    lines = SIMPLE_EDGES[name]
+    if name in ("ints, booleans, words", "indentless sequence", "indented sequence", "key-like item", "value with a colon and no space"):
+        assert peek._simple_entry(lines, 2, "v") is not peek._NOT_SIMPLE  # read by the simple form
+    got = peek._simple_entry(lines, 2, "v")
+    try:
+        want = _general_entry(lines, 2, "v")
+    except Unsure:
+        assert got is peek._NOT_SIMPLE, name
+        return
+    if got is not peek._NOT_SIMPLE:
+        assert got == want and repr(got) == repr(want), name
