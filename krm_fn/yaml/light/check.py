@@ -238,6 +238,9 @@ def _inline(line: str, c: int) -> bool:
         return _tail(line, end)
     if ch == "[" or ch == "{":
         _, end = flow_collection(line, c, 0)
+        flow = line[c:end]
+        if flow.count(":") != flow.count(": ") and _colon_in_flow_plain(flow):
+            return False  # `[x:y]`: ruamel reads a string, libyaml refuses it
         return _tail(line, end)
     if ch in _NOT_PLAIN_FIRST:
         return False
@@ -247,6 +250,26 @@ def _inline(line: str, c: int) -> bool:
     v = line[c:] if cut < 0 else line[c:cut]
     v = v.rstrip(" ")
     return ": " not in v and v[-1] != ":"
+
+
+def _colon_in_flow_plain(flow: str) -> bool:
+    """Whether a `:` not followed by a blank sits outside quotes in a flow collection (one
+    that flow_collection read)."""
+    q = ""
+    i = 0
+    while i < len(flow):
+        ch = flow[i]
+        if q:
+            if ch == "\\" and q == '"':
+                i += 1  # an escaped character
+            elif ch == q:
+                q = ""  # (`''` closes and reopens: the same for this question)
+        elif ch == "'" or ch == '"':
+            q = ch
+        elif ch == ":" and flow[i + 1 : i + 2] != " ":
+            return True
+        i += 1
+    return False
 
 
 def _tail(line: str, end: int) -> bool:
@@ -268,19 +291,17 @@ def _block_scalar(lines: list[str], i: int, header: str, k: int) -> int:
         return -1  # an explicit indentation indicator, or text after the header
     n_lines = len(lines)
     j = i + 1
-    widest = 0
     while j < n_lines:
         s = lines[j]
-        if s.strip(" "):
+        if s:
             break
-        widest = max(widest, len(s))
         j += 1
     if j >= n_lines:
         return -1
     first = lines[j]
     m = len(first) - len(first.lstrip(" "))
-    if m <= k or widest > m:
-        return -1  # an empty scalar, or leading blank lines wider than its text
+    if m <= k or m == len(first):
+        return -1  # an empty scalar, or leading lines of blanks (the parsers differ on them)
     pad = " " * m
     j += 1
     while j < n_lines:
