@@ -113,8 +113,8 @@ def parse(text: str, *, fast: bool = True) -> ResourceList:
 
 
 
-# Untouched items of at most this many bytes in all are checked by the light reader (a few
-# ms for a small input), so that an input of a few objects imports no libyaml binding (its
+# Untouched items of at most this many bytes in all are checked by the check-only reader
+# (light/check), then the light reader for what it is not sure of (a few ms for a small input), so that an input of a few objects imports no libyaml binding (its
 # import, ~20 ms with ruamel.yaml's, was most of a 20-item run: issue 34); a larger one
 # repays the import (libyaml is faster per byte). The verdict is the same either way: what
 # the light reader takes, the round-trip loader reads the same, and check_syntax refuses
@@ -125,7 +125,7 @@ LIGHT_CHECK_BYTES = 64 * 1024
 def check_untouched(rl: ResourceList) -> None:
     """Syntax-check the items no transform parsed, which the fast path would otherwise echo
     unread: one libyaml pass over their text (about 0.25 s for 6.7 MB, no objects built), or
-    the light reader for a small input (LIGHT_CHECK_BYTES). Raises YamlSyntaxError (see
+    the check-only reader and the light reader for a small input (LIGHT_CHECK_BYTES). Raises YamlSyntaxError (see
     check_syntax), or InputError for flow nesting too deep to parse safely."""
     unread = [it for it in rl.items if it.doc is None and it.text is not None and not it.unreadable and not it.was_read]
     if not rl.fast or not unread:

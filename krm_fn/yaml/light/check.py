@@ -26,7 +26,7 @@ from krm_fn.yaml.light.scalars import quoted
 # reader leaves to the others (`-`, `?` and `:` are plain only before a non-blank: checked apart)
 _NOT_PLAIN_FIRST = frozenset("#&*!|>'\"%@`,[]{}")
 _BLOCK_HEADERS = frozenset({"|", "|-", "|+", ">", ">-", ">+"})
-_MAX_KEY = 1024  # libyaml takes no implicit key longer (ruamel's limit too)
+_MAX_KEY = 1000  # libyaml takes no implicit key over 1024 characters (nor ruamel)
 _MAX_INDENT = 200
 
 
