@@ -45,77 +45,118 @@ def checks(text: str) -> bool:
 
 
 def _check(lines: list[str]) -> bool:
-    # the open block collections, innermost last: a mapping whose keys sit at column c as
-    # 2c, a sequence whose dashes do as 2c + 1 (the item's own dash opens the first, which
-    # holds this one entry); `pending`: 2k after a `key:` at column k with nothing after it,
-    # 2d + 1 after a `-` at column d with nothing after it, else -1
-    stack: list[int] = []
-    pending = -1
+    # The open block collections, innermost last: a mapping whose keys sit at column c as
+    # 2c, a sequence whose dashes do as 2c + 1; the item's own sequence, which holds this one
+    # entry, as -(2d + 1), which no line matches. A line at the innermost one's column and
+    # of its kind (`top`) goes on with it (most lines); one left of it closes collections.
+    # `pending`: 2k after a `key:` at column k with nothing after it, 2d + 1 after a `-` at
+    # column d with nothing after it, else -1.
     memo = _MEMO
-    n_lines = len(lines)
     i = 0
-    while i < n_lines:
-        line = lines[i]
-        i += 1
-        said = memo.get(line)
+    for line in lines:  # blank lines and comments before the dash
+        said = _said(line, memo)
         if said is None:
-            said = _line(line)
-            if said is None:
-                return False
-            if len(memo) >= _MEMO_MAX:
-                memo.clear()
-            memo[line] = said
-        if not said:
-            continue  # blank, or a comment
-        n, dash, m, after = said
-        if not stack:  # the item's dash line (blank lines and comments before it)
-            if not dash:
-                return False
-            stack.append(2 * n + 1)
-        else:
-            opened = False
-            if pending >= 0:
-                # the value below `key:` or `-`: a collection deeper than either, or a
-                # sequence at its key's column; else the value was null
-                p = pending >> 1
-                if n > p or n == p and dash and not pending & 1:
-                    stack.append(2 * n + 1 if dash else 2 * n)
-                    opened = True
-                pending = -1
-            if not opened:
-                top = stack[-1]
-                while top >> 1 > n or (top == 2 * n + 1 and not dash):
-                    stack.pop()
-                    if len(stack) < 2:
-                        return False  # at the item's dash column or left of it: not this item
-                    top = stack[-1]
-                if top >> 1 != n or (top & 1) != dash or (dash and len(stack) < 2):
-                    return False
-        if dash and m > n:
-            stack.append(2 * m)  # `- key: ...`: a mapping whose keys sit after the dash
-        if after == -1:
-            continue
-        if after == -2:
-            pending = 2 * m if m >= 0 else 2 * n + 1
-            continue
-        i = _block_scalar(lines, i - 1, line[after:], m)
-        if i < 0:
             return False
-    return pending < 0 or not pending & 1 or len(stack) > 1  # (an item `-` alone: null)
+        if said:
+            break
+        i += 1
+    else:
+        return False
+    n, enc, push, pend, after, k = said
+    if not enc & 1:
+        return False
+    top = -enc
+    stack = [top]
+    pending = -1
+    skip = i + 1
+    while True:
+        if push >= 0:
+            stack.append(push)  # `- key: ...`: a mapping whose keys sit after the dash
+            top = push
+        if after >= 0:
+            skip = _block_scalar(lines, skip - 1, lines[skip - 1][after:], k)
+            if skip < 0:
+                return False
+        else:
+            pending = pend
+        # the next line to read
+        while True:
+            if skip >= len(lines):
+                return pending < 0 or not pending & 1 or len(stack) > 1  # (an item `-` alone: null)
+            line = lines[skip]
+            skip += 1
+            said = memo.get(line)
+            if said is None:
+                said = _said(line, memo)
+                if said is None:
+                    return False
+            if said:
+                break
+        n, enc, push, pend, after, k = said
+        if pending >= 0:
+            # the value below `key:` or `-`: a collection deeper than either, or a sequence
+            # at its key's column; else the value was null
+            p = pending >> 1
+            opens = n > p or n == p and enc & 1 and not pending & 1
+            pending = -1
+            if opens:
+                stack.append(enc)
+                top = enc
+                continue
+        if top != enc:
+            # left of the innermost collection (or not of its kind: a key after an
+            # indentless sequence): close collections down to the line's own
+            while top >> 1 > n or top & 1 and top >> 1 == n and not enc & 1:
+                stack.pop()
+                top = stack[-1]
+            if top != enc:
+                return False
+
+
+def _said(line: str, memo: dict[str, tuple[int, int, int, int, int, int] | tuple[()]]) -> tuple[int, int, int, int, int, int] | tuple[()] | None:
+    """_line's verdict on `line`, remembered."""
+    said = memo.get(line)
+    if said is None:
+        said = _line(line)
+        if said is None:
+            return None
+        if len(memo) >= _MEMO_MAX:
+            memo.clear()
+        memo[line] = said
+    return said
 
 
 # what _line says of a line, by its text (most lines repeat across objects: `kind: Service`,
 # kpt's annotations); bounded, cleared when full
-_MEMO: dict[str, tuple[int, bool, int, int] | tuple[()]] = {}
+_MEMO: dict[str, tuple[int, int, int, int, int, int] | tuple[()]] = {}
 _MEMO_MAX = 4096
 
 
-def _line(line: str) -> tuple[int, bool, int, int] | tuple[()] | None:
-    """What one line says, whatever surrounds it: () for a blank line or a comment, else (its
-    column n; whether it is a sequence entry `-`; m, the column of the mapping key on it (n,
-    or n + 2 after a dash; -1: none); after: -1 when its value ends on it, -2 when it has
-    none (a value below, or null), else the column of a block scalar's header); None when
-    this reader is not sure of it."""
+def _line(line: str) -> tuple[int, int, int, int, int, int] | tuple[()] | None:
+    """What one line says, whatever surrounds it, in the terms of _check: () for a blank line
+    or a comment, else (its column n; 2n + 1 for a sequence entry `-`, else 2n; the mapping a
+    `- key: ...` opens, else -1; what it leaves pending, else -1; the column of a block
+    scalar's header, else -1; the column of the key it is the value of); None when this
+    reader is not sure of it."""
+    said = _parts(line)
+    if not said:
+        return said
+    n, dash, m, after = said
+    return (
+        n,
+        2 * n + 1 if dash else 2 * n,
+        2 * m if dash and m >= 0 else -1,
+        (2 * m if m >= 0 else 2 * n + 1) if after == -2 else -1,
+        after if after >= 0 else -1,
+        m,
+    )
+
+
+def _parts(line: str) -> tuple[int, bool, int, int] | tuple[()] | None:
+    """What one line says: () for a blank line or a comment, else (its column n; whether it
+    is a sequence entry `-`; m, the column of the mapping key on it (n, or n + 2 after a
+    dash; -1: none); after: -1 when its value ends on it, -2 when it has none (a value below,
+    or null), else the column of a block scalar's header); None when not sure."""
     s = line.lstrip(" ")
     if not s or s[0] == "#":
         return ()
@@ -234,7 +275,13 @@ def _inline(line: str, c: int) -> bool:
     on its line (then a comment at most)."""
     ch = line[c]
     if ch == "'" or ch == '"':
-        _, end = quoted(line, c)  # Unsure when it does not close on the line, or escapes
+        end = line.find(ch, c + 1)
+        if end < 0:
+            return False  # closed on a later line, if at all
+        if ch == "'" and line.startswith("'", end + 1) or ch == '"' and "\\" in line[c:end]:
+            _, end = quoted(line, c)  # `''`, escapes (Unsure for those JSON has not)
+        else:
+            end += 1
         return _tail(line, end)
     if ch == "[" or ch == "{":
         _, end = flow_collection(line, c, 0)
