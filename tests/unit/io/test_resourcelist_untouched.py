@@ -98,5 +98,5 @@ def test_a_large_input_is_checked_by_libyaml(monkeypatch: pytest.MonkeyPatch) ->
     run_resource_list(_list(*[UNTOUCHED.format(n=i) for i in range(3)]), light=True)
     assert seen == ["check"] * 3
     seen.clear()
-    run_resource_list(_list(*[UNTOUCHED.format(n=i) for i in range(1000)]), light=True)
+    run_resource_list(_list(*[UNTOUCHED.format(n=i) for i in range(3000)]), light=True)  # ~290 KB
     assert seen == []
