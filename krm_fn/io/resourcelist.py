@@ -142,7 +142,7 @@ def check_untouched(rl: ResourceList) -> None:
             guards.check_flow_depth(it.text, f"items[{it.pos}]" + (f" ({name})" if name else ""))
     texts = [it.text for it in unread if it.text is not None]
     if sum(map(len, texts)) <= LIGHT_CHECK_BYTES:
-        # the check-only reader first (no data built: a tenth of the light reader's cost),
+        # the check-only reader first (no data built: about a third of the light reader's cost),
         # then the light reader for what it is not sure of (multi-line scalars...)
         texts = [t for t in texts if not checks(t) and not light_reads(t)]
         if not texts:
