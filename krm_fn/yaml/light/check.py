@@ -53,19 +53,11 @@ def _check(lines: list[str]) -> bool:
     # `pending`: 2k after a `key:` at column k with nothing after it, 2d + 1 after a `-` at
     # column d with nothing after it, else -1.
     memo = _MEMO
-    i = 0
-    for line in lines:  # blank lines and comments before the dash
-        said = _said(line, memo)
-        if said is None:
-            return False
-        if said:
-            break
-        i += 1
-    else:
+    first = _first(lines, memo)
+    if first is None:
         return False
+    i, said = first
     n, enc, push, pend, after, k = said
-    if not enc & 1:
-        return False
     top = -enc
     stack = [top]
     pending = -1
@@ -86,14 +78,14 @@ def _check(lines: list[str]) -> bool:
                 return pending < 0 or not pending & 1 or len(stack) > 1  # (an item `-` alone: null)
             line = lines[skip]
             skip += 1
-            said = memo.get(line)
-            if said is None:
-                said = _said(line, memo)
-                if said is None:
+            got = memo.get(line)
+            if got is None:
+                got = _said(line, memo)
+                if got is None:
                     return False
-            if said:
+            if got:
                 break
-        n, enc, push, pend, after, k = said
+        n, enc, push, pend, after, k = got
         if pending >= 0:
             # the value below `key:` or `-`: a collection deeper than either, or a sequence
             # at its key's column; else the value was null
@@ -105,13 +97,31 @@ def _check(lines: list[str]) -> bool:
                 top = enc
                 continue
         if top != enc:
-            # left of the innermost collection (or not of its kind: a key after an
-            # indentless sequence): close collections down to the line's own
-            while top >> 1 > n or top & 1 and top >> 1 == n and not enc & 1:
-                stack.pop()
-                top = stack[-1]
+            top = _close(stack, n, enc)
             if top != enc:
                 return False
+
+
+def _first(lines: list[str], memo: dict[str, tuple[int, int, int, int, int, int] | tuple[()]]) -> tuple[int, tuple[int, int, int, int, int, int]] | None:
+    """The item's dash line, after blank lines and comments: (its index, what it says)."""
+    for i, line in enumerate(lines):
+        said = _said(line, memo)
+        if said is None:
+            return None
+        if said:
+            return (i, said) if said[1] & 1 else None
+    return None
+
+
+def _close(stack: list[int], n: int, enc: int) -> int:
+    """A line at column n of kind `enc` left of the innermost collection (or not of its kind:
+    a key after an indentless sequence): the collections closed down to the line's own; the
+    innermost one left."""
+    top = stack[-1]
+    while top >> 1 > n or top & 1 and top >> 1 == n and not enc & 1:
+        stack.pop()
+        top = stack[-1]
+    return top
 
 
 def _said(line: str, memo: dict[str, tuple[int, int, int, int, int, int] | tuple[()]]) -> tuple[int, int, int, int, int, int] | tuple[()] | None:
@@ -165,37 +175,42 @@ def _parts(line: str) -> tuple[int, bool, int, int] | tuple[()] | None:
     if n > _MAX_INDENT:
         return None
     ch = s[0]
-    dash = ch == "-" and (len(s) == 1 or s[1] == " ")
-    if dash:
-        # `- ...`: nothing (the value below), a compact mapping `- key: ...`, or a scalar
-        s = s[2:]
-        if not s or s[0] == " " or s[0] == "#":
-            if s[:1] == " " and s.lstrip(" ")[:1] not in ("", "#"):
-                return None  # `-   value`: not as manifests are written
-            return n, True, -1, -2
-        k = n + 2
-        ch = s[0]
-        if ch == "-" and (len(s) == 1 or s[1] == " "):
-            return None  # `- - a`
-        if ch in _SLOW_FIRST:
-            if (ch == '"' or ch == "'") and _quoted_key_end(s, 0):
-                after = _slow_line(line, k)
-                return None if after is None else (n, True, k, after)
-            if ch == "|" or ch == ">" or not _inline(line, k):
-                return None  # (a block scalar as an entry: left to the others)
-            return n, True, -1, -1
-        c = _colon(s)
-        if c < 0:  # a plain scalar entry
-            return (n, True, -1, -1) if _plain(s) else None
-    elif ch in _SLOW_FIRST:
+    if ch == "-" and (len(s) == 1 or s[1] == " "):
+        return _entry(line, s[2:], n)
+    if ch in _SLOW_FIRST:
         after = _slow_line(line, n)
         return None if after is None else (n, False, n, after)
-    else:
-        k = n
-        c = _colon(s)
-        if c < 0:
-            return None
-    # a plain key at column k, its `:` at s[c]; the value after it
+    c = _colon(s)
+    return None if c < 0 else _key_value(line, s, c, n, False, n)
+
+
+def _entry(line: str, s: str, n: int) -> tuple[int, bool, int, int] | None:
+    """_parts of a sequence entry `- ...` at column n, `s` what follows `- `: nothing (the
+    value below), a compact mapping `- key: ...`, or a scalar."""
+    if not s or s[0] == " " or s[0] == "#":
+        if s[:1] == " " and s.lstrip(" ")[:1] not in ("", "#"):
+            return None  # `-   value`: not as manifests are written
+        return n, True, -1, -2
+    k = n + 2
+    ch = s[0]
+    if ch == "-" and (len(s) == 1 or s[1] == " "):
+        return None  # `- - a`
+    if ch in _SLOW_FIRST:
+        if (ch == '"' or ch == "'") and _quoted_key_end(s, 0):
+            after = _slow_line(line, k)
+            return None if after is None else (n, True, k, after)
+        if ch == "|" or ch == ">" or not _inline(line, k):
+            return None  # (a block scalar as an entry: left to the others)
+        return n, True, -1, -1
+    c = _colon(s)
+    if c < 0:  # a plain scalar entry
+        return (n, True, -1, -1) if _plain(s) else None
+    return _key_value(line, s, c, n, True, k)
+
+
+def _key_value(line: str, s: str, c: int, n: int, dash: bool, k: int) -> tuple[int, bool, int, int] | None:
+    """_parts of a line (column n) whose plain key starts `s` (at column k), its `:` at s[c]:
+    the value after it."""
     if c > _MAX_KEY or " #" in s[:c]:
         return None
     j = c + 1
