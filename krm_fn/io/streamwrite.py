@@ -111,6 +111,9 @@ def _stream_text(s: Stream, by_pos: dict[int, str], regenerated: dict[int, dict[
             parts.append(doc.body)
             written.append(doc.body)
             continue
+        # a regenerated placeholder, as its writer wrote it (line ends aside), is YAML by
+        # construction (placeholder.proven)
+        proven = new.__class__ is _Proven and not doc.stand_ins and not doc.tags
         new = _put_back(doc, str(new), s) if doc.stand_ins else str(new)
         for verbatim, written_as in doc.tags.items():
             new = new.replace(verbatim, written_as)
@@ -118,7 +121,7 @@ def _stream_text(s: Stream, by_pos: dict[int, str], regenerated: dict[int, dict[
         parts.append(_own_line_marker(doc.sep, s.newline))
         parts.append(new_text)
         written.append(new_text)
-        if not _read_back(doc, regenerated):
+        if not proven and not _read_back(doc, regenerated):
             unproven.append(written[-1])
     parts.append(s.tail)
     text = "".join(parts)
@@ -138,7 +141,8 @@ def _stream_text(s: Stream, by_pos: dict[int, str], regenerated: dict[int, dict[
             new_text = _newlines(doc_text, s.newline)
             out.append(new_text)
             written.append(new_text)
-            unproven.append(new_text)
+            if doc_text.__class__ is not _Proven:
+                unproven.append(new_text)
             open_marker = False
             content = content or bool(new_text.strip("\ufeff \r\n"))
         text = "".join(out)
@@ -164,14 +168,15 @@ def _check(s: Stream, text: str, written: list[str], unproven: list[str] | None 
     libyaml reads the documents of `unproven` (joined as a stream) rather than the whole
     text when the other documents are known to be YAML already: each untouched one was
     checked when the file was read, each one the light writer wrote was read back by the
-    light reader; the splitter's check holds the joins (a file with a directive, which binds
+    light reader, each placeholder placeholder.proven calls YAML is by construction; the
+    splitter's check holds the joins (a file with a directive, which binds
     the document after it, is read whole). Should they fail, the whole text is judged."""
     from krm_fn.yaml import libyaml
 
     again = [d.body.rstrip("\r\n") for d in split(text, s.name).docs]
     same_docs = again == [w.rstrip("\r\n") for w in written]
     if same_docs and unproven is not None and len(unproven) < len(written) and not has_directive(text):
-        if libyaml.reads(("---" + s.newline).join(unproven)):
+        if not unproven or libyaml.reads(("---" + s.newline).join(unproven)):
             return
     # libyaml (YAML 1.1) may refuse what the round-trip loader reads: judge only files it read
     if not same_docs or (not libyaml.reads(text.lstrip("\ufeff")) and libyaml.reads(s.raw.lstrip("\ufeff"))):
@@ -228,7 +233,8 @@ def _doc_output(doc: Doc, by_pos: dict[int, str], regenerated: dict[int, dict[st
 
 def _placed(obj: dict[str, Any], keep: dict[str, str]) -> tuple[str | None, str]:
     """(the file a generated object names, its document text): the in-memory location
-    annotations dropped, the ones its document had in its file (`keep`) put back."""
+    annotations dropped, the ones its document had in its file (`keep`) put back. The text
+    is a _Proven when placeholder.proven calls it YAML."""
     md = obj.get("metadata")
     ann = md.get("annotations") if isinstance(md, dict) else None
     if not isinstance(md, dict) or not isinstance(ann, dict):
@@ -240,7 +246,17 @@ def _placed(obj: dict[str, Any], keep: dict[str, str]) -> tuple[str | None, str]
     if kept:
         new_md = {**md, "annotations": kept}
     placed = {k: (new_md if k == "metadata" else v) for k, v in obj.items()}
-    return (str(path) if path is not None else None), placeholder.text(placed) or emitter.dump_block(placed)
+    text = placeholder.text(placed)
+    if text is None:
+        text = emitter.dump_block(placed)
+    elif placeholder.proven(text):
+        text = _Proven(text)
+    return (str(path) if path is not None else None), text
+
+
+class _Proven(str):
+    """A placeholder's text that placeholder.proven calls YAML by construction: not read
+    again by libyaml (_check)."""
 
 
 def _newlines(text: str, newline: str) -> str:

@@ -21,6 +21,7 @@ a YAML parser. Imports only core. Which module to touch for what:
 - `field_position`: where a field path's key is in a document (line and column), for messages.
 - `emitter`: the small block emitter of plain data and YAML 1.1-safe quoting.
 - `placeholder`: the placeholder StatefulSet written by a writer made for its shape (the
-  emitter's bytes, its repeating parts written once).
+  emitter's bytes, its repeating parts written once), and whether a text it wrote is YAML by
+  construction (`proven`: files mode then does not read it again with libyaml).
 - `plain`: a parsed tree as plain data. `layout`: lines, indentation, entries of a text.
 """

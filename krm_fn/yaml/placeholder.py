@@ -11,8 +11,13 @@ run's own (names, labels, claim templates) is written line by line, by the emitt
 An object of any other shape is written by dump_block (None here); `tests/unit/yaml/
 test_placeholder.py` compares both writers on every placeholder the snapshots and examples hold
 and on generated ones whose names, labels and tolerations need quoting.
+
+What it writes is YAML by construction (`proven`), so files mode does not read it again with
+libyaml (issue 34: 3,000 placeholders of a first render were 0.3 s of libyaml): see `proven`.
 """
 from __future__ import annotations
+
+import re
 
 from krm_fn.yaml import emitter
 
@@ -146,3 +151,31 @@ def _same(v: Any, ind: int) -> str:
             _SAME.clear()
         _SAME[at] = found
     return found
+
+
+# What `proven` refuses in a text: a character other than printable ASCII and LF (a raw
+# line break or non-printable character inside a quoted scalar, which JSON's escapes leave
+# as it is above U+001F: DEL, NEL, U+2028...), a line of 1,000 characters or more (libyaml
+# takes no implicit key over 1,024), and a line that starts as a document marker or a
+# directive would (`---`, `...`, `%`) or as a comment. Asked of bytes, each check in C
+# (a 2 KB placeholder: ~10 us, where libyaml takes ~100).
+_PRINTABLE = bytes(range(0x20, 0x7F)) + b"\n"
+_LINE_START = re.compile(rb"\n(?:---|\.\.\.|%|#|[^\n]{1000})")
+
+
+def proven(text: str) -> bool:
+    """Whether `text`, written by text() (never pass another writer's), is YAML to libyaml
+    without reading it: its structure is the emitter's by construction (each line `key:
+    scalar`, `key:` with its block below, `- scalar` or `- key: ...`, `{}` or `[]`, indented
+    by nesting: tests/unit/yaml/test_placeholder.py checks the same bytes as
+    emitter.dump_block, and that every text it calls proven is read back by libyaml as the
+    object), so what can break it is a scalar: each one is emitter.scalar's, plain only
+    when safe in any position (emitter._plain_ok: no indicator first, no `: ` or ` #`, no
+    quote, no trailing colon or blank) or else a double-quoted JSON string, whose escapes are
+    YAML's; this refuses the texts where that is not enough (_PRINTABLE, _LINE_START). A
+    text it refuses is read by libyaml as before (streamwrite._check)."""
+    try:
+        b = ("\n" + text).encode("ascii")
+    except UnicodeEncodeError:
+        return False
+    return not b.translate(None, _PRINTABLE) and _LINE_START.search(b) is None

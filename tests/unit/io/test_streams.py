@@ -277,9 +277,9 @@ def test_generated_documents_are_read_by_libyaml_before_a_file_is_replaced(tmp_p
     assert run.read_text() == before
 
 
-def test_documents_the_light_writer_read_back_are_not_read_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """libyaml reads only what nothing has read back: the generated documents of a file, not
-    its run (the light writer proved it) nor its untouched documents (checked when read)."""
+def _libyaml_reads_of_rendering(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, list[str]]:
+    """A run file with a ConfigMap before the run, rendered: (the file, every text libyaml
+    was asked to read while it was)."""
     from files_util import cli
 
     from krm_fn.yaml import libyaml
@@ -296,6 +296,25 @@ def test_documents_the_light_writer_read_back_are_not_read_again(tmp_path: Path,
     monkeypatch.setattr(libyaml, "reads", spy)
     code, _out, err = cli(tmp_path, "--config", str(policy), str(run))
     assert code == 1, err  # rewritten
+    return run, read
+
+
+def test_documents_proven_already_are_not_read_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """libyaml reads only what nothing has proven: not the run (the light writer read it
+    back), nor the untouched documents (checked when read), nor the placeholder (YAML by
+    construction: placeholder.proven; issue 34)."""
+    run, read = _libyaml_reads_of_rendering(tmp_path, monkeypatch)
+    assert "kind: StatefulSet" in run.read_text()
+    # what was written (the rendered run names its assistant); the input may be read, by the
+    # syntax check of untouched objects once the light reader's budget for them is spent
+    assert [t for t in read if "StatefulSet" in t or "affinity-assistant" in t] == []
+
+
+def test_a_placeholder_not_proven_is_read_by_libyaml(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A placeholder text placeholder.proven refuses is read by libyaml, alone: not the run
+    (the light writer proved it) nor the untouched documents (checked when read)."""
+    monkeypatch.setattr(placeholder, "proven", lambda text: False)
+    run, read = _libyaml_reads_of_rendering(tmp_path, monkeypatch)
     written = [t for t in read if "StatefulSet" in t]
     assert len(written) == 1
     assert "kind: PipelineRun" not in written[0] and "kind: ConfigMap" not in written[0]

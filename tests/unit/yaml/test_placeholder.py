@@ -11,6 +11,7 @@ from contextlib import redirect_stderr
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from hypothesis import given
 from hypothesis import settings
@@ -22,6 +23,7 @@ from krm_fn.transforms.tekton import assistant
 from krm_fn.transforms.tekton import names
 from krm_fn.yaml import document
 from krm_fn.yaml import emitter
+from krm_fn.yaml import libyaml
 from krm_fn.yaml import placeholder
 
 sys.path.insert(0, str(ROOT / "bench"))
@@ -73,9 +75,22 @@ def _all_placeholders(tmp: Path) -> list[dict[str, Any]]:
 
 def _same_bytes(obj: dict[str, Any]) -> None:
     assert placeholder.text(obj) == emitter.dump_block(obj)
+    _proven_reads_back(obj)
     assert document.new_block(obj) == emitter.dump_block(obj)
     for d in (0, 2, 4):
         assert document.new_entry(obj, d) == emitter.dump_entry(obj, d)
+
+
+def _proven_reads_back(obj: dict[str, Any]) -> bool:
+    """A text placeholder.proven calls YAML is read back by libyaml, as the object (files
+    mode does not read it again: streamwrite._check); whether it was proven."""
+    text = placeholder.text(obj)
+    assert text is not None
+    if not placeholder.proven(text):
+        return False
+    assert libyaml.reads(text), text
+    assert yaml.load(text, Loader=yaml.CSafeLoader) == obj  # noqa: S506 - the C safe loader
+    return True
 
 
 def test_every_placeholder_of_the_snapshots_and_examples_is_written_alike(tmp_path: Path) -> None:
@@ -84,6 +99,7 @@ def test_every_placeholder_of_the_snapshots_and_examples_is_written_alike(tmp_pa
     shapes = set()
     for obj in objs:
         _same_bytes(obj)
+        assert _proven_reads_back(obj)  # every one is YAML by construction
         pod = obj["spec"]["template"]["spec"]
         shapes.add((tuple(obj["spec"]), tuple(pod)))
     assert len(shapes) >= 4, shapes  # with and without claim templates, volumes, tolerations...
@@ -138,3 +154,34 @@ def test_generated_placeholders_with_awkward_values_are_written_alike(
     obj["metadata"]["annotations"].update(annotations)  # the location and tool annotations a copy keeps
     _same_bytes(obj)
     _same_bytes(emitter.plain_safe(obj))  # strings marked for double quotes (the light path's)
+
+
+def _one_placeholder() -> dict[str, Any]:
+    spec = assistant.Spec(
+        name="affinity-assistant-a", namespace="ci", owner_kind="PipelineRun", owner_name="r", run_labels={"team": "a"},
+        run_pod_template={}, run_service_account="", own_assistants=frozenset({"affinity-assistant-a"}),
+        claim_templates=[], claims=["c"], isolate=False,
+    )
+    return assistant.statefulset(spec, Policy())
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["caf\u00e9", "a\x7fb", "a\x85b", "a\u2028b", "\ufeff", "x" * 1000],
+)
+def test_a_text_proven_cannot_vouch_for_is_left_to_libyaml(value: str) -> None:
+    """What the writer's construction does not prove: a character other than printable ASCII
+    (kept raw inside a double-quoted scalar: libyaml refuses DEL, and reads NEL or U+2028 as
+    a line break), a line too long for an implicit key."""
+    obj = _one_placeholder()
+    assert placeholder.proven(placeholder.text(obj) or "")
+    obj["metadata"]["labels"]["team"] = value
+    assert not placeholder.proven(placeholder.text(obj) or "")
+    obj["metadata"]["labels"] = {value: "a"}
+    assert not placeholder.proven(placeholder.text(obj) or "")
+
+
+@pytest.mark.parametrize("line", ["---", "--- x", "...", "%YAML 1.1", "# c"])
+def test_a_line_that_would_start_a_document_is_not_proven(line: str) -> None:
+    assert not placeholder.proven(f"a: b\n{line}\nc: d\n")
+    assert not placeholder.proven(f"{line}\nc: d\n")
