@@ -2,12 +2,20 @@
 KeyboardInterrupt that carries the signal, so every path that cleans up after an interrupt
 does the same for them; and Held, which makes a few steps complete together whichever of
 them arrives.
+
+It uses `_signal`, the C module that `signal` wraps (built in, and loaded by the interpreter
+at its start): `signal` only adds enums of the signals, handlers and mask actions, built at
+its import (3.3 M instructions, as much as ten of this package's modules: issue 34). The
+functions and constants are the same ones, and take and give the same integers.
 """
 from __future__ import annotations
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
+    import signal  # (the same functions, as typeshed describes them)
     from typing import Any
+else:
+    import _signal as signal
 
 
 SIGNAL_NAMES = {15: "SIGTERM", 1: "SIGHUP"}
@@ -25,8 +33,6 @@ class Terminated(KeyboardInterrupt):
 
 
 def _terminate(signum: int, _frame: object) -> None:
-    import signal
-
     for s in SIGNAL_NAMES:  # once: a second signal must not cut the clean-up short
         signal.signal(s, signal.SIG_IGN)
     raise Terminated(signum)
@@ -52,8 +58,6 @@ def written() -> int:
 def on_termination() -> dict[int, Any]:
     """SIGTERM and SIGHUP handled as SIGINT is; the handlers they had (to put back). A new
     run: nothing written yet."""
-    import signal
-
     _Written.files = 0
     previous: dict[int, Any] = {}
     try:
@@ -66,8 +70,6 @@ def on_termination() -> dict[int, Any]:
 
 
 def restore_handlers(previous: dict[int, Any]) -> None:
-    import signal
-
     for s, handler in previous.items():
         signal.signal(s, handler)
 
@@ -84,8 +86,6 @@ class Held:
     __slots__ = ("held",)
 
     def __enter__(self) -> None:
-        import signal
-
         self.held = False
         if hasattr(signal, "pthread_sigmask"):
             signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)
@@ -93,6 +93,4 @@ class Held:
 
     def __exit__(self, *exc: object) -> None:
         if self.held:
-            import signal
-
             signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPS)  # a pending signal is delivered here

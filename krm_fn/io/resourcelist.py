@@ -4,8 +4,8 @@ and write the list back with every item the policy leaves alone as the exact tex
 Fast path: block-style YAML with items as a block sequence, sliced by the scanner. Only items
 a transform needs are parsed (Item.load); top-level sections are written back where and as
 they came; only `items` (rewritten or generated entries) and `results` change. Items no
-transform parses are still syntax-checked, in one libyaml pass (check_untouched), then echoed
-as they came.
+transform parses are still syntax-checked (check_untouched: by the check-only reader,
+light/check, for a small input, else in one libyaml pass), then echoed as they came.
 
 Fallback: when slicing is not safe (a JSON document, flow `items`, an alias to an anchor in
 another item, a document marker or directive, a CR or Unicode line separator, odd
@@ -31,6 +31,7 @@ from krm_fn.yaml import guards
 from krm_fn.yaml import layout
 from krm_fn.yaml import libyaml
 from krm_fn.yaml.document import RoundTripDocument
+from krm_fn.yaml.light.check import checks
 from krm_fn.yaml.plain import to_plain
 from krm_fn.yaml.roundtrip import loader
 
@@ -112,19 +113,24 @@ def parse(text: str, *, fast: bool = True) -> ResourceList:
 
 
 
-# Untouched items of at most this many bytes in all are checked by the light reader (a few
-# ms for a small input), so that an input of a few objects imports no libyaml binding (its
-# import, ~20 ms with ruamel.yaml's, was most of a 20-item run: issue 34); a larger one
-# repays the import (libyaml is faster per byte). The verdict is the same either way: what
-# the light reader takes, the round-trip loader reads the same, and check_syntax refuses
-# only what that loader refuses. Items the light reader is unsure of go to libyaml.
-LIGHT_CHECK_BYTES = 64 * 1024
+# Untouched items of at most this many bytes in all are checked by the check-only reader
+# (light/check), then the light reader for what it is not sure of, so that such an input
+# imports no libyaml binding (its import, ~20 ms with ruamel.yaml's, was most of a 20-item
+# run: issue 34). Past it libyaml is cheaper: the check-only reader costs about 15,000
+# instructions a line it has not seen before (a line seen once is remembered), libyaml's
+# import about 60 M. Measured in instructions, whole runs of bench/gen.py lists (5% targets):
+# 208 KB, 16% fewer with the check-only reader than with libyaml; the same list with every
+# line made unique (a comment of its own), 3% fewer; 1 MB, 8% fewer. The verdict is the same
+# either way: what the check-only reader takes, both libyaml and the round-trip loader take;
+# what the light reader takes, the round-trip loader reads the same; check_syntax refuses
+# only what that loader refuses; what neither reader is sure of goes to libyaml.
+LIGHT_CHECK_BYTES = 256 * 1024
 
 
 def check_untouched(rl: ResourceList) -> None:
     """Syntax-check the items no transform parsed, which the fast path would otherwise echo
     unread: one libyaml pass over their text (about 0.25 s for 6.7 MB, no objects built), or
-    the light reader for a small input (LIGHT_CHECK_BYTES). Raises YamlSyntaxError (see
+    the check-only reader and the light reader for a small input (LIGHT_CHECK_BYTES). Raises YamlSyntaxError (see
     check_syntax), or InputError for flow nesting too deep to parse safely."""
     unread = [it for it in rl.items if it.doc is None and it.text is not None and not it.unreadable and not it.was_read]
     if not rl.fast or not unread:
@@ -136,7 +142,9 @@ def check_untouched(rl: ResourceList) -> None:
             guards.check_flow_depth(it.text, f"items[{it.pos}]" + (f" ({name})" if name else ""))
     texts = [it.text for it in unread if it.text is not None]
     if sum(map(len, texts)) <= LIGHT_CHECK_BYTES:
-        texts = [t for t in texts if not light_reads(t)]
+        # the check-only reader first (no data built: about a third of the light reader's cost),
+        # then the light reader for what it is not sure of (multi-line scalars...)
+        texts = [t for t in texts if not checks(t) and not light_reads(t)]
         if not texts:
             return
     if libyaml.reads("".join(texts)):

@@ -6,7 +6,8 @@ a YAML parser. Imports only core. Which module to touch for what:
   `new_block`, `new_entry`). Start here.
 - `light/`: the light reader of plain block YAML: `parser` (an object's entries and their
   positions), `scalars` (the scalars it takes and how it types them), `multiline`
-  (quoted and block scalars over several lines), `peek` (one field read without the rest).
+  (quoted and block scalars over several lines), `peek` (one field read without the rest),
+  `check` (whether an object nobody edits is YAML, no data built: the syntax check).
 - `splice/`: the one splicing writer of an edited object: `splicer` (the walk and its
   rules), `positions` (where each node is: the light reader's or libyaml's), `newtext`
   (the text of new entries, written for the light reader's data).

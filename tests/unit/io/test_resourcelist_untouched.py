@@ -88,12 +88,15 @@ def test_the_light_check_says_what_the_libyaml_check_says(items: list[str], monk
 
 
 def test_a_large_input_is_checked_by_libyaml(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Past LIGHT_CHECK_BYTES the light reader is slower than libyaml's import repays."""
-    seen: list[int] = []
-    real = resourcelist.light_reads
-    monkeypatch.setattr(resourcelist, "light_reads", lambda t: seen.append(1) or real(t))
+    """Past LIGHT_CHECK_BYTES the light readers are slower than libyaml's import repays.
+    Below it, the check-only reader is asked first, and the light reader only for what it
+    is not sure of (nothing here)."""
+    seen: list[str] = []
+    real_check, real_light = resourcelist.checks, resourcelist.light_reads
+    monkeypatch.setattr(resourcelist, "checks", lambda t: seen.append("check") or real_check(t))
+    monkeypatch.setattr(resourcelist, "light_reads", lambda t: seen.append("light") or real_light(t))
     run_resource_list(_list(*[UNTOUCHED.format(n=i) for i in range(3)]), light=True)
-    assert seen == [1, 1, 1]
+    assert seen == ["check"] * 3
     seen.clear()
-    run_resource_list(_list(*[UNTOUCHED.format(n=i) for i in range(1000)]), light=True)
+    run_resource_list(_list(*[UNTOUCHED.format(n=i) for i in range(3000)]), light=True)  # ~290 KB
     assert seen == []
