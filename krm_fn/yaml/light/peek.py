@@ -162,6 +162,12 @@ def _read_entry(lines: list[str], k: int, key: str) -> Any:
     simple = _simple_entry(lines, k, key)
     if simple is not _NOT_SIMPLE:
         return simple
+    return general_entry(lines, k, key)
+
+
+def general_entry(lines: list[str], k: int, key: str) -> Any:
+    """The value of the one `key:` entry these lines hold, read by lite's general reader
+    (no simple form first), or Unsure."""
     m, _s, o = layout.detect_indent(lines, k)
     r = parser.Reader(lines, m, o, k)
     r.skip()

@@ -15,7 +15,6 @@ from shared import ROOT
 
 from krm_fn.core.errors import Unsure
 from krm_fn.yaml import layout
-from krm_fn.yaml.light import parser
 from krm_fn.yaml.light import peek
 from krm_fn.yaml.plain import to_plain
 from krm_fn.yaml.roundtrip import loader
@@ -243,19 +242,6 @@ def test_a_placeholder_edited_in_git_is_compared_as_data(tmp_path: Path) -> None
     assert _check_again(args) == 1  # written back as generated
 
 
-def _general_entry(lines: list[str], k: int, key: str) -> Any:
-    """What lite's general reader reads of an entry's lines (peek._read_entry without its
-    simple form), or Unsure."""
-    m, _s, o = layout.detect_indent(lines, k)
-    r = parser.Reader(lines, m, o, k)
-    r.skip()
-    data, _pos = r.mapping(k)
-    r.skip()
-    if r.i < r.n or list(data) != [key]:
-        raise Unsure("peek")
-    return data[key]
-
-
 def _entries() -> list[tuple[list[str], int, str]]:
     """The lines of every entry peek locates in the documents (and a rendered package)."""
     out = []
@@ -281,7 +267,7 @@ def test_the_simple_form_reads_what_the_general_reader_reads() -> None:
         tried += 1
         got = peek._simple_entry(lines, k, key)
         try:
-            want = _general_entry(lines, k, key)
+            want = peek.general_entry(lines, k, key)
         except Unsure:
             assert got is peek._NOT_SIMPLE, lines
             continue
@@ -333,7 +319,7 @@ def test_the_simple_form_at_its_edges(name: str) -> None:
         assert peek._simple_entry(lines, 2, "v") is not peek._NOT_SIMPLE  # read by the simple form
     got = peek._simple_entry(lines, 2, "v")
     try:
-        want = _general_entry(lines, 2, "v")
+        want = peek.general_entry(lines, 2, "v")
     except Unsure:
         assert got is peek._NOT_SIMPLE, name
         return
