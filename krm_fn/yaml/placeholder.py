@@ -46,6 +46,9 @@ _SHAPE: dict[str, Any] = {
         "selector": {"matchLabels": FLAT},
         "template": {"metadata": {"labels": FLAT}, "spec": _POD},
         "persistentVolumeClaimRetentionPolicy": SAME,
+        # each claim template: its name and labels are the run's, its spec repeats (the
+        # size and access modes a package's runs ask alike)
+        "volumeClaimTemplates": {"metadata": {"labels": FLAT, "annotations": FLAT}, "spec": SAME},
     },
 }
 
