@@ -205,3 +205,17 @@ def test_claim_templates_of_any_shape_are_written_alike(templates: list[Any]) ->
     obj["spec"]["volumeClaimTemplates"] = templates
     _same_bytes(obj)
     _same_bytes(emitter.plain_safe(obj))
+
+
+def test_a_repeated_subtree_is_taken_again_only_for_the_same_data() -> None:
+    """Subtrees that repeat between placeholders are written once and taken again by their
+    value (marshal, or repr where marshal refuses): data that `==` calls equal but the
+    emitter writes apart (1, 1.0, True), key order, and strings marked for double quotes
+    are each written as dump_block writes them, one after another in one process."""
+    values: list[Any] = [1, True, 1.0, 2, "1", emitter.DQ("1"), None, 0, False, 0.0, -0.0]
+    selectors: list[dict[str, Any]] = [{"pool": v} for v in values]
+    selectors += [{"a": "x", "b": "y"}, {"b": "y", "a": "x"}, {"a": ["x"]}, {"a": ("x",)}]
+    for sel in selectors * 2:
+        obj = _one_placeholder()
+        obj["spec"]["template"]["spec"]["nodeSelector"] = sel
+        assert placeholder.text(obj) == emitter.dump_block(obj), sel
