@@ -579,10 +579,8 @@ def copy_read(v: Any) -> Any:
             if c is dict or c is list:
                 out[k] = copy_read(x)
     else:
-        i = 0
-        for x in v:
+        for i, x in enumerate(v):
             c = x.__class__
             if c is dict or c is list:
                 out[i] = copy_read(x)
-            i += 1
     return out
