@@ -4,10 +4,11 @@ written by a writer made for that shape: the same bytes as emitter.dump_block gi
 A re-render regenerates every placeholder of every run and compares its text with the copy in
 the input (3,000 of them in a package of 1,500 runs, issue 34), and a first render writes them
 all. Most of a placeholder repeats from one to the next (the container's resources and security
-context, the anti-affinity term, the policy's nodeSelector and tolerations, the claims'
-retention): those subtrees are written once per process and taken again by their value (`repr`
-of plain data: equal text for equal data, as dump_block writes equal data alike); what is the
-run's own (names, labels, claim templates) is written line by line, by the emitter's own rules.
+context, the anti-affinity term, the policy's nodeSelector and tolerations, the claims' specs
+and retention): those subtrees are written once per process and taken again by their value
+(its `marshal`, or `repr` where marshal refuses: equal text for equal data, as dump_block
+writes equal data alike); what is the run's own (names, labels, the claim templates' names
+and labels, volume mounts) is written line by line, by the emitter's own rules.
 An object of any other shape is written by dump_block (None here); `tests/unit/yaml/
 test_placeholder.py` compares both writers on every placeholder the snapshots and examples hold
 and on generated ones whose names, labels and tolerations need quoting.
