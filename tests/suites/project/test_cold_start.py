@@ -46,9 +46,11 @@ ABSENT = ("ruamel", "_ruamel_yaml", "yaml", "jsonschema", "typing", "dataclasses
 # enums at import (3.3 M instructions; core/signals uses `_signal`, issue 34)
 ABSENT_STDLIB = ("signal",)
 ABSENT_OURS = ("krm_fn.transforms.shipwright", "krm_fn.transforms.tekton.triggers")
-# patterns compiled by a one-PipelineRun render: the item scanner's line patterns (three of
-# them per indent read) and the two key patterns; 22 before issue 34
-MAX_PATTERNS = 11
+# patterns compiled: 22 before issue 34, then 11 (the item scanner's line patterns, three per
+# indent read, and two key patterns); now the light reader's key pattern, and for the 20
+# items the three line scans that string operations covered _C_SCAN characters of
+# (io/identity: past that the compile is repaid)
+MAX_PATTERNS = {1: 1, 20: 4}
 
 
 def _probe(text: str, tmp_path: Path) -> dict[str, list[str]]:
@@ -68,4 +70,4 @@ def test_a_small_input_imports_no_parser_it_does_not_read(items: int, targets: f
     assert [m for m in loaded if m in ABSENT_OURS] == []
     assert [m for m in loaded if m in ABSENT_STDLIB] == []
     assert "krm_fn.transforms.tekton.handlers" in loaded  # the probe did render the run
-    assert len(report["patterns"]) <= MAX_PATTERNS, report["patterns"]
+    assert len(report["patterns"]) <= MAX_PATTERNS[items], report["patterns"]
