@@ -42,17 +42,24 @@ if TYPE_CHECKING:
 # same lines (the tests run both).
 _C_SCAN = 8 * 1024
 _SCANNED: dict[tuple[str, int], int] = {}  # characters covered by string operations, per scan
+_COMPILED: dict[tuple[str, int], re.Pattern[str]] = {}
 
 
 def _compiled(template: str, n: int, size: int) -> re.Pattern[str] | None:
     """The pattern `template % n` once string operations have covered _C_SCAN characters
     for it (counting `size`, about to be scanned), else None: scan by string operations."""
     key = (template, n)
-    done = _SCANNED.get(key, 0)
-    if done + size <= _C_SCAN:
-        _SCANNED[key] = done + size
-        return None
-    return re.compile(template % n)  # re's cache keeps it
+    p = _COMPILED.get(key)
+    if p is None:
+        done = _SCANNED.get(key, 0) + size
+        if done <= _C_SCAN:
+            _SCANNED[key] = done
+            return None
+        p = _COMPILED[key] = re.compile(template % n)
+    return p
+
+
+_AT_INDENT = "\\n {%d}([^ \\n#][^\\n]*)(?=\\n)"
 
 
 _KEY_FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
@@ -101,9 +108,14 @@ def lines_at(text: str, a: int, b: int, c: int) -> list[tuple[int, int, int]]:
     each ended by a newline before b: (the index of the newline before it, the start of its
     text after the indent, its end). The keys of a block mapping, each line then read by
     key_value. As re.finditer(r"\n {c}([^ \n#][^\n]*)(?=\n)", text, a - 1, b) finds them."""
-    pattern = _compiled("\\n {%d}([^ \\n#][^\\n]*)(?=\\n)", c, b - a)
+    pattern = _compiled(_AT_INDENT, c, b - a)
     if pattern is not None:
         return [(m.start(), m.start(1), m.end(1)) for m in pattern.finditer(text, a - 1, b)]
+    return _lines_at(text, a, b, c)
+
+
+def _lines_at(text: str, a: int, b: int, c: int) -> list[tuple[int, int, int]]:
+    """lines_at by string operations."""
     out: list[tuple[int, int, int]] = []
     prefix = "\n" + " " * c
     deeper = prefix + " "
@@ -381,18 +393,34 @@ def _entries(text: str, a: int, b: int, ind: int, outer: int) -> list[tuple[str,
     out: list[tuple[str, Any, int, int]] = []
     key = value = None
     start = 0
-    for s, ls, le in lines_at(text, a, b, ind):
-        line = text[ls:le]
-        kv = key_value(line)
-        if kv is not None:
-            k, v = kv
-        elif line[0] == "-" and (le == ls + 1 or line[1] == " "):
-            continue  # an indentless sequence: the value of the key before
-        else:
-            k, v = _quoted_entry(line)
-        if key is not None:
-            out.append((key, value, start, s + 1))
-        key, value, start = k, v, le + 1
+    pattern = _COMPILED.get((_AT_INDENT, ind)) or _compiled(_AT_INDENT, ind, b - a)
+    if pattern is not None:  # a long input: the lines found by the pattern, in C
+        for m in pattern.finditer(text, a - 1, b):
+            line = m.group(1)
+            kv = key_value(line)
+            if kv is not None:
+                k, v = kv
+            elif line[0] == "-" and (len(line) == 1 or line[1] == " "):
+                continue  # an indentless sequence: the value of the key before
+            else:
+                k, v = _quoted_entry(line)
+            le = m.end()
+            if key is not None:
+                out.append((key, value, start, m.start() + 1))
+            key, value, start = k, v, le + 1
+    else:
+        for s, ls, le in _lines_at(text, a, b, ind):
+            line = text[ls:le]
+            kv = key_value(line)
+            if kv is not None:
+                k, v = kv
+            elif line[0] == "-" and (le == ls + 1 or line[1] == " "):
+                continue  # an indentless sequence: the value of the key before
+            else:
+                k, v = _quoted_entry(line)
+            if key is not None:
+                out.append((key, value, start, s + 1))
+            key, value, start = k, v, le + 1
     if key is not None:
         out.append((key, value, min(start, b), b))
     return out

@@ -76,6 +76,23 @@ def _old_entries(text: str, a: int, b: int, ind: int, outer: int) -> list[tuple[
     return out
 
 
+def _both_ways(f: object) -> list[object]:
+    """f() by string operations, then by the compiled patterns (identity._compiled)."""
+    got = []
+    saved = identity._C_SCAN
+    for limit in (10**9, -1):
+        identity._C_SCAN = limit
+        identity._SCANNED.clear()
+        identity._COMPILED.clear()
+        try:
+            got.append(f())  # type: ignore[operator]
+        finally:
+            identity._C_SCAN = saved
+            identity._SCANNED.clear()
+            identity._COMPILED.clear()
+    return got
+
+
 def _outcome(f: object) -> object:
     try:
         return f()  # type: ignore[operator]
@@ -96,7 +113,8 @@ def test_entries_read_as_the_pattern_of_each_indent_read_them(lines: list[tuple[
     text = "\n" + "\n".join(" " * n + s for n, s in lines) + "\n"
     outer = -1 if back < 0 else ind - 1 - back
     b = len(text) - cut
-    assert _outcome(lambda: identity._entries(text, 1, b, ind, outer)) == _outcome(lambda: _old_entries(text, 1, b, ind, outer))
+    expected = _outcome(lambda: _old_entries(text, 1, b, ind, outer))
+    assert _both_ways(lambda: _outcome(lambda: identity._entries(text, 1, b, ind, outer))) == [expected, expected]
 
 
 # the patterns io/identity found lines with before they were replaced by string operations
@@ -109,21 +127,6 @@ SHALLOW = "\\n( {0,%d}[^ \\n][^\\n]*)"
 
 ONE_LINE = st.text(alphabet=" :#-_a0./'\"\té", max_size=12) | st.sampled_from(LINES)
 YAMLISH = st.lists(st.tuples(st.integers(0, 5), ONE_LINE), max_size=8).map(lambda ls: "\n".join(" " * n + s for n, s in ls))
-
-
-def _both_ways(f: object) -> list[object]:
-    """f() by string operations, then by the compiled pattern (identity._compiled)."""
-    got = []
-    saved = identity._C_SCAN
-    for limit in (10**9, -1):
-        identity._C_SCAN = limit
-        identity._SCANNED.clear()
-        try:
-            got.append(f())  # type: ignore[operator]
-        finally:
-            identity._C_SCAN = saved
-            identity._SCANNED.clear()
-    return got
 
 
 @given(ONE_LINE)
@@ -187,12 +190,13 @@ def test_shallow_lines_finds_the_lines_the_pattern_finds(text: str, k: int, a: i
 def test_a_scan_compiles_its_pattern_once_string_operations_covered_what_the_compile_costs() -> None:
     text = "\n" + "  a: 1\n    b: 2\n" * 300
     identity._SCANNED.clear()
+    identity._COMPILED.clear()
     try:
         first = identity.lines_at(text, 1, len(text), 2)
-        assert ("\\n {%d}([^ \\n#][^\\n]*)(?=\\n)", 2) in identity._SCANNED  # by strings
+        assert (identity._AT_INDENT, 2) in identity._SCANNED and not identity._COMPILED  # by strings
         for _ in range(identity._C_SCAN // len(text) + 1):
             assert identity.lines_at(text, 1, len(text), 2) == first
-        pattern = re.compile(AT_INDENT % 2)
-        assert identity._compiled("\\n {%d}([^ \\n#][^\\n]*)(?=\\n)", 2, len(text)) is pattern
+        assert identity._COMPILED[identity._AT_INDENT, 2] is re.compile(AT_INDENT % 2)
     finally:
         identity._SCANNED.clear()
+        identity._COMPILED.clear()
