@@ -3,11 +3,10 @@ and labels) read from its text without parsing it: the top-level entries found b
 indentation and their plain or quoted scalars read here; anything else (a flow mapping, an
 anchor, a tag) read by libyaml's composer from that item's text alone.
 
-Also the line patterns the item scanner and this reader find YAML lines with: keys, content
-lines, lines at or between indentations. Each searches from the "\\n" that ends the line
-before, so the regex engine scans for it in C. (They were a module of their own, io/lines,
-for 70 lines: one more file to find and load at every start, 0.07 ms of a one-PipelineRun
-run, issue 26.)
+Also the line scans the item scanner and this reader find YAML lines with: keys, content
+lines, lines at or between indentations (string operations; patterns for a long input, see
+_C_SCAN). (They were a module of their own, io/lines, for 70 lines: one more file to find
+and load at every start, 0.07 ms of a one-PipelineRun run, issue 26.)
 """
 from __future__ import annotations
 

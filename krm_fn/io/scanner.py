@@ -4,8 +4,9 @@ namespace, annotations) without parsing it.
 
 The scanner works on offsets into the text, never on a list of every line: a 7 MB list has a
 quarter of a million lines, and a Python loop over them costs more than everything else
-together. Regular expressions find the few lines that carry structure (top-level keys, item
-starts, an item's own top-level keys); everything deeper is skipped in C.
+together. The few lines that carry structure (top-level keys, item starts, an item's own
+top-level keys) are found by string operations (io/identity), and in a long input by
+patterns compiled once those have covered a few kilobytes, which skip the deeper lines in C.
 
 Per item, what it is not sure about (quoted or typed identity values, multi-line scalars,
 flow metadata, odd indentation inside the item) sets `complex_meta`: that item alone is
