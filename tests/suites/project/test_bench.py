@@ -131,6 +131,10 @@ def test_targets_say_met_or_missed() -> None:
     c.runs["written"] = [run.Sample(2.0, 2.0, 100 * 1024)]
     text = run.targets(rows)
     assert "| c | <= 0.5x libyaml on what it writes | 0.25x (0.25x CPU) | met |" in text
+    # where the first render's CPU goes: the system part, and the ratio of user CPU alone
+    assert "system time 0.00 s of the function's 0.50 s CPU; user CPU alone 0.25x" in text
+    c.runs["fn"] = [run.Sample(0.5, 0.5, 50 * 1024, 0.2)]
+    assert "system time 0.20 s of the function's 0.50 s CPU; user CPU alone 0.15x" in run.targets(rows)
     assert "| 0.25x (0.25x) |" in run.table(rows, 1)
 
 
