@@ -14,6 +14,7 @@ from krm_fn.core.results import ResourceRef
 from krm_fn.core.results import Result
 from krm_fn.io.items import Item
 from krm_fn.policy import config as config_mod
+from krm_fn.yaml import document
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -119,7 +120,8 @@ class Context:
         is not there, or has no such field). While nothing else has read that object, only
         the field's lines are read (peek): a re-render looks up every placeholder's claim
         templates, and reading each StatefulSet whole cost as much as reading its run. The
-        value is shared between calls: do not change it."""
+        value is plain data (document.plain's: new dicts and lists, str keys, plain scalars),
+        shared between calls: do not change it."""
         it = self._index.get(("apps" if kind == "StatefulSet" else "", kind, namespace, name))
         if it is None or it.meta.annotations.get(OWNER_ANNOTATION) != owner:
             return None
@@ -137,7 +139,7 @@ class Context:
         node = it.node
         for key in path:
             node = node.get(key) if isinstance(node, dict) else None
-        return node
+        return document.plain(node)
 
     # ---- what a transform adds; undone when its item is transformed again
     def mark(self) -> tuple[int, int, int]:

@@ -16,7 +16,6 @@ transform again (`process`).
 """
 from __future__ import annotations
 
-from krm_fn.core.data import copy_data
 from krm_fn.core.errors import Unsure
 from krm_fn.yaml import emitter
 from krm_fn.yaml import layout as layout_mod
@@ -97,7 +96,7 @@ class LightDocument(Document):
         self.data = data
         self.source = source
         self._layout: parser.Doc | None = layout
-        self._read: Any = copy_data(data)  # the data as read, scalar types kept
+        self._read: Any = parser.copy_read(data)  # the data as read, scalar types kept
         self._before: Any = None
         # (fingerprint of the data, text) last written: a copy of the data was kept instead,
         # a third of what a large list held per run

@@ -4,10 +4,11 @@ written by a writer made for that shape: the same bytes as emitter.dump_block gi
 A re-render regenerates every placeholder of every run and compares its text with the copy in
 the input (3,000 of them in a package of 1,500 runs, issue 34), and a first render writes them
 all. Most of a placeholder repeats from one to the next (the container's resources and security
-context, the anti-affinity term, the policy's nodeSelector and tolerations, the claims'
-retention): those subtrees are written once per process and taken again by their value (`repr`
-of plain data: equal text for equal data, as dump_block writes equal data alike); what is the
-run's own (names, labels, claim templates) is written line by line, by the emitter's own rules.
+context, the anti-affinity term, the policy's nodeSelector and tolerations, the claims' specs
+and retention): those subtrees are written once per process and taken again by their value
+(its `marshal`, or `repr` where marshal refuses: equal text for equal data, as dump_block
+writes equal data alike); what is the run's own (names, labels, the claim templates' names
+and labels, volume mounts) is written line by line, by the emitter's own rules.
 An object of any other shape is written by dump_block (None here); `tests/unit/yaml/
 test_placeholder.py` compares both writers on every placeholder the snapshots and examples hold
 and on generated ones whose names, labels and tolerations need quoting.
@@ -17,6 +18,7 @@ libyaml (issue 34: 3,000 placeholders of a first render were 0.3 s of libyaml): 
 """
 from __future__ import annotations
 
+import marshal
 import re
 
 from krm_fn.yaml import emitter
@@ -25,13 +27,14 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 m
 if TYPE_CHECKING:
     from typing import Any
 
-# How each field of the shape is written: a nested shape (a mapping written key by key), FLAT
+# How each field of the shape is written: a nested shape (a mapping written key by key; for a
+# list, each of its mappings so: the containers, their volume mounts, the claim templates), FLAT
 # (a mapping of strings: one line each), or SAME (a subtree that repeats between placeholders:
 # written once, taken again by its value). Any other field is the emitter's.
 FLAT = "flat"
 SAME = "same"
 _POD: dict[str, Any] = {
-    "containers": {"resources": SAME, "securityContext": SAME, "args": SAME},
+    "containers": {"resources": SAME, "securityContext": SAME, "args": SAME, "volumeMounts": {}},
     "nodeSelector": SAME,
     "tolerations": SAME,
     "imagePullSecrets": SAME,
@@ -46,11 +49,14 @@ _SHAPE: dict[str, Any] = {
         "selector": {"matchLabels": FLAT},
         "template": {"metadata": {"labels": FLAT}, "spec": _POD},
         "persistentVolumeClaimRetentionPolicy": SAME,
+        # each claim template: its name and labels are the run's, its spec repeats (the
+        # size and access modes a package's runs ask alike)
+        "volumeClaimTemplates": {"metadata": {"labels": FLAT, "annotations": FLAT}, "spec": SAME},
     },
 }
 
-# the text of a SAME subtree, by (repr, indent); bounded like the emitter's scalars
-_SAME: dict[tuple[str, int], str] = {}
+# the text of a SAME subtree, by (its marshal or repr, indent); bounded like the emitter's scalars
+_SAME: dict[tuple[Any, int], str] = {}
 _SAME_MAX = 4096
 
 
@@ -108,6 +114,8 @@ def _mapping(d: dict[Any, Any], ind: int, out: list[str], shape: dict[str, Any])
                     return False
             else:
                 emitter.write(v, ind, out)
+        elif v is None or v.__class__ is int or v.__class__ is bool:
+            append(f"{pad}{key}: {scalar(v)}\n")  # as the emitter writes a scalar (`replicas: 1`)
         else:
             emitter.write({k: v}, ind, out)
     return True
@@ -141,7 +149,16 @@ def _flat(d: dict[Any, Any], ind: int, out: list[str]) -> None:
 
 
 def _same(v: Any, ind: int) -> str:
-    at = (repr(v), ind)
+    # The key is the value's marshal (format 2: no back-references, so equal data of exact
+    # types gives equal bytes, and the bytes give the data back: bool, int and float apart,
+    # key order kept), at less than half repr's cost (a placeholder's seven repeated
+    # subtrees: ~28% of writing it, issue 34); repr for what marshal does not take (the
+    # light path's DQ strings, any other subclass), as before: a bytes key never equals a
+    # str one.
+    try:
+        at: tuple[Any, int] = (marshal.dumps(v, 2), ind)
+    except ValueError:
+        at = (repr(v), ind)
     found = _SAME.get(at)
     if found is None:
         part: list[str] = []

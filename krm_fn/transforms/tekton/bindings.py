@@ -210,7 +210,8 @@ def _existing_templates(run: Run, aa: str) -> list[dict[str, Any]]:
     found = run.ctx.memo.get(key)
     if found is None:  # asked twice per assistant: the claim check, its volumes
         vcts = run.ctx.generated_field("StatefulSet", run.namespace, aa, run.owner, ("spec", "volumeClaimTemplates"))
-        found = run.ctx.memo[key] = tuple(t for t in document.plain(vcts) if isinstance(t, dict)) if isinstance(vcts, list) else ()
+        # plain data already (generated_field), shared with its other readers: not changed here
+        found = run.ctx.memo[key] = tuple(t for t in vcts if isinstance(t, dict)) if isinstance(vcts, list) else ()
     return list(found)  # the templates are shared: copy one to change it
 
 

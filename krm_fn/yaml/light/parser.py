@@ -110,7 +110,10 @@ MAX_INDENT = 120
 class Reader:
     def __init__(self, lines: list[str], m: int, o: int, left: int = 0) -> None:
         self.raw = lines  # as written: a block scalar's lines are its text (literal())
-        if any(x[-1:] == " " for x in lines):
+        # a line that ends in a space, asked of the lines joined (in C: a generator over
+        # every line was ~4% of a run's reading); the lines hold no newline
+        joined = "\n".join(lines)
+        if " \n" in joined or joined[-1:] == " ":
             # blanks at the end of a line are no part of a key, of a scalar on one line, of a
             # comment or of a blank line: read without them (the writer keeps such a line as
             # it is, or replaces it whole)
@@ -558,3 +561,25 @@ def load_item(chunk: str, m: int, s: int, o: int, lines: list[str] | None = None
     doc.head = head
     doc.first_inline = first_inline
     return data, doc
+
+
+def copy_read(v: Any) -> Any:
+    """A copy of data this reader built (new collections, scalars shared: they are
+    immutable), core.data.copy_data's result for it at about 60% of its cost: every
+    collection the reader builds is an exact dict or list (`{}`, `[]`), so each one is
+    copied whole (dict.copy, list.copy: in C) and only its collections are copied again. A
+    light document keeps such a copy of every run it reads (LightDocument: the data as read,
+    to tell what the transform changed), 1,500 of them in a re-render of the bench's
+    package (issue 34)."""
+    out = v.copy()
+    if v.__class__ is dict:
+        for k, x in v.items():
+            c = x.__class__
+            if c is dict or c is list:
+                out[k] = copy_read(x)
+    else:
+        for i, x in enumerate(v):
+            c = x.__class__
+            if c is dict or c is list:
+                out[i] = copy_read(x)
+    return out

@@ -27,6 +27,7 @@ from krm_fn.yaml import layout
 from krm_fn.yaml.light import parser
 from krm_fn.yaml.light.scalars import plain_key
 from krm_fn.yaml.light.scalars import plain_value
+from krm_fn.yaml.plain import to_plain
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -41,9 +42,10 @@ _CLOSED_LINE = rf" *(?:- )*(?:{_KEY}:(?: {_CLOSED_VALUE})?|{_CLOSED_VALUE})?(?: 
 
 
 def field(text: str, document: bool, path: tuple[str, ...]) -> Any:
-    """The value at `path` (keys of nested block mappings) of an item's text: a whole YAML
-    document (`document`) or one `- ` entry of a ResourceList's items. None when a key on
-    the path is absent or null. Raises Unsure when not sure (read the whole item then)."""
+    """The value at `path` (keys of nested block mappings) of an item's text, as plain data
+    (new dicts and lists, str keys, str, int, bool): a whole YAML document (`document`) or
+    one `- ` entry of a ResourceList's items. None when a key on the path is absent or null.
+    Raises Unsure when not sure (read the whole item then)."""
     if not path or "\r" in text or "\t" in text:
         raise Unsure("peek")
     if '"' in text or "'" in text or "[" in text or "{" in text:
@@ -158,11 +160,13 @@ def _check_closed(text: str, lines: list[str]) -> None:
 
 def _read_entry(lines: list[str], k: int, key: str) -> Any:
     """The value of the one `key:` entry these lines hold, read by lite's reader (by
-    _simple_entry first: the same data, for the lines in its narrower form)."""
+    _simple_entry first: the same data, for the lines in its narrower form), as plain data
+    (the simple form's is plain as read: its keys and scalars are plain_key's and
+    plain_value's; the general reader's str subclasses of quoted scalars are made str)."""
     simple = _simple_entry(lines, k, key)
     if simple is not _NOT_SIMPLE:
         return simple
-    return general_entry(lines, k, key)
+    return to_plain(general_entry(lines, k, key))
 
 
 def general_entry(lines: list[str], k: int, key: str) -> Any:

@@ -185,3 +185,37 @@ def test_a_text_proven_cannot_vouch_for_is_left_to_libyaml(value: str) -> None:
 def test_a_line_that_would_start_a_document_is_not_proven(line: str) -> None:
     assert not placeholder.proven(f"a: b\n{line}\nc: d\n")
     assert not placeholder.proven(f"{line}\nc: d\n")
+
+
+@pytest.mark.parametrize(
+    "templates",
+    [
+        [{"metadata": {"name": "a"}}],  # no labels, no spec
+        [{"spec": {}}, {}],  # empty mappings, no metadata
+        [{"metadata": {"name": "b", "labels": {}, "annotations": {"n": 2, "x": "y: z"}}, "spec": {"accessModes": []}}],
+        [{"metadata": {"name": "c", "labels": {"k": None, 1: "one"}}, "spec": ["a", {"b": 1}]}],  # kept as edited in Git
+        ["a-scalar", None, [1, 2]],  # not mappings at all
+        [{"metadata": {"name": "d", "labels": {"team": "a"}}, "spec": {"resources": {"requests": {"storage": "1Gi"}}}}] * 2,
+    ],
+)
+def test_claim_templates_of_any_shape_are_written_alike(templates: list[Any]) -> None:
+    """The claim templates are written by their shape (names and labels line by line, the
+    spec taken again by its value): a template kept from Git may hold anything."""
+    obj = _one_placeholder()
+    obj["spec"]["volumeClaimTemplates"] = templates
+    _same_bytes(obj)
+    _same_bytes(emitter.plain_safe(obj))
+
+
+def test_a_repeated_subtree_is_taken_again_only_for_the_same_data() -> None:
+    """Subtrees that repeat between placeholders are written once and taken again by their
+    value (marshal, or repr where marshal refuses): data that `==` calls equal but the
+    emitter writes apart (1, 1.0, True), key order, and strings marked for double quotes
+    are each written as dump_block writes them, one after another in one process."""
+    values: list[Any] = [1, True, 1.0, 2, "1", emitter.DQ("1"), None, 0, False, 0.0, -0.0]
+    selectors: list[dict[str, Any]] = [{"pool": v} for v in values]
+    selectors += [{"a": "x", "b": "y"}, {"b": "y", "a": "x"}, {"a": ["x"]}, {"a": ("x",)}]
+    for sel in selectors * 2:
+        obj = _one_placeholder()
+        obj["spec"]["template"]["spec"]["nodeSelector"] = sel
+        assert placeholder.text(obj) == emitter.dump_block(obj), sel

@@ -1041,3 +1041,45 @@ def test_a_flow_collection_edited_in_place_is_written_on_the_light_path(edit: st
     monkeypatch.setattr(loader, "rt_load", lambda *a, **k: loads.append(1) or real(*a, **k))
     assert run_resource_list(text.encode(), light=True)[0] == light[0]
     assert not loads
+
+
+def _collections(v: Any) -> list[Any]:
+    out = []
+    stack = [v]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (dict, list)):
+            out.append(x)
+            stack.extend(x.values() if isinstance(x, dict) else x)
+    return out
+
+
+def _scalars(v: Any) -> list[Any]:
+    if isinstance(v, dict):
+        return [s for k, x in v.items() for s in (k, *_scalars(x))]
+    if isinstance(v, list):
+        return [s for x in v for s in _scalars(x)]
+    return [v]
+
+
+@pytest.mark.parametrize("case", CASES[:40], ids=[c.name for c in CASES[:40]])
+def test_copy_read_copies_every_collection_the_reader_builds(case: Path) -> None:
+    """LightDocument keeps parser.copy_read's copy of what it read, to tell what the
+    transform changed: equal data, the same scalar objects (their str subclasses say how a
+    scalar was written), and no collection shared with the data the transform edits (which
+    relies on the reader building exact dicts and lists only)."""
+    rl = resourcelist.parse(build_resource_list(case).decode())
+    read = 0
+    for it in rl.items:
+        it.load(light=True)
+        if not isinstance(it.doc, LightDocument):
+            continue
+        read += 1
+        data = it.doc.data
+        assert all(c.__class__ in (dict, list) for c in _collections(data))
+        copy = parser.copy_read(data)
+        assert copy == data
+        assert [type(s) for s in _scalars(copy)] == [type(s) for s in _scalars(data)]
+        assert all(a is b for a, b in zip(_scalars(copy), _scalars(data), strict=True))
+        assert not {id(c) for c in _collections(copy)} & {id(c) for c in _collections(data)}
+    assert read or not rl.items
