@@ -20,6 +20,7 @@ from krm_fn.core.record import Record
 from krm_fn.io import identity
 from krm_fn.io import items as items_mod
 from krm_fn.io.items import Item
+from krm_fn.io.items import Meta
 from krm_fn.io.items import ResourceList
 from krm_fn.yaml import guards
 from krm_fn.yaml import layout
@@ -378,7 +379,7 @@ def _document_item(body: str, where: str, line: int, checked: bool = False) -> I
         if standing is None:  # the breaks shape the document: write it as block YAML
             return Item(0, None, items_mod.meta_of(node), doc=RoundTripDocument(node, block=True))
         text, checked = standing, True  # read whole just now
-    item = identity.make_document_item(0, text)
+    item = _quick_item(text) or identity.make_document_item(0, text)
     item.line = line
     if not checked:
         _check_document(text, where, line)
@@ -393,6 +394,105 @@ def _document_item(body: str, where: str, line: int, checked: bool = False) -> I
         item.meta = items_mod.meta_of(item.node)
         item.complex_meta = False
     return item
+
+
+# A document in the shape this function writes and kubectl prints: its first content line
+# `apiVersion:`, then `kind:` and `metadata:`, each value a plain word; comment and blank
+# lines before them
+_HEAD_RE = re.compile(
+    r"(?:[ ]*(?:#[^\n]*)?\n)*apiVersion *: +([A-Za-z_][A-Za-z0-9_./-]*) *\nkind *: +([A-Za-z_][A-Za-z0-9_./-]*) *\nmetadata *:[ ]*\n"
+)
+# the first line in column 0 that is no comment (the end of metadata's lines)
+_TOP_RE = re.compile(r"\n[^ \n#]")
+# a line in column 0 the identity reader would not take as one more top-level key other
+# than the identity's (a second `kind:`, a quoted or complex key, a tab, a stray scalar)
+_ODD_TOP_RE = re.compile(
+    r"\n(?![ \n#]|\Z|-[ \n]|(?!(?:apiVersion|kind|metadata) *:)[A-Za-z0-9_][A-Za-z0-9_./-]* *:[ \n])"
+)
+_WANTED_META = ("name", "namespace", "generateName")
+
+
+def _quick_item(text: str) -> Item | None:
+    """The item of a document in the common shape (_HEAD_RE), its identity read from its
+    first lines: metadata's lines read one by one, the rest of the document only searched
+    for a line in column 0 that is no plain key (in C). None when the document has another
+    shape, or anything the identity reader would not be sure of (a value on more than one
+    line, a quoted key, an odd indentation...): identity.make_document_item reads it then.
+    Either way the identity is the same (tests/unit/io/test_streams.py compares them): a
+    package's context files are thousands of such documents, every one identified and few
+    ever read (issue 34: one staged file's --check)."""
+    m = _HEAD_RE.match(text)
+    if m is None or not text.endswith("\n"):
+        return None
+    api, kind = identity.plain_scalar(m.group(1)), identity.plain_scalar(m.group(2))
+    if not (isinstance(api, str) and isinstance(kind, str)):
+        return None  # `kind: yes`: not a string to every reader
+    start = m.end()
+    top = _TOP_RE.search(text, start - 1)
+    end = len(text) if top is None else top.start() + 1
+    if top is not None and (text[end] == "-" or _ODD_TOP_RE.search(text, top.start()) is not None):
+        return None  # a `-` line right after metadata's: the lines after it would be metadata's
+    meta = Meta(api, kind)
+    if not _quick_metadata(text[start:end], meta):
+        return None
+    return Item(0, text, meta, document=True)
+
+
+def _quick_metadata(block: str, meta: Meta) -> bool:
+    """Read metadata's lines (`block`, each ended by a newline) into `meta` as the identity
+    reader does: name, namespace, generateName and annotations, each value a one-line
+    scalar; False when unsure (then the identity reader decides)."""
+    key_re = identity.KEY_RE
+    scalar = identity.plain_scalar
+    mi = ai = 0  # the indent of metadata's keys, of the annotations' keys (0: not met yet)
+    mode = ""  # what deeper lines belong to: "skip" (a key not read), "ann" (annotations), "" (none may follow)
+    seen: set[str] = set()
+    ann = meta.annotations
+    for line in block.split("\n")[:-1]:
+        body = line.lstrip(" ")
+        if not body or body[0] == "#":
+            continue
+        ind = len(line) - len(body)
+        if not mi:
+            mi = ind
+        if ind == mi:
+            km = key_re.match(body)
+            if km is None:
+                return False  # a quoted key, an indentless sequence, no key
+            k, v = km.groups()
+            if k in _WANTED_META or k == "annotations":
+                if k in seen:
+                    return False
+                seen.add(k)
+            if k == "annotations":
+                if scalar(v) is not None:
+                    return False
+                mode = "ann"
+            elif k in _WANTED_META:
+                val = scalar(v)
+                if not isinstance(val, str):
+                    return False
+                setattr(meta, "generate_name" if k == "generateName" else k, val)
+                mode = ""
+            else:
+                mode = "skip"
+        elif ind < mi or not mode:
+            return False  # too shallow for metadata, or a value going on below its key
+        elif mode == "ann":
+            if not ai:
+                ai = ind
+            if ind != ai:
+                return False  # between the two indents, or a value going on below its key
+            km = key_re.match(body)
+            if km is None:
+                return False
+            k, v = km.groups()
+            val = scalar(v)
+            if not isinstance(val, str) or k in ann:
+                return False
+            ann[k] = val
+            # the next deeper line would be this value's: only a key at `ai` may follow
+    return True
 
 
 def _after_colon(msg: str) -> str:
