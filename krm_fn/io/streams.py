@@ -105,11 +105,13 @@ def special_lines(text: str) -> list[re.Match[str]]:
     in multi-line mode is tried at every line of a 10 MB text)."""
     starts: list[int] = []
     for token in ("---", "...", "%"):
-        at = text.find(token)
+        if text.startswith(token):
+            starts.append(0)
+        # from a line start: `...` alone is searched for at every dot of `app.kubernetes.io`
+        at = text.find("\n" + token)
         while at >= 0:
-            if at == 0 or text[at - 1] == "\n":
-                starts.append(at)
-            at = text.find(token, at + 1)
+            starts.append(at + 1)
+            at = text.find("\n" + token, at + 1)
     starts.sort()
     out = []
     for at in starts:
@@ -448,13 +450,17 @@ def _quick_metadata(block: str, meta: Meta) -> bool:
     mode = ""  # what deeper lines belong to: "skip" (a key not read), "ann" (annotations), "" (none may follow)
     seen: set[str] = set()
     ann = meta.annotations
+    deeper = " "  # in "skip": a line that starts so is of the value not read (labels' 7 lines)
     for line in block.split("\n")[:-1]:
+        if mode == "skip" and line.startswith(deeper):
+            continue
         body = line.lstrip(" ")
         if not body or body[0] == "#":
             continue
         ind = len(line) - len(body)
         if not mi:
             mi = ind
+            deeper = " " * (mi + 1)
         if ind == mi:
             km = key_re.match(body)
             if km is None:
