@@ -404,36 +404,66 @@ def _document_item(body: str, where: str, line: int, checked: bool = False) -> I
 _HEAD_RE = re.compile(
     r"(?:[ ]*(?:#[^\n]*)?\n)*apiVersion *: +([A-Za-z_][A-Za-z0-9_./-]*) *\nkind *: +([A-Za-z_][A-Za-z0-9_./-]*) *\nmetadata *:[ ]*\n"
 )
-# the first line in column 0 that is no comment (the end of metadata's lines)
-_TOP_RE = re.compile(r"\n[^ \n#]")
-# a line in column 0 the identity reader would not take as one more top-level key other
-# than the identity's (a second `kind:`, a quoted or complex key, a tab, a stray scalar)
-_ODD_TOP_RE = re.compile(
-    r"\n(?![ \n#]|\Z|-[ \n]|(?!(?:apiVersion|kind|metadata) *:)[A-Za-z0-9_][A-Za-z0-9_./-]* *:[ \n])"
-)
+# a line that starts in column 0 (blank and comment lines included): the end of metadata's
+# lines, and the document's other top-level keys. A newline and one class is the fastest
+# search sre makes of these (~8 instructions a character; a negative look-ahead at every
+# newline took twice that, `^` in multi-line mode twenty times)
+_COL0_RE = re.compile(r"\n[^ ]")
+_IDENTITY_KEYS = frozenset(("apiVersion", "kind", "metadata"))
 _WANTED_META = ("name", "namespace", "generateName")
+_KEY_FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_KEY_CHARS = _KEY_FIRST | frozenset("./-")
+
+
+def _key_line(body: str) -> tuple[str, str | None] | None:
+    """(key, raw value) of a line (from its first character) as identity.KEY_RE reads it,
+    None where that does not match: its lazy value costs sre several thousand instructions
+    a line, string methods a few hundred (a test compares both)."""
+    colon = body.find(":")
+    key = body[:colon].rstrip(" ")
+    if colon < 0 or not key or key[0] not in _KEY_FIRST or not _KEY_CHARS.issuperset(key):
+        return None
+    rest = body[colon + 1 :]
+    if not rest:
+        return key, None
+    if rest[0] != " ":
+        return None
+    return key, rest.strip(" ")
 
 
 def _quick_item(text: str) -> Item | None:
     """The item of a document in the common shape (_HEAD_RE), its identity read from its
     first lines: metadata's lines read one by one, the rest of the document only searched
-    for a line in column 0 that is no plain key (in C). None when the document has another
-    shape, or anything the identity reader would not be sure of (a value on more than one
-    line, a quoted key, an odd indentation...): identity.make_document_item reads it then.
-    Either way the identity is the same (tests/unit/io/test_streams.py compares them): a
-    package's context files are thousands of such documents, every one identified and few
-    ever read (issue 34: one staged file's --check)."""
+    (in C) for lines in column 0, each of which must be a plain key other than the
+    identity's. None when the document has another shape, or anything the identity reader
+    would not be sure of (a value on more than one line, a quoted key, an odd
+    indentation...): identity.make_document_item reads it then. Either way the identity is
+    the same (tests/unit/io/test_streams.py compares them): a package's context files are
+    thousands of such documents, every one identified and few ever read (issue 34: one
+    staged file's --check)."""
     m = _HEAD_RE.match(text)
     if m is None or not text.endswith("\n"):
         return None
     api, kind = identity.plain_scalar(m.group(1)), identity.plain_scalar(m.group(2))
     if not (isinstance(api, str) and isinstance(kind, str)):
         return None  # `kind: yes`: not a string to every reader
-    start = m.end()
-    top = _TOP_RE.search(text, start - 1)
-    end = len(text) if top is None else top.start() + 1
-    if top is not None and (text[end] == "-" or _ODD_TOP_RE.search(text, top.start()) is not None):
-        return None  # a `-` line right after metadata's: the lines after it would be metadata's
+    start = end = m.end()
+    for top in _COL0_RE.finditer(text, start - 1):
+        at = top.start() + 1
+        line = text[at : text.index("\n", at)]
+        if not line or line[0] == "#":
+            continue  # a blank or comment line
+        if end == start:
+            end = at
+        if line[0] == "-" and (len(line) == 1 or line[1] == " "):
+            if at == end:
+                return None  # right after metadata's lines: the lines after it would be metadata's
+            continue  # an indentless sequence, the value of the key before
+        kv = _key_line(line)
+        if kv is None or kv[0] in _IDENTITY_KEYS:
+            return None  # a quoted or complex key, a tab, a stray scalar, a second `kind:`
+    if end == start:
+        end = len(text)
     meta = Meta(api, kind)
     if not _quick_metadata(text[start:end], meta):
         return None
@@ -444,7 +474,6 @@ def _quick_metadata(block: str, meta: Meta) -> bool:
     """Read metadata's lines (`block`, each ended by a newline) into `meta` as the identity
     reader does: name, namespace, generateName and annotations, each value a one-line
     scalar; False when unsure (then the identity reader decides)."""
-    key_re = identity.KEY_RE
     scalar = identity.plain_scalar
     mi = ai = 0  # the indent of metadata's keys, of the annotations' keys (0: not met yet)
     mode = ""  # what deeper lines belong to: "skip" (a key not read), "ann" (annotations), "" (none may follow)
@@ -462,10 +491,10 @@ def _quick_metadata(block: str, meta: Meta) -> bool:
             mi = ind
             deeper = " " * (mi + 1)
         if ind == mi:
-            km = key_re.match(body)
-            if km is None:
+            kv = _key_line(body)
+            if kv is None:
                 return False  # a quoted key, an indentless sequence, no key
-            k, v = km.groups()
+            k, v = kv
             if k in _WANTED_META or k == "annotations":
                 if k in seen:
                     return False
@@ -489,10 +518,10 @@ def _quick_metadata(block: str, meta: Meta) -> bool:
                 ai = ind
             if ind != ai:
                 return False  # between the two indents, or a value going on below its key
-            km = key_re.match(body)
-            if km is None:
+            kv = _key_line(body)
+            if kv is None:
                 return False
-            k, v = km.groups()
+            k, v = kv
             val = scalar(v)
             if not isinstance(val, str) or k in ann:
                 return False
