@@ -389,6 +389,8 @@ QUICK_UNSURE = [
     _SS + "  name: b\n",
     _SS + "  namespace: x\n    more\n",
     _SS + "spec: {}\nkind: Other\n",
+    _SS + "spec: {}\n\nkind: Other\n",  # after a blank line
+    _SS + "spec: {}\n# a comment\n\nkind: Other\n",
     _SS + "spec: {}\n\tkind: T\n",
     _SS + 'spec: {}\n"kind": Q\n',
     _SS + "spec: {}\nmetadata : {}\n",
