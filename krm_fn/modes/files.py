@@ -111,21 +111,19 @@ def _file_error(name: str, message: str) -> Result:
 
 
 def read_files(
-    names: list[str], defer: bool = False, tick: Callable[[str], None] | None = None, pre: dict[str, Any] | None = None,
-    real: dict[str, str] | None = None,
+    names: list[str], defer: bool = False, tick: Callable[[str], None] | None = None, pre: dict[str, Any] | None = None
 ) -> tuple[list[FileState], list[Result]]:
     """Read, decode and split every file; a file that cannot be read fails on its own.
     `defer`: without the syntax check of the documents (streams.make_items). `tick` is
     called with each name as it is read (the progress line). `pre`: what the verdict cache's
-    probe read of them (name -> (bytes, stat), or the refusal), not read again. `real`: the
-    real paths packages.group found (Package.real), not looked up again."""
+    probe read of them (name -> (bytes, stat), or the refusal), not read again."""
     files: list[FileState] = []
     results: list[Result] = []
     seen: set[str] = set()
     dirs: dict[str, str] = {}
     for name in names:
         path = Path(name)
-        key = (real or {}).get(name) or packages.realpath(path, dirs)
+        key = packages.realpath(path, dirs)
         if key in seen:
             continue  # the same file twice (pre-commit never does this; users might)
         seen.add(key)
@@ -355,8 +353,8 @@ def _read_package(
     """(the files to render: the named ones and those that depend on them, the package's other
     files as context, the errors and warnings of reading them). `config`: the real path of
     the policy file the Kptfile names (dependents.config_file)."""
-    files, read_errors = read_files(pkg.given, defer, tick, pre, pkg.real)
-    context, unreadable = read_files(pkg.context, defer, pre=pre, real=pkg.real)  # what cannot be read is not context
+    files, read_errors = read_files(pkg.given, defer, tick, pre)
+    context, unreadable = read_files(pkg.context, defer, pre=pre)  # what cannot be read is not context
     inodes = {(f.stat.st_dev, f.stat.st_ino) for f in files if f.stat is not None}
     # a hard link to a named file is that file, not another file of the package
     context = [f for f in context if f.stat is None or (f.stat.st_dev, f.stat.st_ino) not in inodes]
