@@ -2,7 +2,6 @@
 writes their descriptors whole whatever their mode), argv and files."""
 from __future__ import annotations
 
-import errno
 import gc
 import os
 import sys
@@ -256,6 +255,11 @@ def _print(text: str) -> int:
     return 0
 
 
+# errno.EPIPE (Linux, macOS, the BSDs and Windows alike): `import errno` builds its tables of
+# every error name, 1 M instructions at every start, for this one constant (issue 34)
+_EPIPE = 32
+
+
 def _output_failed(e: OSError) -> Exception:
     """The error for stdout failing, after pointing stdout at /dev/null so that Python's own
     flush at exit does not fail again with a traceback."""
@@ -264,7 +268,7 @@ def _output_failed(e: OSError) -> Exception:
         os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError, AttributeError):
         pass
-    if isinstance(e, BrokenPipeError) or e.errno == errno.EPIPE:
+    if isinstance(e, BrokenPipeError) or e.errno == _EPIPE:
         return KrmError("the reader of stdout closed it before the output was complete (broken pipe)")
     return KrmError(f"cannot write the output to stdout: {e.strerror or e}")
 

@@ -3,15 +3,17 @@ and labels) read from its text without parsing it: the top-level entries found b
 indentation and their plain or quoted scalars read here; anything else (a flow mapping, an
 anchor, a tag) read by libyaml's composer from that item's text alone.
 
-Also the line patterns the item scanner and this reader find YAML lines with: keys, content
-lines, lines at or between indentations. Each searches from the "\\n" that ends the line
-before, so the regex engine scans for it in C. (They were a module of their own, io/lines,
-for 70 lines: one more file to find and load at every start, 0.07 ms of a one-PipelineRun
-run, issue 26.)
+Also the line scans the item scanner and this reader find YAML lines with: keys, content
+lines, lines at or between indentations (string operations; patterns for a long input, see
+_C_SCAN). (They were a module of their own, io/lines, for 70 lines: one more file to find
+and load at every start, 0.07 ms of a one-PipelineRun run, issue 26.)
 """
 from __future__ import annotations
 
 import re
+from itertools import accumulate
+from itertools import compress
+from itertools import repeat
 
 from krm_fn.core.errors import Unsure
 from krm_fn.io.items import Item
@@ -27,54 +29,167 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-KEY_RE = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_./-]*) *:(?: +(.*?))? *$")
+# The lines this reader looks for (keys, content lines, lines at or between indentations) are
+# found by string operations: each pattern that found them cost 0.3-0.5 M instructions to
+# compile at every start, more than all its uses on a small input (issue 34; the patterns
+# live on in tests/unit/io/test_identity.py, each compared with what replaced it). Two scans
+# look at every line of what they cover (lines_at: the keys of a mapping at one indent;
+# shallow_lines: the top-level lines, the dash lines of `items`), where a pattern skips the
+# lines it does not want in C, about six times faster a line: each kind of scan uses string
+# operations until it has covered _C_SCAN characters in this process (what its compile
+# costs, in instructions, about), then compiles its pattern for the rest. Both ways find the
+# same lines (the tests run both).
+_C_SCAN = 8 * 1024
+_SCANNED: dict[tuple[str, int], int] = {}  # characters covered by string operations, per scan
+_COMPILED: dict[tuple[str, int], re.Pattern[str]] = {}
 
 
-# Patterns that find lines start with a literal "\n" (search from the "\n" that ends the line
-# before): the regex engine then scans for it in C, several times faster than `^` with re.M.
-TOP_LINE_RE = re.compile(r"\n([^ \n][^\n]*)")  # every line that starts in column 0
-
-
-CONTENT_RE = re.compile(r"\n( *)[^ \n#]")  # the next non-blank, non-comment line
-
-
-INDENTED_RE = re.compile(r"\n +[^ \n#]")
-
-
-_PATTERNS: dict[tuple[str, int, int], re.Pattern[str]] = {}
-
-
-def shallow_re(d: int) -> re.Pattern[str]:
-    """Lines indented less than an item's content (d + 2): item starts, head comments."""
-    return _pattern("\\n( {0,%d}[^ \\n][^\\n]*)", 0, d + 1)
-
-
-_AT_INDENT: dict[int, re.Pattern[str]] = {}
-
-
-def at_indent_re(c: int) -> re.Pattern[str]:
-    """Non-comment lines indented exactly `c` (group 1: the line after its indent): the keys
-    of a block mapping, each line read by KEY_RE in `_entries`. Kept by indent (asked three
-    times per item). The pattern finds lines and no more: compiling is what a small input
-    pays for a pattern (issue 34), and one that also told keys from entries and other lines
-    cost three times as much to compile, at every start, for each of three indents."""
-    p = _AT_INDENT.get(c)
+def _compiled(template: str, n: int, size: int) -> re.Pattern[str] | None:
+    """The pattern `template % n` once string operations have covered _C_SCAN characters
+    for it (counting `size`, about to be scanned), else None: scan by string operations."""
+    key = (template, n)
+    p = _COMPILED.get(key)
     if p is None:
-        p = _AT_INDENT[c] = _pattern("\\n {%d}([^ \\n#][^\\n]*)(?=\\n)", c, 0)
+        done = _SCANNED.get(key, 0) + size
+        if done <= _C_SCAN:
+            _SCANNED[key] = done
+            return None
+        p = _COMPILED[key] = re.compile(template % n)
     return p
 
 
-def between_re(lo: int, hi: int) -> re.Pattern[str]:
-    """Non-comment lines indented lo..hi: too shallow for the mapping being read."""
-    return _pattern("\\n {%d,%d}[^ \\n#]", lo, hi)
+_AT_INDENT = "\\n {%d}([^ \\n#][^\\n]*)(?=\\n)"
 
 
-def _pattern(template: str, x: int, y: int) -> re.Pattern[str]:
-    key = (template, x, y)
-    p = _PATTERNS.get(key)
-    if p is None:
-        p = _PATTERNS[key] = re.compile(template % ((x, y) if template.count("%d") == 2 else (x or y,)))
-    return p
+_KEY_FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_KEY_CHARS = _KEY_FIRST | frozenset("./-")
+
+
+def key_value(line: str) -> tuple[str, str | None] | None:
+    """(key, raw inline value) of a one-line `key: value` with a plain key of the common
+    shape; the value None after a bare `key:`, stripped of blanks otherwise; None for any
+    other line. As re.match(r"([A-Za-z0-9_][A-Za-z0-9_./-]*) *:(?: +(.*?))? *$") reads a
+    line without a newline."""
+    c = line.find(":")
+    if c <= 0:
+        return None
+    key = line[:c]
+    if key[-1] == " ":
+        key = key.rstrip(" ")
+    if not key or key[0] not in _KEY_FIRST or not _KEY_CHARS.issuperset(key):
+        return None
+    if c + 1 == len(line):
+        return key, None
+    if line[c + 1] != " ":
+        return None
+    return key, line[c + 1 :].strip(" ")
+
+
+def first_content(text: str, pos: int = 0, end: int | None = None) -> tuple[int, int] | None:
+    """The first line after the newline at or after `pos` that holds more than blanks and a
+    comment, before `end`: (the index of the newline before it, its indent); None if none.
+    As re.search(r"\n( *)[^ \n#]", ...) finds it."""
+    if end is None:
+        end = len(text)
+    p = text.find("\n", pos, end)
+    while p >= 0:
+        eol = text.find("\n", p + 1, end)
+        line = text[p + 1 : end if eol < 0 else eol]
+        s = line.lstrip(" ")
+        if s and s[0] != "#":
+            return p, len(line) - len(s)
+        p = eol
+    return None
+
+
+def lines_at(text: str, a: int, b: int, c: int) -> list[tuple[int, int, int]]:
+    """Non-comment lines indented exactly `c` in text[a:b] (a: a line start after a newline),
+    each ended by a newline before b: (the index of the newline before it, the start of its
+    text after the indent, its end). The keys of a block mapping, each line then read by
+    key_value. As re.finditer(r"\n {c}([^ \n#][^\n]*)(?=\n)", text, a - 1, b) finds them."""
+    pattern = _compiled(_AT_INDENT, c, b - a)
+    if pattern is not None:
+        return [(m.start(), m.start(1), m.end(1)) for m in pattern.finditer(text, a - 1, b)]
+    return _lines_at(text, a, b, c)
+
+
+def _lines_at(text: str, a: int, b: int, c: int) -> list[tuple[int, int, int]]:
+    """lines_at by string operations."""
+    out: list[tuple[int, int, int]] = []
+    prefix = "\n" + " " * c
+    deeper = prefix + " "
+    find = text.find
+    p = find(prefix, a - 1, b)
+    while p >= 0:
+        if text.startswith(deeper, p):
+            p = find(prefix, p + 1, b)  # a deeper line
+            continue
+        ls = p + 1 + c
+        le = find("\n", ls, b)
+        if le < 0:
+            break  # no newline after it before b: neither after any line further on
+        if ls < le and text[ls] != "#":
+            out.append((p, ls, le))
+        p = find(prefix, le, b)
+    return out
+
+
+def any_between(text: str, a: int, b: int, lo: int, hi: int) -> bool:
+    """Whether a non-comment line in text[a:b] (a: a line start after a newline) is indented
+    lo..hi: too shallow for the mapping being read. As re.search(r"\n {lo,hi}[^ \n#]", text,
+    a - 1, b) tells it."""
+    prefix = "\n" + " " * lo
+    # lines indented lo or more, less those indented more than hi: none, and none is (in C)
+    if text.count(prefix, a - 1, b) == text.count(prefix + " " * (hi + 1 - lo), a - 1, b):
+        return False
+    p = text.find(prefix, a - 1, b)
+    while p >= 0:
+        eol = text.find("\n", p + 1, b)
+        line = text[p + 1 : b if eol < 0 else eol]
+        s = line.lstrip(" ")
+        if s and s[0] != "#" and len(line) - len(s) <= hi:
+            return True
+        p = text.find(prefix, p + 1, b)
+    return False
+
+
+def indented_content(text: str) -> bool:
+    """Whether a line of `text` is indented and holds more than a comment (content before
+    the first top-level key)."""
+    for line in text.split("\n"):
+        if line[:1] == " ":
+            s = line.lstrip(" ")
+            if s and s[0] != "#":
+                return True
+    return False
+
+
+def shallow_lines(text: str, a: int, b: int, k: int) -> list[tuple[int, str]]:
+    """The lines of text[a:b] (a: 0 or a line start after a newline) indented at most k that
+    hold more than blanks: (their start, their text up to the newline or b). The top-level
+    lines of the input (k = 0); the item starts and head comments of `items` (k = the dash
+    indent + 1). As re.finditer(r"\n( {0,k}[^ \n][^\n]*)", "\n" + text) finds them."""
+    pattern = _compiled("\\n( {0,%d}[^ \\n][^\\n]*)", k, b - a)
+    if pattern is not None:
+        first: list[tuple[int, str]] = []
+        if a == 0:  # the first line, which no newline starts
+            eol = text.find("\n", 0, b)
+            line = text[: b if eol < 0 else eol]
+            if line and not line.startswith(" " * (k + 1)) and line.strip(" "):
+                first.append((0, line))
+        return first + [(m.start() + 1, m.group(1)) for m in pattern.finditer(text, a - 1 if a else 0, b)]
+    lines = text[a:b].split("\n")
+    # lines not indented k + 1 or more, picked in C (map, compress); then the blank ones left out
+    picked = compress(range(len(lines)), map(int.__lt__, map(str.startswith, lines, repeat(" " * (k + 1))), repeat(1)))
+    out: list[tuple[int, str]] = []
+    starts: list[int] | None = None
+    for i in picked:
+        line = lines[i]
+        if line and line.strip(" "):
+            if starts is None:
+                starts = list(accumulate(map(len, lines), initial=a))
+            out.append((starts[i] + i, line))
+    return out
 
 
 def only_blank_or_comment(text: str, a: int = 0, b: int | None = None) -> bool:
@@ -167,13 +282,13 @@ def make_item(pos: int, chunk: str, dash: int, d: int) -> Item:
     after = first[d + 1 :].lstrip(" ")
     try:
         if not after or after.startswith("#"):
-            m = CONTENT_RE.search(chunk, eol)
-            if m is None:
+            fc = first_content(chunk, eol)
+            if fc is None:
                 item.meta.is_mapping = False
                 item.complex_meta = True
                 return item
-            c = len(m.group(1))
-            entries = _entries(chunk, m.start() + 1, len(chunk), c, d + 1)
+            c = fc[1]
+            entries = _entries(chunk, fc[0] + 1, len(chunk), c, d + 1)
         elif after[0] in "{[" and _flow_identity(item, chunk, eol, first, len(first) - len(after)):
             return item
         elif _plain_words(after) and only_blank_or_comment(chunk, eol + 1):
@@ -183,8 +298,7 @@ def make_item(pos: int, chunk: str, dash: int, d: int) -> Item:
             raise Unsure("flow, tagged or anchored")
         else:
             c = len(first) - len(after)
-            km = KEY_RE.match(after)
-            k, v = (km.group(1), km.group(2)) if km else _quoted_entry(after)
+            k, v = key_value(after) or _quoted_entry(after)
             entries = _entries(chunk, eol + 1, len(chunk), c, d + 1)
             # the first key's body ends where the line of the next key starts
             body_end = chunk.rfind("\n", 0, entries[0][2] - 1) + 1 if entries else len(chunk)
@@ -252,11 +366,11 @@ def make_document_item(pos: int, text: str) -> Item:
     document's `- ` entry would be read (make_item)."""
     # every line after a newline and ending with one, as the patterns want them
     t = "\n" + text if text.endswith("\n") else "\n" + text + "\n"
-    m = CONTENT_RE.search(t)
-    if m is not None and not m.group(1):
+    fc = first_content(t)
+    if fc is not None and not fc[1]:
         item = Item(pos=pos, text=text, meta=Meta(), document=True)
-        a = m.start() + 1
-        if KEY_RE.match(t, a, t.index("\n", a)) is not None:
+        a = fc[0] + 1
+        if key_value(t[a : t.index("\n", a)]) is not None:
             try:
                 _read_identity(t, _entries(t, a, len(t), 0, -1), 0, item.meta)
                 return item
@@ -273,25 +387,39 @@ def _entries(text: str, a: int, b: int, ind: int, outer: int) -> list[tuple[str,
     """The keys of the block mapping indented `ind` in text[a:b] (a: a line start after a
     newline; lines indented `outer` or less are not part of it): (key, raw inline value,
     body start, body end). Deeper lines are skipped in C."""
-    if ind > outer + 1 and between_re(outer + 1, ind - 1).search(text, a - 1, b):
+    if ind > outer + 1 and any_between(text, a, b, outer + 1, ind - 1):
         raise Unsure("a line indented less than the mapping's keys")
     out: list[tuple[str, Any, int, int]] = []
     key = value = None
     start = 0
-    key_at = KEY_RE.match
-    for m in at_indent_re(ind).finditer(text, a - 1, b):
-        ls, le = m.span(1)
-        km = key_at(text, ls, le)  # a plain key: `$` at the line's end (endpos)
-        if km is not None:
-            k, v = km.groups()
-        elif text[ls] == "-" and (le == ls + 1 or text[ls + 1] == " "):
-            continue  # an indentless sequence: the value of the key before
-        else:
-            k, v = _quoted_entry(m.group(1))
-        s, e = m.span()
-        if key is not None:
-            out.append((key, value, start, s + 1))
-        key, value, start = k, v, e + 1
+    pattern = _COMPILED.get((_AT_INDENT, ind)) or _compiled(_AT_INDENT, ind, b - a)
+    if pattern is not None:  # a long input: the lines found by the pattern, in C
+        for m in pattern.finditer(text, a - 1, b):
+            line = m.group(1)
+            kv = key_value(line)
+            if kv is not None:
+                k, v = kv
+            elif line[0] == "-" and (len(line) == 1 or line[1] == " "):
+                continue  # an indentless sequence: the value of the key before
+            else:
+                k, v = _quoted_entry(line)
+            le = m.end()
+            if key is not None:
+                out.append((key, value, start, m.start() + 1))
+            key, value, start = k, v, le + 1
+    else:
+        for s, ls, le in _lines_at(text, a, b, ind):
+            line = text[ls:le]
+            kv = key_value(line)
+            if kv is not None:
+                k, v = kv
+            elif line[0] == "-" and (le == ls + 1 or line[1] == " "):
+                continue  # an indentless sequence: the value of the key before
+            else:
+                k, v = _quoted_entry(line)
+            if key is not None:
+                out.append((key, value, start, s + 1))
+            key, value, start = k, v, le + 1
     if key is not None:
         out.append((key, value, min(start, b), b))
     return out
@@ -330,9 +458,9 @@ def _read_identity(chunk: str, entries: list[tuple[str, Any, int, int]], c: int,
         if key == "metadata":
             if plain_scalar(v) is not None:
                 raise Unsure("flow metadata")
-            m = CONTENT_RE.search(chunk, a - 1, b)
-            if m is not None:
-                mi = len(m.group(1))
+            fc = first_content(chunk, a - 1, b)
+            if fc is not None:
+                mi = fc[1]
                 if mi <= c:
                     raise Unsure("metadata is not a mapping")
                 _read_metadata(chunk, a, b, mi, c, meta)
@@ -359,10 +487,10 @@ def _read_metadata(chunk: str, a: int, b: int, mi: int, c: int, meta: Meta) -> N
             if mk in seen or plain_scalar(mv) is not None:
                 raise Unsure("flow annotations")
             seen.add(mk)
-            m = CONTENT_RE.search(chunk, ma - 1, mb)
-            if m is None:
+            fc = first_content(chunk, ma - 1, mb)
+            if fc is None:
                 continue
-            ai = len(m.group(1))
+            ai = fc[1]
             if ai <= mi:
                 raise Unsure("annotations is not a mapping")
             for ak, av, aa, ab in _entries(chunk, ma, mb, ai, mi):

@@ -4,8 +4,9 @@ namespace, annotations) without parsing it.
 
 The scanner works on offsets into the text, never on a list of every line: a 7 MB list has a
 quarter of a million lines, and a Python loop over them costs more than everything else
-together. Regular expressions find the few lines that carry structure (top-level keys, item
-starts, an item's own top-level keys); everything deeper is skipped in C.
+together. The few lines that carry structure (top-level keys, item starts, an item's own
+top-level keys) are found by string operations (io/identity), and in a long input by
+patterns compiled once those have covered a few kilobytes, which skip the deeper lines in C.
 
 Per item, what it is not sure about (quoted or typed identity values, multi-line scalars,
 flow metadata, odd indentation inside the item) sets `complex_meta`: that item alone is
@@ -22,14 +23,13 @@ from krm_fn.core.errors import InputError
 from krm_fn.core.errors import Unsure
 from krm_fn.core.keys import PATH_ANNOTATIONS
 from krm_fn.io.identity import COMPLEX
-from krm_fn.io.identity import CONTENT_RE
-from krm_fn.io.identity import INDENTED_RE
-from krm_fn.io.identity import KEY_RE
-from krm_fn.io.identity import TOP_LINE_RE
+from krm_fn.io.identity import first_content
+from krm_fn.io.identity import indented_content
+from krm_fn.io.identity import key_value
 from krm_fn.io.identity import make_item
 from krm_fn.io.identity import only_blank_or_comment
 from krm_fn.io.identity import plain_scalar
-from krm_fn.io.identity import shallow_re
+from krm_fn.io.identity import shallow_lines
 from krm_fn.io.identity import strip_comment
 from krm_fn.io.items import Item
 from krm_fn.io.items import ResourceList
@@ -106,9 +106,7 @@ def _top_level(text: str) -> tuple[dict[str, list[Any]], list[str], str]:
     doc_start: tuple[int, int] | None = None  # the `---` line before the first key
     header = ""
     end = len(text)
-    for m in TOP_LINE_RE.finditer("\n" + text):
-        line = m.group(1)
-        start = m.start()  # of the line, in `text`
+    for start, line in shallow_lines(text, 0, len(text), 0):
         c0 = line[0]
         if c0 == "#":
             continue
@@ -124,22 +122,22 @@ def _top_level(text: str) -> tuple[dict[str, list[Any]], list[str], str]:
             if cur is None:
                 raise Unsure("content before the first key")
             continue
-        km = KEY_RE.match(line)
-        if not km:
+        kv = key_value(line)
+        if kv is None:
             raise Unsure("top-level line")
-        key = km.group(1)
+        key = kv[0]
         if key in sections:
             lineno = text.count("\n", 0, start) + 1
             raise InputError(f"line {lineno}: duplicate top-level key {key!r} in the ResourceList; remove one of them")
         if cur is None:
             head = text[:start]
-            if INDENTED_RE.search("\n" + head):
+            if indented_content(head):
                 raise Unsure("content before the first key")
             # comments before the first key are kept; a leading `---` is dropped
             header = head if doc_start is None else head[: doc_start[0]] + head[doc_start[1] :]
         else:
             sections[cur][1] = start
-        sections[key] = [start, end, km.group(2), start + len(line) + 1]
+        sections[key] = [start, end, kv[1], start + len(line) + 1]
         order.append(key)
         cur = key
     if cur is None:
@@ -261,23 +259,21 @@ def _check_aliases(text: str, items: list[Item], spans: list[tuple[int, int]]) -
 def _split_items(text: str, a: int, b: int) -> tuple[list[Item], int, str]:
     """Items of the block sequence in text[a:b]: (items, dash indent, trailing comments).
     `a` is a line start after a newline."""
-    m = CONTENT_RE.search(text, a - 1, b)
-    if m is None:
+    fc = first_content(text, a - 1, b)
+    if fc is None:
         return [], 0, text[a:b]
-    d = len(m.group(1))
-    first = m.start() + 1
+    d = fc[1]
+    first = fc[0] + 1
     if not layout.dash_at(text, first) or text[first + d] != "-":
         raise Unsure("items not a block sequence")
     starts: list[tuple[int, int]] = []  # (chunk start, dash line start)
     comments: list[int] = []  # shallow comment lines since the last item start
-    for sm in shallow_re(d).finditer(text, a - 1, b):
-        line = sm.group(1)
-        p = sm.start() + 1
-        ind = len(line) - len(line.lstrip(" "))
-        if line[ind] == "#":
+    for p, shallow in shallow_lines(text, a, b, d + 1):
+        ind = len(shallow) - len(shallow.lstrip(" "))
+        if shallow[ind] == "#":
             comments.append(p)
             continue
-        if ind == d and line[d] == "-" and (len(line) == d + 1 or line[d + 1] == " "):
+        if ind == d and shallow[d] == "-" and (len(shallow) == d + 1 or shallow[d + 1] == " "):
             starts.append((_head_start(text, comments, p), p))
             comments = []
             continue

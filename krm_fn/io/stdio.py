@@ -15,7 +15,6 @@ read_all(); every byte the function writes to stdout or stderr goes through writ
 """
 from __future__ import annotations
 
-import errno
 import io
 import os
 import select
@@ -128,6 +127,11 @@ def read_stdin(stream: Any) -> bytes:
     return bytes(data)
 
 
+# errno.EIO on every platform: `import errno` builds its tables of every error name, 1 M
+# instructions at every start, for this one constant (issue 34)
+_EIO = 5
+
+
 def write_buffer(buf: Any, data: bytes) -> None:
     """buf.write until every byte is written, for a stream with no descriptor (a test's
     buffer): a raw file may take only part of a write."""
@@ -135,5 +139,5 @@ def write_buffer(buf: Any, data: bytes) -> None:
     while view:
         n = buf.write(view)
         if n is None or n <= 0:
-            raise OSError(errno.EIO, "stdout took none of the output")
+            raise OSError(_EIO, "stdout took none of the output")
         view = view[n:]

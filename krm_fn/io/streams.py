@@ -416,26 +416,6 @@ _HEAD_RE = re.compile(
 _COL0_RE = re.compile(r"\n(?=[^ ])")
 _IDENTITY_KEYS = frozenset(("apiVersion", "kind", "metadata"))
 _WANTED_META = ("name", "namespace", "generateName")
-_KEY_FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
-_KEY_CHARS = _KEY_FIRST | frozenset("./-")
-
-
-def _key_line(body: str) -> tuple[str, str | None] | None:
-    """(key, raw value) of a line (from its first character) as identity.KEY_RE reads it,
-    None where that does not match: its lazy value costs sre several thousand instructions
-    a line, string methods a few hundred (a test compares both)."""
-    colon = body.find(":")
-    key = body[:colon].rstrip(" ")
-    if colon < 0 or not key or key[0] not in _KEY_FIRST or not _KEY_CHARS.issuperset(key):
-        return None
-    rest = body[colon + 1 :]
-    if not rest:
-        return key, None
-    if rest[0] != " ":
-        return None
-    return key, rest.strip(" ")
-
-
 def _quick_item(text: str) -> Item | None:
     """The item of a document in the common shape (_HEAD_RE), its identity read from its
     first lines: metadata's lines read one by one, the rest of the document only searched
@@ -464,7 +444,7 @@ def _quick_item(text: str) -> Item | None:
             if at == end:
                 return None  # right after metadata's lines: the lines after it would be metadata's
             continue  # an indentless sequence, the value of the key before
-        kv = _key_line(line)
+        kv = identity.key_value(line)
         if kv is None or kv[0] in _IDENTITY_KEYS:
             return None  # a quoted or complex key, a tab, a stray scalar, a second `kind:`
     if end == start:
@@ -496,7 +476,7 @@ def _quick_metadata(block: str, meta: Meta) -> bool:
             mi = ind
             deeper = " " * (mi + 1)
         if ind == mi:
-            kv = _key_line(body)
+            kv = identity.key_value(body)
             if kv is None:
                 return False  # a quoted key, an indentless sequence, no key
             k, v = kv
@@ -523,7 +503,7 @@ def _quick_metadata(block: str, meta: Meta) -> bool:
                 ai = ind
             if ind != ai:
                 return False  # between the two indents, or a value going on below its key
-            kv = _key_line(body)
+            kv = identity.key_value(body)
             if kv is None:
                 return False
             k, v = kv

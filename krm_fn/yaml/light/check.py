@@ -19,8 +19,8 @@ against both), and a False never refuses anything.
 from __future__ import annotations
 
 from krm_fn.core.errors import Unsure
-from krm_fn.yaml.light.scalars import KEY_RE
 from krm_fn.yaml.light.scalars import flow_collection
+from krm_fn.yaml.light.scalars import key_end
 from krm_fn.yaml.light.scalars import quoted
 
 # first characters of a plain scalar that is no plain scalar (an indicator), or that this
@@ -252,10 +252,10 @@ def _plain(v: str) -> bool:
 
 def _slow_line(line: str, k: int) -> int | None:
     """A mapping line whose key at column k is not a plain one the fast path takes: a quoted
-    key, or a plain one that starts with `-`, `?` or `:` (KEY_RE's); _line's `after`, or None."""
-    km = KEY_RE.match(line, k)
-    if km is not None:
-        at = km.end()
+    key, or a plain one that starts with `-`, `?` or `:` (scalars.key_end's); _line's `after`, or None."""
+    at = key_end(line, k)
+    if at >= 0:
+        pass
     elif line[k] == '"' or line[k] == "'":
         at = k + _quoted_key_end(line[k:], 0)
         if at == k:
@@ -265,7 +265,7 @@ def _slow_line(line: str, k: int) -> int | None:
     if at - k > _MAX_KEY:
         return None
     rest = line[at:].lstrip(" ")
-    if not rest or rest[0] == "#":  # (KEY_RE and _quoted_key_end: a blank or the end after `:`)
+    if not rest or rest[0] == "#":  # (key_end and _quoted_key_end: a blank or the end after `:`)
         return -2
     return _slow_value(line, len(line) - len(rest))
 

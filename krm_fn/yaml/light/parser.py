@@ -19,7 +19,6 @@ from __future__ import annotations
 from krm_fn.core.errors import Unsure
 from krm_fn.yaml import layout
 from krm_fn.yaml.light import multiline
-from krm_fn.yaml.light.scalars import KEY_RE
 from krm_fn.yaml.light.scalars import NOT_PLAIN
 from krm_fn.yaml.light.scalars import NUMBERISH
 from krm_fn.yaml.light.scalars import PLAIN_KEYS
@@ -27,6 +26,7 @@ from krm_fn.yaml.light.scalars import closing_quote
 from krm_fn.yaml.light.scalars import comment_after
 from krm_fn.yaml.light.scalars import flow_collection
 from krm_fn.yaml.light.scalars import folded
+from krm_fn.yaml.light.scalars import key_end
 from krm_fn.yaml.light.scalars import open_brackets
 from krm_fn.yaml.light.scalars import plain_key
 from krm_fn.yaml.light.scalars import plain_value
@@ -449,7 +449,7 @@ def _item_line(line: str, col: int) -> Any:
     if said is None:
         if col >= len(line) or line[col] in " -#":
             raise Unsure("sequence item layout")
-        said = _key_line(line, col) if KEY_RE.match(line, col) is not None or quoted_key(line, col) else False
+        said = _key_line(line, col) if key_end(line, col) >= 0 or quoted_key(line, col) else False
         if len(_ITEM_LINES) >= _LINES_MAX:
             _ITEM_LINES.clear()
         _ITEM_LINES[line] = said
@@ -460,10 +460,9 @@ def _key_line(line: str, col: int) -> tuple[str, int, int, Any, int] | None:
     """(key, end of `key:`, what follows: 1 a plain scalar, 2 nothing, 0 anything else; the
     scalar's value, the column of the end-of-line comment after it or 0) of a mapping line whose key
     sits at `col`; None for a sequence entry (`-`), Unsure for anything else."""
-    km = KEY_RE.match(line, col)
-    if km is not None:
-        key = PLAIN_KEYS.get(km.group(1)) or plain_key(km.group(1))
-        at = km.end()
+    at = key_end(line, col)
+    if at >= 0:
+        key = PLAIN_KEYS.get(line[col : at - 1]) or plain_key(line[col : at - 1])
     elif line.startswith("-", col):
         return None
     else:

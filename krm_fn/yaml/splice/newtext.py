@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from krm_fn.core.errors import Unsure
 from krm_fn.yaml.light.scalars import DQ
-from krm_fn.yaml.light.scalars import KEY_RE
 from krm_fn.yaml.light.scalars import PLAIN_KEYS
 from krm_fn.yaml.light.scalars import SQ
 from krm_fn.yaml.light.scalars import Folded
 from krm_fn.yaml.light.scalars import Lit
 from krm_fn.yaml.light.scalars import ascii_printable
+from krm_fn.yaml.light.scalars import key_end
 from krm_fn.yaml.light.scalars import resolve
 from krm_fn.yaml.roundtrip import entries
 from krm_fn.yaml.roundtrip.entries import Emitter
@@ -75,7 +75,7 @@ class FastEmitter(Emitter):
 
     def _entry(self, key: str, v: Any, indent: int, out: list[str]) -> None:
         if key.__class__ is not str or key not in PLAIN_KEYS:  # else: a key read as itself
-            if key.__class__ is not str or not KEY_RE.fullmatch(key + ":") or resolve(key) is not key:
+            if key.__class__ is not str or key_end(key + ":") != len(key) + 1 or resolve(key) is not key:
                 raise Unsure("key form")  # a quoted key (SQ, DQ) too: the emitter writes it
         pad = " " * indent
         if v.__class__ is str:  # most entries: the scalar case first

@@ -51,11 +51,12 @@ def test_plain_words(s: str) -> None:
 
 # the pattern each indent compiled before issue 34: keys (1, 2), entries (3), other lines (4)
 OLD_AT_INDENT = "\\n {%d}(?:([A-Za-z0-9_][A-Za-z0-9_./-]*) *:(?: +([^\\n]*?))? *|(-(?: [^\\n]*)?)|([^ \\n#][^\\n]*))(?=\\n)"
+BETWEEN = "\\n {%d,%d}[^ \\n#]"
 LINES = ["a", "b:", "c: d", "- x", "-", "-x", "'q': 1", '"k": v', "#c", "k : v  ", "k:v", "x.y/z: 'a b'  # c", "k:  ", "- ", "", ":", "a: b: c", "\t", "k: \r", "é: x", "k:\tv"]
 
 
 def _old_entries(text: str, a: int, b: int, ind: int, outer: int) -> list[tuple[str, object, int, int]]:
-    if ind > outer + 1 and identity.between_re(outer + 1, ind - 1).search(text, a - 1, b):
+    if ind > outer + 1 and re.compile(BETWEEN % (outer + 1, ind - 1)).search(text, a - 1, b):
         raise Unsure("shallow")
     out: list[tuple[str, object, int, int]] = []
     key = value = None
@@ -73,6 +74,23 @@ def _old_entries(text: str, a: int, b: int, ind: int, outer: int) -> list[tuple[
     if key is not None:
         out.append((key, value, min(start, b), b))
     return out
+
+
+def _both_ways(f: object) -> list[object]:
+    """f() by string operations, then by the compiled patterns (identity._compiled)."""
+    got = []
+    saved = identity._C_SCAN
+    for limit in (10**9, -1):
+        identity._C_SCAN = limit
+        identity._SCANNED.clear()
+        identity._COMPILED.clear()
+        try:
+            got.append(f())  # type: ignore[operator]
+        finally:
+            identity._C_SCAN = saved
+            identity._SCANNED.clear()
+            identity._COMPILED.clear()
+    return got
 
 
 def _outcome(f: object) -> object:
@@ -95,4 +113,90 @@ def test_entries_read_as_the_pattern_of_each_indent_read_them(lines: list[tuple[
     text = "\n" + "\n".join(" " * n + s for n, s in lines) + "\n"
     outer = -1 if back < 0 else ind - 1 - back
     b = len(text) - cut
-    assert _outcome(lambda: identity._entries(text, 1, b, ind, outer)) == _outcome(lambda: _old_entries(text, 1, b, ind, outer))
+    expected = _outcome(lambda: _old_entries(text, 1, b, ind, outer))
+    assert _both_ways(lambda: _outcome(lambda: identity._entries(text, 1, b, ind, outer))) == [expected, expected]
+
+
+# the patterns io/identity found lines with before they were replaced by string operations
+# (issue 34: their compile, at every start, cost more than their uses on a small input)
+KEY_RE = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_./-]*) *:(?: +(.*?))? *$")
+CONTENT_RE = re.compile(r"\n( *)[^ \n#]")
+INDENTED_RE = re.compile(r"\n +[^ \n#]")
+AT_INDENT = "\\n {%d}([^ \\n#][^\\n]*)(?=\\n)"
+SHALLOW = "\\n( {0,%d}[^ \\n][^\\n]*)"
+
+ONE_LINE = st.text(alphabet=" :#-_a0./'\"\té", max_size=12) | st.sampled_from(LINES)
+YAMLISH = st.lists(st.tuples(st.integers(0, 5), ONE_LINE), max_size=8).map(lambda ls: "\n".join(" " * n + s for n, s in ls))
+
+
+@given(ONE_LINE)
+def test_key_value_reads_a_line_as_the_key_pattern(line: str) -> None:
+    m = KEY_RE.match(line)
+    assert identity.key_value(line) == (None if m is None else m.groups())
+
+
+@given(YAMLISH, st.integers(0, 12), st.integers(0, 80))
+def test_first_content_finds_the_line_the_pattern_finds(text: str, pos: int, end: int) -> None:
+    text = "\n" + text + "\n"
+    end = min(end, len(text))
+    m = CONTENT_RE.search(text, pos, end)
+    assert identity.first_content(text, pos, end) == (None if m is None else (m.start(), len(m.group(1))))
+    m = CONTENT_RE.search(text)
+    assert identity.first_content(text) == (None if m is None else (m.start(), len(m.group(1))))
+
+
+@given(YAMLISH, st.integers(0, 6), st.integers(1, 12), st.integers(0, 80))
+def test_lines_at_finds_the_lines_the_pattern_of_the_indent_finds(text: str, c: int, a: int, b: int) -> None:
+    text = "\n" + text + "\n"
+    a = min(a, len(text))
+    if text[a - 1] != "\n":
+        a = text.find("\n", a) + 1 or 1
+    b = max(a, min(b, len(text)))
+    expected = [(m.start(), m.start(1), m.end(1)) for m in re.compile(AT_INDENT % c).finditer(text, a - 1, b)]
+    assert _both_ways(lambda: identity.lines_at(text, a, b, c)) == [expected, expected]
+
+
+@given(YAMLISH, st.integers(0, 5), st.integers(0, 3), st.integers(1, 12), st.integers(0, 80))
+def test_any_between_tells_what_the_pattern_of_the_indents_tells(text: str, lo: int, more: int, a: int, b: int) -> None:
+    text = "\n" + text + "\n"
+    a = min(a, len(text))
+    if text[a - 1] != "\n":
+        a = text.find("\n", a) + 1 or 1
+    b = max(a, min(b, len(text)))
+    hi = lo + more
+    expected = re.compile(BETWEEN % (lo, hi)).search(text, a - 1, b) is not None
+    assert identity.any_between(text, a, b, lo, hi) == expected
+
+
+@given(YAMLISH)
+def test_indented_content_tells_what_the_pattern_tells(text: str) -> None:
+    assert identity.indented_content(text) == (INDENTED_RE.search("\n" + text) is not None)
+
+
+@given(YAMLISH, st.integers(0, 3), st.integers(0, 12), st.integers(0, 80))
+def test_shallow_lines_finds_the_lines_the_pattern_finds(text: str, k: int, a: int, b: int) -> None:
+    a = min(a, len(text))
+    if a and text[a - 1] != "\n":
+        a = text.find("\n", a) + 1
+    b = max(a, min(b, len(text)))
+    pattern = re.compile(SHALLOW % k)
+    if a == 0:
+        expected = [(m.start(), m.group(1)) for m in pattern.finditer("\n" + text[:b])]
+    else:
+        expected = [(m.start() + 1, m.group(1)) for m in pattern.finditer(text, a - 1, b)]
+    assert _both_ways(lambda: identity.shallow_lines(text, a, b, k)) == [expected, expected]
+
+
+def test_a_scan_compiles_its_pattern_once_string_operations_covered_what_the_compile_costs() -> None:
+    text = "\n" + "  a: 1\n    b: 2\n" * 300
+    identity._SCANNED.clear()
+    identity._COMPILED.clear()
+    try:
+        first = identity.lines_at(text, 1, len(text), 2)
+        assert (identity._AT_INDENT, 2) in identity._SCANNED and not identity._COMPILED  # by strings
+        for _ in range(identity._C_SCAN // len(text) + 1):
+            assert identity.lines_at(text, 1, len(text), 2) == first
+        assert identity._COMPILED[identity._AT_INDENT, 2] is re.compile(AT_INDENT % 2)
+    finally:
+        identity._SCANNED.clear()
+        identity._COMPILED.clear()

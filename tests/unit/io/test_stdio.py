@@ -231,3 +231,14 @@ def test_stdin_is_read_in_one_place() -> None:
     assert sorted(set(readers)) == ["krm_fn/cli.py:_read_stdin"]
     cli = (ROOT / "krm_fn" / "cli.py").read_text()
     assert cli.count("_read_stdin()") - cli.count("def _read_stdin()") == 3  # KRM, the plugin, explain
+
+
+def test_the_error_numbers_written_out_are_errnos() -> None:
+    """stdio and cli spell EIO and EPIPE as numbers (`import errno`: 1 M instructions at every
+    start, issue 34): they must be this platform's."""
+    import errno
+
+    from krm_fn import cli
+
+    assert stdio._EIO == errno.EIO
+    assert cli._EPIPE == errno.EPIPE

@@ -402,16 +402,3 @@ QUICK_UNSURE = [
 @pytest.mark.parametrize("text", QUICK_UNSURE)
 def test_quick_identity_leaves_the_unsure_to_the_identity_reader(text: str) -> None:
     assert streams._quick_item(text) is None
-
-
-@settings(database=None, max_examples=500)
-@given(st.text("ab_.-/: \t#'\"x9", max_size=14))
-def test_key_line_reads_a_line_as_the_key_pattern_does(line: str) -> None:
-    m = identity.KEY_RE.match(line)
-    assert streams._key_line(line) == (None if m is None else m.groups())
-
-
-@pytest.mark.parametrize("line", ["name: v  ", "name:  ", "name:", "name :x", "k: 'a' # c  ", "a.b/c-d_e:  x y ", "-a: b", ":x", "k:\tv", "k: v\t"])
-def test_key_line_examples(line: str) -> None:
-    m = identity.KEY_RE.match(line)
-    assert streams._key_line(line) == (None if m is None else m.groups())
