@@ -197,10 +197,12 @@ def _may_collide(f: _File, runs: dict[str, dict[str, str]], ends: dict[str, set[
     names)."""
     for item in _items(f):
         m = item.meta
+        if m.kind not in _RUN_KINDS:
+            continue  # (the group, a property, asked of the runs only)
         names = runs.get(m.namespace) if (m.group, m.kind) in TEKTON_RUNS and m.name else None
         if names is None:
             continue
-        other = m.name if m.name in names else next((m.name[i:] for i in range(len(m.name)) if m.name[i:] in names), None)
+        other = m.name if m.name in names else _longest_end(m.name, names)
         if other is None and m.name in ends[m.namespace]:
             other = next(n for n in names if n.endswith(m.name))
         if other is not None:
@@ -212,14 +214,29 @@ def _may_collide(f: _File, runs: dict[str, dict[str, str]], ends: dict[str, set[
     return None
 
 
+def _longest_end(name: str, names: dict[str, str]) -> str | None:
+    """The longest end of `name` (a suffix, not empty) that is one of `names`: each of the
+    few named runs asked, rather than each of the name's ends (a commit names one run, and
+    each of 1,500 context runs was asked with every end of its name)."""
+    if len(names) < len(name):
+        ends = [n for n in names if n and name.endswith(n)]
+        return max(ends, key=len) if ends else None
+    return next((name[i:] for i in range(len(name)) if name[i:] in names), None)
+
+
+_RUN_KINDS = frozenset(kind for _group, kind in TEKTON_RUNS)
+
+
 def _holds_placeholder_of(f: _File, runs: dict[str, dict[str, str]], named: frozenset[str]) -> Why | None:
     """Why a file is rendered for a named run: it holds an object generated for that run
     (its owner annotation `Kind/name`, in the run's namespace)."""
-    kinds = {kind for _group, kind in TEKTON_RUNS}
     for item in _items(f):
-        kind, _, name = item.meta.annotations.get(OWNER_ANNOTATION, "").partition("/")
+        owner = item.meta.annotations.get(OWNER_ANNOTATION)
+        if owner is None:
+            continue
+        kind, _, name = owner.partition("/")
         names = runs.get(item.meta.namespace)
-        if kind in kinds and names is not None and name in names:
+        if kind in _RUN_KINDS and names is not None and name in names:
             return Why(f"its {item.meta.kind} {item.meta.name} was generated for the {kind} {name} of {names[name]}", "name", named)
     return None
 

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from krm_fn.core import errors
 from krm_fn.core import keys
+from krm_fn.io import identity
 from krm_fn.io import streams
 from krm_fn.modes.kustomize import run_plugin
 from krm_fn.yaml import emitter
@@ -326,3 +327,78 @@ def test_a_placeholder_not_proven_is_read_by_libyaml(tmp_path: Path, monkeypatch
 def test_special_lines_are_the_regular_expressions_matches(lines: list[str], ends: list[str]) -> None:
     text = "".join(line + end for line, end in zip(lines, ends, strict=False))
     assert [m.span() for m in streams.special_lines(text)] == [m.span() for m in streams._SPECIAL_LINE_RE.finditer(text)]
+
+
+# issue 34: the identity of a document in the common shape read from its first lines
+# (streams._quick_item) must be the identity reader's, or no answer at all
+QUICK_BASES = [
+    RUN,
+    POLICY,
+    "# a head comment\n\n  # indented\napiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: aa-1\n  namespace: ci\n"
+    "  labels:\n    app: x\n    tier: 'db'\n  annotations:\n    krm-coschedule.dev/owner: PipelineRun/r\n"
+    "    description: 'nightly build'\nspec:\n  replicas: 1\n",
+    "apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n    name: rb\n    generateName: rb-\n"
+    "roleRef:\n  kind: ClusterRole\n  name: edit\nsubjects:\n- kind: ServiceAccount\n  name: ci-bot\n",
+    "apiVersion: v1\nkind: ConfigMap\nmetadata:\nspec: {}\n",
+    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  labels:\n    a: b\n   odd: 1\n  annotations:\n    z: 'it''s'\n",
+    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n# in column 0\n\n  namespace: ns\ndata:\n# another\n\n  a: b\n",
+]
+# lines that change what the identity reader sees, or make it unsure
+QUICK_LINES = [
+    "kind: Other", "metadata:", "apiVersion: v2", "  name: other", "  namespace: ns2", "  generateName: g-",
+    "  annotations:", "    a.b/c: 'v'", "    a.b/c: d", "      deeper", "   odd: 3", " one: 1", "  - item", "- item", "-",
+    "# comment", "  # comment", "", "   ", "\tkind: T", '"kind": Q', "'metadata': {}", "? complex", "kind : Spaced",
+    "  name: 'quoted'", '  name: "double"', "  name: yes", "  name: 0o17", "  name: a b # c", "  name:", "  labels: {a: b}",
+    "  annotations: {}", "    x: |", "    y: 1", "    z: 'it''s'", "spec:", "kindx: 1", "data: |", " text at one",
+    "  name: x\ty", "plain words", "  annotations:\n    k: v",
+]
+
+
+@settings(database=None, max_examples=400)
+@given(
+    st.sampled_from(QUICK_BASES),
+    st.lists(st.tuples(st.integers(0, 30), st.sampled_from(QUICK_LINES)), max_size=3),
+)
+def test_quick_identity_is_the_identity_readers(base: str, inserts: list[tuple[int, str]]) -> None:
+    lines = base.splitlines()
+    for at, line in inserts:
+        lines.insert(min(at, len(lines)), line)
+    text = "\n".join(lines) + "\n"
+    quick = streams._quick_item(text)
+    if quick is None:
+        return
+    full = identity.make_document_item(0, text)
+    assert not full.complex_meta and full.meta.is_mapping and not full.meta.duplicates
+    assert quick.meta == full.meta
+    assert (quick.text, quick.document, quick.complex_meta) == (full.text, full.document, full.complex_meta)
+
+
+@pytest.mark.parametrize("base", QUICK_BASES)
+def test_quick_identity_reads_the_common_shape(base: str) -> None:
+    quick = streams._quick_item(base)
+    assert quick is not None and quick.meta == identity.make_document_item(0, base).meta
+
+
+_SS = "apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: a\n"
+# documents the identity reader is unsure of, or reads otherwise than their first lines say
+QUICK_UNSURE = [
+    _SS + "- item\n  namespace: hidden\nspec: {}\n",  # the lines after `- item` are metadata's
+    _SS + "  annotations:\n    k: v\n      deeper\n",  # a value going on below its key
+    _SS + "  annotations:\n      k: v\n    j: w\n",  # a key between the two indents
+    _SS + " one: 1\n",
+    _SS + "  name: b\n",
+    _SS + "  namespace: x\n    more\n",
+    _SS + "spec: {}\nkind: Other\n",
+    _SS + "spec: {}\n\nkind: Other\n",  # after a blank line
+    _SS + "spec: {}\n# a comment\n\nkind: Other\n",
+    _SS + "spec: {}\n\tkind: T\n",
+    _SS + 'spec: {}\n"kind": Q\n',
+    _SS + "spec: {}\nmetadata : {}\n",
+    _SS + "plain words\n",
+    "apiVersion: apps/v1\nkind: yes\nmetadata:\n  name: a\n",
+]
+
+
+@pytest.mark.parametrize("text", QUICK_UNSURE)
+def test_quick_identity_leaves_the_unsure_to_the_identity_reader(text: str) -> None:
+    assert streams._quick_item(text) is None

@@ -8,7 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
 from shared import ROOT
+
+from krm_fn.modes import dependents
 
 CMD = [sys.executable, "-m", "krm_fn"]
 EXAMPLE = ROOT / "examples" / "pre-commit" / "manifests"
@@ -288,3 +293,11 @@ def test_a_run_whose_lines_the_peek_is_unsure_of_is_read_not_assumed(tmp_path: P
     rows = {r["path"]: r for r in json.loads(p.stdout)["files"]}
     assert "inline.yaml" not in rows and "unsure-other.yaml" not in rows, rows
     assert rows["unsure.yaml"]["why"] == "re-rendered: runs Pipeline build-and-test, changed in pipeline.yaml"
+
+
+@settings(database=None, max_examples=300)
+@given(st.text("ab-", min_size=1, max_size=8), st.lists(st.text("ab-", min_size=1, max_size=8), max_size=12))
+def test_longest_end_is_the_longest_named_end(name: str, named: list[str]) -> None:
+    names = {n: "f.yaml" for n in named}
+    ends = [name[i:] for i in range(len(name)) if name[i:] in names]
+    assert dependents._longest_end(name, names) == (ends[0] if ends else None)
