@@ -416,6 +416,8 @@ _HEAD_RE = re.compile(
 _COL0_RE = re.compile(r"\n(?=[^ ])")
 _IDENTITY_KEYS = frozenset(("apiVersion", "kind", "metadata"))
 _WANTED_META = ("name", "namespace", "generateName")
+
+
 def _quick_item(text: str) -> Item | None:
     """The item of a document in the common shape (_HEAD_RE), its identity read from its
     first lines: metadata's lines read one by one, the rest of the document only searched
