@@ -10,6 +10,7 @@ try:  # json.dumps(s, ensure_ascii=False) of a str is this, and json costs ~1 ms
 except ImportError:  # pragma: no cover - an interpreter without json's C accelerator
     from json.encoder import py_encode_basestring as _json_string
 
+from krm_fn.core.data import Memo
 from krm_fn.yaml import layout
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
@@ -94,8 +95,7 @@ def _plain_ok(s: str) -> bool:
 # scalar() of a string, by string: the objects the emitter writes repeat their keys and most
 # values (10,000 StatefulSets: 684,000 scalars, a few thousand distinct). Bounded: cleared
 # when full, so a list of unique values costs one dict of them at most.
-_SCALARS: dict[str, str] = {}
-_SCALARS_MAX = 65536
+_SCALARS = Memo(65536)
 SCALARS = _SCALARS  # read by yaml/placeholder (the same dict: cleared in place)
 
 
@@ -115,9 +115,7 @@ def scalar(v: Any) -> str:
     text = _SCALARS.get(s)
     if text is None:
         text = s if _plain_ok(s) else _json_string(s)
-        if len(_SCALARS) >= _SCALARS_MAX:
-            _SCALARS.clear()
-        _SCALARS[s] = text
+        _SCALARS.keep(s, text)
     return text
 
 
@@ -205,9 +203,7 @@ def plain_safe(value: Any) -> Any:
         safe = _SAFE.get(value)
         if safe is None:
             safe = DQ(value) if is_ambiguous(value) else value
-            if len(_SAFE) >= 4096:
-                _SAFE.clear()
-            _SAFE[value] = safe
+            _SAFE.keep(value, safe)
         return safe
     if cls is dict or (cls is not list and isinstance(value, dict)):
         return {k: plain_safe(v) for k, v in value.items()}
@@ -218,4 +214,4 @@ def plain_safe(value: Any) -> Any:
 
 # plain_safe of a str, by value (the same few strings are made safe for every run; cleared
 # at 4,096: a kept string is kept alive)
-_SAFE: dict[str, str] = {}
+_SAFE = Memo(4096)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import marshal
 import re
 
+from krm_fn.core.data import Memo
 from krm_fn.yaml import emitter
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
@@ -56,8 +57,7 @@ _SHAPE: dict[str, Any] = {
 }
 
 # the text of a SAME subtree, by (its marshal or repr, indent); bounded like the emitter's scalars
-_SAME: dict[tuple[Any, int], str] = {}
-_SAME_MAX = 4096
+_SAME = Memo(4096)
 
 
 def text(obj: Any, indent: int = 0) -> str | None:
@@ -164,9 +164,7 @@ def _same(v: Any, ind: int) -> str:
         part: list[str] = []
         emitter.write(v, ind, part)
         found = "".join(part)
-        if len(_SAME) >= _SAME_MAX:
-            _SAME.clear()
-        _SAME[at] = found
+        _SAME.keep(at, found)
     return found
 
 

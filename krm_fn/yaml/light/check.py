@@ -18,6 +18,7 @@ against both), and a False never refuses anything.
 """
 from __future__ import annotations
 
+from krm_fn.core.data import Memo
 from krm_fn.core.errors import Unsure
 from krm_fn.yaml.light.scalars import flow_collection
 from krm_fn.yaml.light.scalars import key_end
@@ -102,7 +103,7 @@ def _check(lines: list[str]) -> bool:
                 return False
 
 
-def _first(lines: list[str], memo: dict[str, tuple[int, int, int, int, int, int] | tuple[()]]) -> tuple[int, tuple[int, int, int, int, int, int]] | None:
+def _first(lines: list[str], memo: Memo) -> tuple[int, tuple[int, int, int, int, int, int]] | None:
     """The item's dash line, after blank lines and comments: (its index, what it says)."""
     for i, line in enumerate(lines):
         said = _said(line, memo)
@@ -124,23 +125,20 @@ def _close(stack: list[int], n: int, enc: int) -> int:
     return top
 
 
-def _said(line: str, memo: dict[str, tuple[int, int, int, int, int, int] | tuple[()]]) -> tuple[int, int, int, int, int, int] | tuple[()] | None:
+def _said(line: str, memo: Memo) -> tuple[int, int, int, int, int, int] | tuple[()] | None:
     """_line's verdict on `line`, remembered."""
     said = memo.get(line)
     if said is None:
         said = _line(line)
         if said is None:
             return None
-        if len(memo) >= _MEMO_MAX:
-            memo.clear()
-        memo[line] = said
+        memo.keep(line, said)
     return said
 
 
 # what _line says of a line, by its text (most lines repeat across objects: `kind: Service`,
 # kpt's annotations); bounded, cleared when full
-_MEMO: dict[str, tuple[int, int, int, int, int, int] | tuple[()]] = {}
-_MEMO_MAX = 4096
+_MEMO = Memo(4096)
 
 
 def _line(line: str) -> tuple[int, int, int, int, int, int] | tuple[()] | None:

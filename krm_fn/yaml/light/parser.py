@@ -16,6 +16,7 @@ the round-trip path gives (tests/unit/yaml/light/test_parser.py compares both on
 """
 from __future__ import annotations
 
+from krm_fn.core.data import Memo
 from krm_fn.core.errors import Unsure
 from krm_fn.yaml import layout
 from krm_fn.yaml.light import multiline
@@ -186,9 +187,7 @@ class Reader:
                     said = _key_line(line, col)
                     if said is None:
                         break  # an indentless sequence of the key before ends here
-                    if len(_LINES) >= _LINES_MAX:
-                        _LINES.clear()
-                    _LINES[line] = said
+                    _LINES.keep(line, said)
             key, at, kind, v, comment = said
             if key in data:
                 raise Unsure("key")
@@ -440,9 +439,9 @@ class Reader:
 
 # _key_line of lines already read, by their text (bounded: cleared when full); of sequence
 # entries' lines, the _key_line after the dash, or False for an entry that is no mapping
-_LINES: dict[str, tuple[str, int, int, Any, int]] = {}
-_ITEM_LINES: dict[str, Any] = {}
-_LINES_MAX = 4096  # each: the lines that repeat are few, and each kept line is kept alive
+# (4,096 each: the lines that repeat are few, and each kept line is kept alive)
+_LINES = Memo(4096)
+_ITEM_LINES = Memo(4096)
 
 
 def _item_line(line: str, col: int) -> Any:
@@ -453,9 +452,7 @@ def _item_line(line: str, col: int) -> Any:
         if col >= len(line) or line[col] in " -#":
             raise Unsure("sequence item layout")
         said = _key_line(line, col) if key_end(line, col) >= 0 or quoted_key(line, col) else False
-        if len(_ITEM_LINES) >= _LINES_MAX:
-            _ITEM_LINES.clear()
-        _ITEM_LINES[line] = said
+        _ITEM_LINES.keep(line, said)
     return said
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 
+from krm_fn.core.data import Memo
 from krm_fn.core.errors import Unsure
 from krm_fn.yaml import layout
 from krm_fn.yaml.light import parser
@@ -210,9 +211,7 @@ def _simple_entry(lines: list[str], k: int, key: str) -> Any:
             row = _simple_row(line)
             if row is None:
                 return _NOT_SIMPLE
-            if len(_ROWS) >= _ROWS_MAX:
-                _ROWS.clear()
-            _ROWS[line] = row
+            _ROWS.keep(line, row)
         rows.append(row)
     try:
         reader = _Simple(rows)
@@ -225,8 +224,7 @@ def _simple_entry(lines: list[str], k: int, key: str) -> Any:
 
 
 # each line's row, by its text: most lines of claim templates repeat from one run to the next
-_ROWS: dict[str, tuple[int, bool, str | None, str | None, str | None]] = {}
-_ROWS_MAX = 4096
+_ROWS = Memo(4096)
 
 
 def _simple_row(line: str) -> tuple[int, bool, str | None, str | None, str | None] | None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from krm_fn.core.data import Memo
 from krm_fn.core.errors import Unsure
 from krm_fn.yaml import emitter
 
@@ -332,7 +333,7 @@ def flow_plain_end(line: str, i: int) -> int:
 
 
 # The values of plain scalars already read (most repeat: ReadWriteOnce, kubernetes.io/hostname...)
-_PLAIN_VALUES: dict[str, Any] = {}
+_PLAIN_VALUES = Memo(65536)
 _MISSING = object()
 
 
@@ -346,9 +347,7 @@ def plain_value(text: str) -> Any:
     # null: ruamel writes `key:` for it, so a line that holds one is never rewritten
     # (_clean): both writers keep it as it is
     v = None if text in _NULLS else resolve(text)
-    if len(_PLAIN_VALUES) >= 65536:
-        _PLAIN_VALUES.clear()
-    _PLAIN_VALUES[text] = v
+    _PLAIN_VALUES.keep(text, v)
     return v
 
 
