@@ -20,6 +20,7 @@ from krm_fn.core.signals import on_termination
 from krm_fn.core.signals import restore_handlers
 from krm_fn.core.signals import written
 
+_EPIPE = 32  # errno.EPIPE on Linux, macOS, the BSDs and Windows, without `import errno` at start (issue 34)
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
     import argparse
@@ -253,11 +254,6 @@ def _print(text: str) -> int:
     _OUT.write(text)
     _OUT.flush()
     return 0
-
-
-# errno.EPIPE (Linux, macOS, the BSDs and Windows alike): `import errno` builds its tables of
-# every error name, 1 M instructions at every start, for this one constant (issue 34)
-_EPIPE = 32
 
 
 def _output_failed(e: OSError) -> Exception:

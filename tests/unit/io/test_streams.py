@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from krm_fn.core import errors
 from krm_fn.core import keys
+from krm_fn.io import headers
 from krm_fn.io import identity
 from krm_fn.io import streams
 from krm_fn.modes.kustomize import run_plugin
@@ -330,7 +331,7 @@ def test_special_lines_are_the_regular_expressions_matches(lines: list[str], end
 
 
 # issue 34: the identity of a document in the common shape read from its first lines
-# (streams._quick_item) must be the identity reader's, or no answer at all
+# (headers.document_item) must be the identity reader's, or no answer at all
 QUICK_BASES = [
     RUN,
     POLICY,
@@ -364,7 +365,7 @@ def test_quick_identity_is_the_identity_readers(base: str, inserts: list[tuple[i
     for at, line in inserts:
         lines.insert(min(at, len(lines)), line)
     text = "\n".join(lines) + "\n"
-    quick = streams._quick_item(text)
+    quick = headers.document_item(text)
     if quick is None:
         return
     full = identity.make_document_item(0, text)
@@ -375,7 +376,7 @@ def test_quick_identity_is_the_identity_readers(base: str, inserts: list[tuple[i
 
 @pytest.mark.parametrize("base", QUICK_BASES)
 def test_quick_identity_reads_the_common_shape(base: str) -> None:
-    quick = streams._quick_item(base)
+    quick = headers.document_item(base)
     assert quick is not None and quick.meta == identity.make_document_item(0, base).meta
 
 
@@ -401,4 +402,4 @@ QUICK_UNSURE = [
 
 @pytest.mark.parametrize("text", QUICK_UNSURE)
 def test_quick_identity_leaves_the_unsure_to_the_identity_reader(text: str) -> None:
-    assert streams._quick_item(text) is None
+    assert headers.document_item(text) is None
