@@ -20,6 +20,7 @@ from krm_fn.yaml.document import Document
 from krm_fn.yaml.document import LightDocument
 from krm_fn.yaml.document import RoundTripDocument
 from krm_fn.yaml.layout import detect_indent
+from krm_fn.yaml.light import dataread
 from krm_fn.yaml.light import parser
 from krm_fn.yaml.light import peek
 
@@ -127,14 +128,16 @@ class Item(Record):
         self.looked_up = True
         return peek.field(self.text, self.document, path)
 
-    def load(self, light: bool = False) -> Any:
+    def load(self, light: bool = False, positions: bool = True) -> Any:
         """Parse this item (once): with the light reader when `light` and the text is in its
-        form, else with the round-trip loader. Returns the data."""
+        form, else with the round-trip loader. Returns the data. `positions=False`: the
+        light reader reads the data alone, its positions read when a writing needs them
+        (for an item likely left unchanged: light/dataread)."""
         self.looked_up = True
         if self.doc is None:
             entry = self.entry_text()
             try:
-                self.doc = (_light_document(entry) if light else None) or _round_trip_document(entry)
+                self.doc = (_light_document(entry, positions) if light else None) or _round_trip_document(entry)
             except InputError as e:
                 raise type(e)(in_file_lines(str(e), self.line)) from None
             self.was_read = True
@@ -203,26 +206,27 @@ def light_reads(text: str) -> bool:
     """Whether the light reader takes the item's text: then it is YAML, and the round-trip
     loader reads it the same (tests/unit/yaml/light/test_parser.py), so the syntax check passes
     it without libyaml, whose binding (ruamel.yaml.clib) imports ruamel.yaml (~20 ms)."""
-    return _light_read(text) is not None  # no document made: nothing edits the item
+    return _light_read(text, False) is not None  # no document made: nothing edits the item
 
 
-def _light_document(text: str) -> LightDocument | None:
+def _light_document(text: str, positions: bool = True) -> LightDocument | None:
     """The item read by the light reader; None when it is not sure of the text. No depth or
     alias check is needed on what it reads: it takes no anchors or aliases (a tree, each
     node once) and nothing indented deeper than parser.MAX_INDENT (which bounds the depth far
     below guards.MAX_DEPTH); a deeper object goes to the round-trip path, which names the
     deepest field."""
-    read = _light_read(text)
+    read = _light_read(text, positions)
     return None if read is None else LightDocument(read[0], read[1], text)
 
 
-def _light_read(text: str) -> tuple[dict[str, Any], parser.Doc] | None:
-    """The light reader's data and layout of the item's text; None when it is not sure."""
+def _light_read(text: str, positions: bool = True) -> tuple[dict[str, Any], parser.Doc | dataread.Unplaced] | None:
+    """The light reader's data and layout of the item's text (`positions=False`: the data
+    alone, light/dataread); None when it is not sure."""
     lines = layout_mod.split_lines(text, keepends=False)  # split once, for both
     body, c = _body(lines)
     m, s, o = detect_indent(body, c)  # reads lines with or without their newlines alike
     try:
-        return parser.load_item(text, m, s, o, lines)
+        return (parser.load_item if positions else dataread.load_item)(text, m, s, o, lines)
     except Unsure:
         return None
 

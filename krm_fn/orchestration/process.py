@@ -382,12 +382,17 @@ def _dispatch(item: Item, ctx: Context) -> None:
             + (_SHIPWRIGHT_V1ALPHA1 if key[0] == "shipwright.io" and m.version == "v1alpha1" else ""),
         )
         return
-    if not _load(item, ctx, ctx.light, named=True):
+    # An object like the last one is likely left as the last one was: after one left
+    # unchanged (a re-render, `--check` of a rendered package), the light reader reads the
+    # data alone, the positions only should it change (light/dataread); after one changed
+    # (a first render), data and positions at once (issue 34)
+    if not _load(item, ctx, ctx.light, named=True, positions=not ctx.last_unchanged):
         return
     light = document.is_light(item.doc)
     mark = ctx.mark()
     _transform(handler, item, ctx)
-    if not light or not item.changed:
+    ctx.last_unchanged = not item.changed
+    if not light or ctx.last_unchanged:
         item.release()  # unchanged: its text is the output (a lookup reads it again)
         return
     # a light-path edit is written right away; when the splicing writer is not sure of it,
@@ -402,13 +407,13 @@ def _dispatch(item: Item, ctx: Context) -> None:
     item.release(just_written=True)  # written: what only another writing needs can go
 
 
-def _load(item: Item, ctx: Context, light: bool, named: bool) -> bool:
-    """Parse the item; False with an error result when it cannot be read (named by its
+def _load(item: Item, ctx: Context, light: bool, named: bool, positions: bool = True) -> bool:
+    """Parse the item (Item.load); False with an error result when it cannot be read (named by its
     identity, or by its place in the list when the identity is what was unreadable).
     YamlSyntaxError escapes: the caller reads the whole input instead (krm.py)."""
     where, field = ctx.place(item)
     try:
-        item.load(light)
+        item.load(light, positions)
         return True
     except YamlSyntaxError:
         raise

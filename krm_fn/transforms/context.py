@@ -86,6 +86,9 @@ class Context:
         # a Tekton feature-flags ConfigMap among the items turns Tekton's own assistant off,
         # as placeholders need (prerequisite): the summaries need not say it again
         self.assistant_off = False
+        # whether the last object the dispatch read was left unchanged: the next one is then
+        # read data-only first (orchestration/process._dispatch)
+        self.last_unchanged = False
         self._index: dict[tuple[str, str, str, str], Item] = {}
         self._peeked: dict[tuple[int, tuple[str, ...]], Any] = {}  # generated_field's readings
         self.memo: dict[tuple[Any, ...], Any] = {}  # what transforms derive from the input, once (shared: do not change it)

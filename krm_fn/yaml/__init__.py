@@ -5,7 +5,8 @@ a YAML parser. Imports only core. Which module to touch for what:
   written and round-trip documents) and its document-level functions (`plain`,
   `new_block`, `new_entry`). Start here.
 - `light/`: the light reader of plain block YAML: `parser` (an object's entries and their
-  positions), `scalars` (the scalars it takes and how it types them), `multiline`
+  positions), `dataread` (the same reading, data only: read-backs, and objects likely left
+  unchanged), `scalars` (the scalars it takes and how it types them), `multiline`
   (quoted and block scalars over several lines), `peek` (one field read without the rest),
   `check` (whether an object nobody edits is YAML, no data built: the syntax check).
 - `splice/`: the one splicing writer of an edited object: `splicer` (the walk and its

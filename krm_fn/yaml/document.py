@@ -20,6 +20,7 @@ from krm_fn.core.errors import Unsure
 from krm_fn.yaml import emitter
 from krm_fn.yaml import layout as layout_mod
 from krm_fn.yaml import placeholder
+from krm_fn.yaml.light import dataread
 from krm_fn.yaml.light import parser
 from krm_fn.yaml.plain import to_plain
 from krm_fn.yaml.roundtrip import comments as comments_mod
@@ -92,18 +93,26 @@ class LightDocument(Document):
     data change after that, both are read again from `source`, the positions given back the
     collections they had (by reading order), and the object is written as before."""
 
-    def __init__(self, data: dict[str, Any], layout: parser.Doc, source: str = "") -> None:
+    def __init__(self, data: dict[str, Any], layout: parser.Doc | dataread.Unplaced, source: str = "") -> None:
+        """`layout`: the light reader's positions, or what a data-only reading keeps
+        (light/dataread); the positions are then read from `source` when a writing needs
+        them."""
         self.data = data
         self.source = source
-        self._layout: parser.Doc | None = layout
+        self._indent = (layout.m, layout.o)
+        self._layout: parser.Doc | None = None
+        # compacted, or read data-only: the collections of the positions (dataread.collections)
+        self._nodes: list[Any] | None = None
+        if layout.__class__ is dataread.Unplaced:
+            self._nodes = layout.nodes
+        else:
+            self._layout = layout  # type: ignore[assignment]
         self._read: Any = parser.copy_read(data)  # the data as read, scalar types kept
         self._before: Any = None
         # (fingerprint of the data, text) last written: a copy of the data was kept instead,
         # a third of what a large list held per run
         self._rendered: tuple[tuple[int, int], str] | None = None
         self._document: tuple[str, str] | None = None  # (text last written, as a document)
-        self._indent = (layout.m, layout.o)
-        self._nodes: list[Any] | None = None  # compacted: each position's collection, in order
         self._changed = False  # compacted: whether the data written differs from the data read
 
     @property
@@ -123,11 +132,13 @@ class LightDocument(Document):
     def _reread(self) -> None:
         m, o = self._indent
         read, layout = parser.load_item(self.source, m, o + 2, o)
-        positions = layout.order
+        positions = dataread.collections(layout)
         assert self._nodes is not None and len(positions) == len(self._nodes), "the source reads as before"
         for e, node in zip(positions, self._nodes, strict=True):
             e.node = node
-        self._read, self._layout, self._nodes = read, layout, None
+        if self._read is None:
+            self._read = read
+        self._layout, self._nodes = layout, None
 
     def compact(self, changed: bool | None = None) -> None:
         """Keep the data and the text last written (rendered for the data as it is now);
@@ -136,7 +147,7 @@ class LightDocument(Document):
         if self._layout is None or not self.source or self._rendered is None or self._rendered[0] != fingerprint(self.data):
             return
         self._changed = self.data != self._read if changed is None else changed
-        self._nodes = [e.node for e in self._layout.order]
+        self._nodes = [e.node for e in dataread.collections(self._layout)]
         self._layout = self._read = None
 
     def written(self, fresh: bool = False) -> WrittenDocument | None:

@@ -514,6 +514,16 @@ def read(lines: list[str], m: int, o: int, indent: int) -> tuple[dict[str, Any],
 def load_item(chunk: str, m: int, s: int, o: int, lines: list[str] | None = None) -> tuple[dict[str, Any], Doc]:
     """Read one `- ` entry of `items` (its exact text, from its dash line on; `lines`: the
     text split already, as split_lines(chunk, keepends=False) splits it)."""
+    head, first_inline, body, c = item_body(chunk, s, o, lines)
+    data, doc = read(body, m, o, c)
+    doc.head = head
+    doc.first_inline = first_inline
+    return data, doc
+
+
+def item_body(chunk: str, s: int, o: int, lines: list[str] | None = None) -> tuple[list[str], str, list[str], int]:
+    """(head, first_inline, body, its keys' column) of one `- ` entry (load_item): the
+    lines of its mapping as a document's, its keys at the column after the dash."""
     if s != o + 2:
         raise Unsure("sequence indent")
     if lines is None:
@@ -554,10 +564,7 @@ def load_item(chunk: str, m: int, s: int, o: int, lines: list[str] | None = None
             raise Unsure("trailing blanks")
         head = moved
         first_inline = ""
-    data, doc = read(body, m, o, c)
-    doc.head = head
-    doc.first_inline = first_inline
-    return data, doc
+    return head, first_inline, body, c
 
 
 def copy_read(v: Any) -> Any:

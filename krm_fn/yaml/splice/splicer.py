@@ -33,7 +33,7 @@ from krm_fn.core.errors import Unsure
 from krm_fn.yaml import guards
 from krm_fn.yaml import layout
 from krm_fn.yaml import libyaml
-from krm_fn.yaml.light.parser import read
+from krm_fn.yaml.light import dataread
 from krm_fn.yaml.plain import to_plain
 from krm_fn.yaml.roundtrip import entries
 from krm_fn.yaml.roundtrip import loader
@@ -53,7 +53,8 @@ if TYPE_CHECKING:
 
 def render_light(doc: Doc, before: Any, after: Any) -> str:
     """The text of an item the light reader read (`doc`, as `before`) with `after`'s changes
-    spliced in; read back by the light reader. Unsure when the writer is not sure of it."""
+    spliced in; read back by the light reader (its data alone: light/dataread). Unsure when
+    the writer is not sure of it."""
     root = doc.root
     assert root is not None
     head = doc.head
@@ -81,7 +82,7 @@ def render_light(doc: Doc, before: Any, after: Any) -> str:
         if not body or body[0][:c] != doc.first_inline[:c]:
             raise Unsure("first key changed")
         body = [" " * c + body[0][c:], *body[1:]]
-    check, _ = read(body, doc.m, doc.o, root.indent)
+    check, _ = dataread.read(body, doc.m, doc.o, root.indent)  # the data alone: no positions
     # plain data on both sides: `==` compares as to_plain would (never more leniently)
     if check != after:
         raise Unsure("read-back differs")

@@ -179,9 +179,9 @@ def test_floors_own_reading_reads_runs_and_peeks_placeholders(tmp_path: Path) ->
     loads: list[bool] = []
     real = items.Item.load
 
-    def counting(self: items.Item, light: bool = False) -> object:
+    def counting(self: items.Item, light: bool = False, positions: bool = True) -> object:
         loads.append(light)
-        return real(self, light)
+        return real(self, light, positions)
 
     items.Item.load = counting  # type: ignore[method-assign]
     try:

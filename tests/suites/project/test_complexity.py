@@ -253,6 +253,33 @@ def test_files_of_a_package_are_linear_first_render_and_again(tmp_path: Path) ->
     assert ratio(again, 15) < BOUND
 
 
+def test_a_rendered_package_is_checked_without_reading_positions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--check` of a rendered package reads each run it leaves unchanged for its data
+    alone (light/dataread), the positions only for the first run (process._dispatch: read
+    as the last one was left); a first render, which changes every run, reads each one once,
+    positions and all (issue 34)."""
+    from krm_fn.yaml.light import dataread
+    from krm_fn.yaml.light import parser
+
+    def reads(args: list[str]) -> tuple[int, int]:
+        full, data = [], []
+        with monkeypatch.context() as m:
+            m.setattr(parser, "load_item", lambda *a, r=parser.load_item, **k: full.append(1) or r(*a, **k))
+            m.setattr(dataread, "load_item", lambda *a, r=dataread.load_item, **k: data.append(1) or r(*a, **k))
+            _quiet(args)
+        return len(full), len(data)
+
+    got = {}
+    for n in (6, 12):
+        args = _package(tmp_path / f"pkg{n}", n)
+        got[n] = reads(args), reads(["--check", *args])
+    (first6, check6), (first12, check12) = got[6], got[12]
+    assert first12[1] == first6[1] == 0  # nothing read twice
+    assert first12[0] - first6[0] == 6
+    assert check12[0] == check6[0] <= 3  # the first run, and context objects
+    assert check12[1] - check6[1] == 6
+
+
 def test_package_as_one_resource_list_is_linear_first_render_and_again() -> None:
     def make(n: int, rendered: bool) -> Callable[[], object]:
         data = gen.package_resource_list(gen.package(n, seed=2)).encode()
@@ -497,10 +524,10 @@ def test_one_staged_file_costs_no_work_per_other_file_beyond_reading_it(tmp_path
     compared, peeked, loaded = [], [], []
     real = Item.load
 
-    def load(self: Item, light: bool = False) -> object:
+    def load(self: Item, light: bool = False, positions: bool = True) -> object:
         if "krm-coschedule.dev/owner" in self.meta.annotations:
             loaded.append(self.meta.name)
-        return real(self, light)
+        return real(self, light, positions)
 
     for n in (10, 40):
         args = _package(tmp_path / f"pkg{n}", n)

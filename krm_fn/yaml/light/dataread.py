@@ -1,0 +1,175 @@
+"""The light reader without its positions: the same reading of an object's text (the same
+data, the same texts refused as errors.Unsure), but no Entry, no line span or comment
+column kept per key, which only the splicing writer needs.
+
+Two readings need only the data (issue 34): the read-back of a text the splicing writer
+just wrote (splicer.render_light compares it with the intended data), and the first
+reading of an object that nothing may change (files mode's `--check` of a rendered
+package reads 1,500 runs it then leaves as they are). `parser.read` reads such a text
+again, positions and all, when an edit needs them (document.LightDocument). Its entries
+then get back the collections this reading built (`nodes`, in parser.collections' order),
+so the writer still tells an edit in place from a new collection.
+
+DataReader runs parser.Reader's own code for every rare form (flow collections, quoted and
+block scalars, continuation lines, `-` alone on a line), with a scratch Entry each form
+writes its positions into and nobody reads; it writes only the two loops that visit every
+line, mapping and sequence, again without positions.
+tests/unit/yaml/light/test_dataread.py compares both readings on every document of the
+project's fixtures and on the hypothesis property's texts.
+"""
+from __future__ import annotations
+
+from krm_fn.core.errors import Unsure
+from krm_fn.yaml.light.parser import _LINES
+from krm_fn.yaml.light.parser import Entry
+from krm_fn.yaml.light.parser import MapPos
+from krm_fn.yaml.light.parser import Reader
+from krm_fn.yaml.light.parser import _item_line
+from krm_fn.yaml.light.parser import _key_line
+from krm_fn.yaml.light.parser import item_body
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
+if TYPE_CHECKING:
+    from typing import Any
+
+    from krm_fn.yaml.light.parser import Doc
+    from krm_fn.yaml.light.parser import SeqPos
+
+
+class DataReader(Reader):
+    """parser.Reader's reading, data only (see the module docstring). `nodes`: every
+    collection it read as an entry's value, where parser.Reader gives it to the entry."""
+
+    def __init__(self, lines: list[str], m: int, o: int, left: int = 0) -> None:
+        super().__init__(lines, m, o, left)
+        self.nodes: list[Any] = []
+        self.scratch = Entry(0)
+
+    def _entry(self, li: int) -> Entry:
+        """The scratch entry for a rare form that reads its entry's line (continued(),
+        below_dash()) or writes its positions."""
+        e = self.scratch
+        e.line = e.last = li
+        e.comment = 0
+        return e
+
+    def mapping(self, indent: int, first: tuple[int, Any] | None = None) -> tuple[dict[str, Any], Any]:
+        data: dict[str, Any] = {}
+        lines, ind, nxt, n = self.lines, self.ind, self.nxt, self.n
+        while True:
+            if first is not None:
+                li, said = first
+                first = None
+                line = lines[li]
+            else:
+                li = self.i = nxt[self.i]
+                if li >= n:
+                    break
+                col = ind[li]
+                if col < indent:
+                    break
+                if col > indent:
+                    raise Unsure("odd indentation")
+                line = lines[li]
+                said = _LINES.get(line)
+                if said is None:
+                    said = _key_line(line, col)
+                    if said is None:
+                        break  # an indentless sequence of the key before ends here
+                    _LINES.keep(line, said)
+            key, at, kind, v, comment = said
+            if key in data:
+                raise Unsure("key")
+            if kind == 1:
+                data[key] = v
+                nx = self.i = nxt[li + 1]
+                if nx < n and ind[nx] > indent:
+                    e = self._entry(li)
+                    e.comment = comment
+                    data[key] = self.continued(e, v, indent)
+                continue
+            self.i = li + 1
+            e = self._entry(li)
+            v = data[key] = self.below(e, indent) if kind == 2 else self.value(e, line, at, indent)
+            if v.__class__ is dict or v.__class__ is list:
+                self.nodes.append(v)
+        return data, None
+
+    def sequence(self, dash: int) -> tuple[list[Any], Any]:
+        data: list[Any] = []
+        lines, ind, nxt, n = self.lines, self.ind, self.nxt, self.n
+        nodes = self.nodes
+        col = dash + 2
+        while True:
+            li = self.i = nxt[self.i]
+            if li >= n or ind[li] != dash:
+                break
+            line = lines[li]
+            if not line.startswith("- ", dash) and len(line) != dash + 1:
+                break
+            if len(line) == dash + 1:
+                v = self.below_dash(self._entry(li), dash)
+            elif said := _item_line(line, col):
+                v, _ = self.mapping(col, (li, said))
+            else:
+                if line[col] in "|>":
+                    raise Unsure("block scalar as a sequence item")
+                self.i = li + 1
+                v = self.inline(self._entry(li), line, col, dash)
+                self.after_inline(dash)
+            if v.__class__ is dict or v.__class__ is list:
+                nodes.append(v)
+            data.append(v)
+        return data, None
+
+
+def read(lines: list[str], m: int, o: int, indent: int) -> tuple[dict[str, Any], list[Any]]:
+    """parser.read's data, and the collections it gave its entries (parser.collections'
+    order); Unsure when unsure."""
+    r = DataReader(lines, m, o, indent)
+    r.skip()
+    if r.i >= r.n or r.indent() != indent:
+        raise Unsure("layout")
+    data, _ = r.mapping(indent)
+    r.skip()
+    if r.i < r.n:
+        raise Unsure("content after the mapping")
+    return data, r.nodes
+
+
+class Unplaced:
+    """What a data-only reading of an item keeps for its positions to be read later: the
+    collections it gave its entries (read()) and the item's indentation."""
+
+    __slots__ = ("nodes", "m", "o")
+
+    def __init__(self, nodes: list[Any], m: int, o: int) -> None:
+        self.nodes = nodes
+        self.m = m
+        self.o = o
+
+
+def load_item(chunk: str, m: int, s: int, o: int, lines: list[str] | None = None) -> tuple[dict[str, Any], Unplaced]:
+    """parser.load_item's data, and what its positions need (Unplaced)."""
+    _, _, body, c = item_body(chunk, s, o, lines)
+    data, nodes = read(body, m, o, c)
+    return data, Unplaced(nodes, m, o)
+
+
+def collections(doc: Doc) -> list[Entry]:
+    """The entries of a full reading (parser.read) that hold a collection, in the order
+    the reader gave it to them (each after the entries inside it): the order of a
+    data-only reading's `nodes` of the same text."""
+    out: list[Entry] = []
+
+    def walk(pos: MapPos | SeqPos) -> None:
+        for e in pos.entries.values() if pos.__class__ is MapPos else pos.items:  # type: ignore[union-attr]
+            v = e.value
+            if v is not None and not v.flow:
+                walk(v)
+            if e.node is not None:
+                out.append(e)
+
+    assert doc.root is not None
+    walk(doc.root)
+    return out

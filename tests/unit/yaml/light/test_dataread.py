@@ -1,0 +1,167 @@
+"""light/dataread: the light reader's reading without positions must be parser.read's (the
+same data, the same texts refused), and a document read data-only must write what a
+document read whole writes (its positions read later get back its collections)."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from golden import build_resource_list  # type: ignore[import-not-found]
+from hypothesis import given
+from hypothesis import settings
+from unit.yaml.light.test_parser import BAIL  # type: ignore[import-not-found]
+from unit.yaml.light.test_parser import CASES  # type: ignore[import-not-found]
+from unit.yaml.light.test_parser import EXAMPLES  # type: ignore[import-not-found]
+from unit.yaml.light.test_parser import READ_SAME  # type: ignore[import-not-found]
+from unit.yaml.light.test_parser import block_docs  # type: ignore[import-not-found]
+
+from krm_fn.core import errors
+from krm_fn.io import items as items_mod
+from krm_fn.io import resourcelist
+from krm_fn.yaml.document import LightDocument
+from krm_fn.yaml.light import dataread
+from krm_fn.yaml.light import parser
+
+
+def _readings(read_full: Any, read_data: Any, *args: Any) -> tuple[Any, Any]:
+    """(full, data-only): each (data, extra) or the Unsure it raised, by its class."""
+    out = []
+    for read in (read_full, read_data):
+        try:
+            out.append(read(*args))
+        except errors.Unsure:
+            out.append(errors.Unsure)
+    return out[0], out[1]
+
+
+def _same(full: Any, data_only: Any) -> None:
+    if full is errors.Unsure or data_only is errors.Unsure:
+        assert full is data_only
+        return
+    (data, doc), (data2, nodes) = full, data_only
+    if isinstance(nodes, dataread.Unplaced):
+        nodes = nodes.nodes
+    assert data2 == data
+    assert [type(x) for x in _scalars(data2)] == [type(x) for x in _scalars(data)]  # str subclasses: how it was written
+    entries = dataread.collections(doc)
+    assert [e.node for e in entries] == nodes
+    assert all(e.node is not n for e, n in zip(entries, nodes, strict=True))  # two readings: no collection shared
+    assert len(entries) == sum(1 for e in doc.order if e.node is not None)
+
+
+def _scalars(v: Any) -> list[Any]:
+    if isinstance(v, dict):
+        return [s for k, x in v.items() for s in (k, *_scalars(x))]
+    if isinstance(v, list):
+        return [s for x in v for s in _scalars(x)]
+    return [v]
+
+
+def _items(text: str) -> list[tuple[str, int, int, int, list[str]]]:
+    out = []
+    for it in resourcelist.parse(text).items:
+        if it.text is None:
+            continue
+        entry = it.entry_text()
+        lines = items_mod.layout_mod.split_lines(entry, keepends=False)
+        body, c = items_mod._body(lines)  # noqa: SLF001 - as Item.load reads an item
+        m, s, o = items_mod.detect_indent(body, c)
+        out.append((entry, m, s, o, lines))
+    return out
+
+
+@pytest.mark.parametrize("path", CASES + EXAMPLES, ids=[p.name if p in CASES else str(p) for p in CASES + EXAMPLES])
+def test_every_item_of_the_fixtures_reads_the_same_data_only(path: Path) -> None:
+    text = build_resource_list(path).decode() if path in CASES else path.read_text()
+    for args in _items(text):
+        _same(*_readings(parser.load_item, dataread.load_item, *args))
+
+
+@pytest.mark.parametrize("text", READ_SAME + BAIL)
+def test_the_parsers_cases_read_the_same_data_only(text: str) -> None:
+    m, _, o = items_mod.detect_indent(text.splitlines(True), 0)
+    _same(*_readings(parser.read, dataread.read, text.split("\n")[:-1], m, o, 0))
+
+
+@settings(max_examples=300, deadline=None)
+@given(block_docs())
+def test_random_documents_read_the_same_data_only(lines: list[str]) -> None:
+    _same(*_readings(parser.read, dataread.read, lines, 2, 0, 0))
+
+
+_RUN = """\
+apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items:
+- # a head comment
+  apiVersion: tekton.dev/v1
+  kind: PipelineRun
+  metadata:
+    name: r  # the run
+    labels: {a: b}
+  spec:
+    params: # what the run is given
+    - name: x
+      value: 'y'
+      description: a long
+        line
+    workspaces:
+    -
+      name: w
+      emptyDir: {}
+    - name: v
+      volumeClaimTemplate:
+        spec:
+          accessModes: [ReadWriteOnce]
+"""
+
+
+def _edits() -> list[Any]:
+    def in_place(d: dict[str, Any]) -> None:
+        d["metadata"]["labels"]["c"] = "d"
+        d["spec"]["params"][0]["value"] = "z"
+        d["spec"]["workspaces"][1]["volumeClaimTemplate"]["spec"]["accessModes"].append("ReadOnlyMany")
+
+    def replaced(d: dict[str, Any]) -> None:
+        d["spec"]["workspaces"][0] = {"name": "w", "emptyDir": {}}  # equal, but a new mapping
+        d["metadata"]["labels"] = {"a": "b"}
+        d["spec"]["workspaces"].append({"name": "u", "persistentVolumeClaim": {"claimName": "c"}})
+
+    def removed(d: dict[str, Any]) -> None:
+        del d["spec"]["workspaces"][1]["volumeClaimTemplate"]
+        d["spec"]["workspaces"][1]["persistentVolumeClaim"] = {"claimName": "c"}
+
+    return [in_place, replaced, removed]
+
+
+@pytest.mark.parametrize("edit", _edits(), ids=lambda f: f.__name__)
+def test_a_document_read_data_only_writes_what_one_read_whole_writes(edit: Any) -> None:
+    """Item.load(positions=False): the positions are read when the edit is written, and
+    get the collections the data-only reading built (an edit in place and a new collection
+    are told apart as on a whole reading)."""
+    texts = []
+    for positions in (True, False):
+        item = resourcelist.parse(_RUN).items[0]
+        item.load(light=True, positions=positions)
+        assert isinstance(item.doc, LightDocument)
+        assert (item.doc._layout is None) is not positions  # noqa: SLF001 - read data-only
+        assert not item.changed
+        edit(item.doc.data)
+        assert item.changed
+        texts.append(item.render(0)[0])
+        item.doc.compact()
+        assert item.render(0)[0] == texts[-1]
+    assert texts[0] == texts[1]
+    assert "  # the run\n" in texts[0] and "      description: a long\n        line\n" in texts[0]
+
+
+def test_an_unchanged_document_read_data_only_never_reads_its_positions(monkeypatch: pytest.MonkeyPatch) -> None:
+    reads: list[int] = []
+    real = parser.read
+    monkeypatch.setattr(parser, "read", lambda *a, **k: reads.append(1) or real(*a, **k))
+    item = resourcelist.parse(_RUN).items[0]
+    item.load(light=True, positions=False)
+    assert not item.changed and item.render(0)[0] == item.text
+    item.release()
+    assert reads == []
