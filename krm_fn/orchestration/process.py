@@ -391,7 +391,8 @@ def _dispatch(item: Item, ctx: Context) -> None:
     light = document.is_light(item.doc)
     mark = ctx.mark()
     _transform(handler, item, ctx)
-    ctx.last_unchanged = not item.changed
+    if light:
+        ctx.last_unchanged = not item.changed
     if not light or ctx.last_unchanged:
         item.release()  # unchanged: its text is the output (a lookup reads it again)
         return
