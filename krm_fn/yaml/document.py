@@ -107,7 +107,7 @@ class LightDocument(Document):
             self._nodes = layout.nodes
         else:
             self._layout = layout  # type: ignore[assignment]
-        self._read: Any = parser.copy_read(data)  # the data as read, scalar types kept
+        self._read: Any = dataread.copy_read(data)  # the data as read, scalar types kept
         self._before: Any = None
         # (fingerprint of the data, text) last written: a copy of the data was kept instead,
         # a third of what a large list held per run

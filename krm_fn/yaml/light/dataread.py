@@ -8,7 +8,8 @@ reading of an object that nothing may change (files mode's `--check` of a render
 package reads 1,500 runs it then leaves as they are). `parser.read` reads such a text
 again, positions and all, when an edit needs them (document.LightDocument). Its entries
 then get back the collections this reading built (`nodes`, in parser.collections' order),
-so the writer still tells an edit in place from a new collection.
+so the writer still tells an edit in place from a new collection. `copy_read` copies what
+either reading built (LightDocument keeps the data as read).
 
 DataReader runs parser.Reader's own code for every rare form (flow collections, quoted and
 block scalars, continuation lines, `-` alone on a line), with a scratch Entry each form
@@ -172,4 +173,26 @@ def collections(doc: Doc) -> list[Entry]:
 
     assert doc.root is not None
     walk(doc.root)
+    return out
+
+
+def copy_read(v: Any) -> Any:
+    """A copy of data the light reader (parser, DataReader) built (new collections,
+    scalars shared: they are immutable), core.data.copy_data's result for it at about 60% of its cost: every
+    collection the reader builds is an exact dict or list (`{}`, `[]`), so each one is
+    copied whole (dict.copy, list.copy: in C) and only its collections are copied again. A
+    light document keeps such a copy of every run it reads (LightDocument: the data as read,
+    to tell what the transform changed), 1,500 of them in a re-render of the bench's
+    package (issue 34)."""
+    out = v.copy()
+    if v.__class__ is dict:
+        for k, x in v.items():
+            c = x.__class__
+            if c is dict or c is list:
+                out[k] = copy_read(x)
+    else:
+        for i, x in enumerate(v):
+            c = x.__class__
+            if c is dict or c is list:
+                out[i] = copy_read(x)
     return out

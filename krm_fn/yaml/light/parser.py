@@ -128,21 +128,37 @@ class Reader:
         self.order: list[Entry] = []  # every Entry made, in reading order
         self.notes: list[int] = []  # the lines that start with `#`, in order
         self.flows: list[Entry] = []  # the entries whose value is a flow collection
-        # Each line's indentation, and for each line the first content line at or after it
-        # (nxt[n] = n): one pass here instead of a strip per look at a line. A blank or
-        # comment line that ends in a blank other than a space (a tab) is refused here,
-        # wherever it sits (a block scalar refuses trailing blanks on its own lines too), and
-        # so is a comment left of column `left` (where the document's keys sit).
-        stripped = [x.lstrip(" ") for x in lines]
-        self.ind = ind = [len(x) - len(t) for x, t in zip(lines, stripped, strict=True)]
+        # Each line's indentation (a content line's remembered by its text: lines repeat
+        # across objects, and a strip of each was ~5% of a first render), and for each line
+        # the first content line at or after it (nxt[n] = n). A blank or comment line that
+        # ends in a blank other than a space (a tab) is refused, wherever it sits (a block
+        # scalar refuses them on its own lines too), and so is a comment left of `left`.
+        ind: list[Any] = [*map(_INDENTS.get, lines), None]  # the last: where index() stops
+        if ind.count(None) * 4 > n:  # mostly lines not seen before (a first object): all measured
+            stripped = [x.lstrip(" ") for x in lines]
+            ind = [len(x) - len(t) for x, t in zip(lines, stripped, strict=True)]
+            blank = [j for j, t in enumerate(stripped) if not t or t[0] == "#"]
+            _remember_indents(lines, ind, blank)
+        else:
+            blank = []  # blank and comment lines (few)
+            j = -1
+            while (j := ind.index(None, j + 1)) < n:
+                x = lines[j]
+                t = x.lstrip(" ")
+                ind[j] = len(x) - len(t)
+                if t and t[0] != "#":
+                    _INDENTS.keep(x, ind[j])
+                else:
+                    blank.append(j)
+            ind.pop()
+        self.ind = ind
         if ind and max(ind) > MAX_INDENT:
             raise Unsure("nested too deep for the light reader")
         nxt = list(range(n + 1))
-        for j in reversed([j for j, t in enumerate(stripped) if not t or t[0] == "#"]):
-            # a blank or comment line (few): the next content line is the one after it's
+        for j in reversed(blank):  # the next content line is the one after it's
             if lines[j][-1:].isspace():
                 raise Unsure("trailing blanks")
-            if stripped[j]:
+            if ind[j] < len(lines[j]):  # a comment
                 if ind[j] < left:
                     raise Unsure("comment left of the item")
                 self.notes.append(j)
@@ -442,6 +458,16 @@ class Reader:
 # (4,096 each: the lines that repeat are few, and each kept line is kept alive)
 _LINES = Memo(4096)
 _ITEM_LINES = Memo(4096)
+_INDENTS = Memo(4096)  # a content line's indentation, by its text (Reader)
+
+
+def _remember_indents(lines: list[str], ind: list[int], blank: list[int]) -> None:
+    """Keep the indentation of every content line of `lines` (Reader), in C."""
+    if len(_INDENTS) + len(lines) > _INDENTS.limit:
+        _INDENTS.clear()
+    _INDENTS.update(zip(lines, ind, strict=True))
+    for j in blank:
+        _INDENTS.pop(lines[j], None)
 
 
 def _item_line(line: str, col: int) -> Any:
@@ -566,24 +592,3 @@ def item_body(chunk: str, s: int, o: int, lines: list[str] | None = None) -> tup
         first_inline = ""
     return head, first_inline, body, c
 
-
-def copy_read(v: Any) -> Any:
-    """A copy of data this reader built (new collections, scalars shared: they are
-    immutable), core.data.copy_data's result for it at about 60% of its cost: every
-    collection the reader builds is an exact dict or list (`{}`, `[]`), so each one is
-    copied whole (dict.copy, list.copy: in C) and only its collections are copied again. A
-    light document keeps such a copy of every run it reads (LightDocument: the data as read,
-    to tell what the transform changed), 1,500 of them in a re-render of the bench's
-    package (issue 34)."""
-    out = v.copy()
-    if v.__class__ is dict:
-        for k, x in v.items():
-            c = x.__class__
-            if c is dict or c is list:
-                out[k] = copy_read(x)
-    else:
-        for i, x in enumerate(v):
-            c = x.__class__
-            if c is dict or c is list:
-                out[i] = copy_read(x)
-    return out

@@ -23,6 +23,6 @@ def test_memo_keeps_until_full_then_starts_again() -> None:
 
 def test_every_remembered_result_is_bounded() -> None:
     """Each reader's and writer's memo is a Memo with a limit: none grows with its input."""
-    memos = [parser._LINES, parser._ITEM_LINES, check._MEMO, peek._ROWS, placeholder._SAME, emitter._SCALARS, emitter._SAFE, scalars._PLAIN_VALUES]
+    memos = [parser._LINES, parser._ITEM_LINES, parser._INDENTS, check._MEMO, peek._ROWS, placeholder._SAME, emitter._SCALARS, emitter._SAFE, scalars._PLAIN_VALUES]
     assert all(isinstance(m, Memo) and 0 < m.limit <= 65536 for m in memos)
     assert emitter.SCALARS is emitter._SCALARS  # placeholder reads the emitter's own

@@ -3,6 +3,7 @@ same data, the same texts refused), and a document read data-only must write wha
 document read whole writes (its positions read later get back its collections)."""
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Any
 
@@ -165,3 +166,31 @@ def test_an_unchanged_document_read_data_only_never_reads_its_positions(monkeypa
     assert not item.changed and item.render(0)[0] == item.text
     item.release()
     assert reads == []
+
+
+@pytest.mark.parametrize("text", READ_SAME + BAIL)
+def test_indentation_remembered_by_line_reads_as_measured(text: str) -> None:
+    """parser.Reader keeps each content line's indentation by its text (_INDENTS): a text
+    read with its lines remembered, with some of them only, and measured afresh gives the
+    same indentation, next content lines and comment lines (and refuses alike)."""
+    lines = text.split("\n")[:-1]
+
+    def reading(remembered: list[str]) -> Any:
+        parser._INDENTS.clear()  # noqa: SLF001
+        for x in remembered:  # as an earlier object's reading left them
+            with contextlib.suppress(errors.Unsure):
+                parser.Reader([x], 2, 0)
+        try:
+            r = parser.Reader(lines, 2, 0, 0)
+        except errors.Unsure:
+            return errors.Unsure
+        return r.ind, r.nxt, r.notes
+
+    fresh = reading([])
+    assert reading(lines) == fresh  # every content line remembered
+    assert reading(lines[::2]) == fresh
+    assert reading(lines[: len(lines) // 2 + 1]) == fresh
+    parser._INDENTS.clear()  # noqa: SLF001
+    with contextlib.suppress(errors.Unsure):
+        parser.Reader(lines, 2, 0)
+    assert not any(not x.strip(" ") or x.lstrip(" ").startswith("#") for x in parser._INDENTS)  # noqa: SLF001

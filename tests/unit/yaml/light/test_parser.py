@@ -30,6 +30,7 @@ from krm_fn.io import items as items_mod
 from krm_fn.io import resourcelist
 from krm_fn.modes.krm import run_resource_list
 from krm_fn.yaml.document import LightDocument
+from krm_fn.yaml.light import dataread
 from krm_fn.yaml.light import parser
 from krm_fn.yaml.plain import to_plain
 from krm_fn.yaml.roundtrip import loader
@@ -1064,7 +1065,7 @@ def _scalars(v: Any) -> list[Any]:
 
 @pytest.mark.parametrize("case", CASES[:40], ids=[c.name for c in CASES[:40]])
 def test_copy_read_copies_every_collection_the_reader_builds(case: Path) -> None:
-    """LightDocument keeps parser.copy_read's copy of what it read, to tell what the
+    """LightDocument keeps dataread.copy_read's copy of what it read, to tell what the
     transform changed: equal data, the same scalar objects (their str subclasses say how a
     scalar was written), and no collection shared with the data the transform edits (which
     relies on the reader building exact dicts and lists only)."""
@@ -1077,7 +1078,7 @@ def test_copy_read_copies_every_collection_the_reader_builds(case: Path) -> None
         read += 1
         data = it.doc.data
         assert all(c.__class__ in (dict, list) for c in _collections(data))
-        copy = parser.copy_read(data)
+        copy = dataread.copy_read(data)
         assert copy == data
         assert [type(s) for s in _scalars(copy)] == [type(s) for s in _scalars(data)]
         assert all(a is b for a, b in zip(_scalars(copy), _scalars(data), strict=True))
