@@ -134,7 +134,7 @@ class Reader:
         # ends in a blank other than a space (a tab) is refused, wherever it sits (a block
         # scalar refuses them on its own lines too), and so is a comment left of `left`.
         ind: list[Any] = [*map(_INDENTS.get, lines), None]  # the last: where index() stops
-        if ind.count(None) * 4 > n:  # mostly lines not seen before (a first object): all measured
+        if ind.count(None) * 2 > n:  # mostly lines not seen before (a first object): all measured
             stripped = [x.lstrip(" ") for x in lines]
             ind = [len(x) - len(t) for x, t in zip(lines, stripped, strict=True)]
             blank = [j for j, t in enumerate(stripped) if not t or t[0] == "#"]
