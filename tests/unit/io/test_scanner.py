@@ -1,0 +1,134 @@
+"""io/scanner's item shapes (issue 34): an item whose shape (its text with simple values and
+comment text written alike) was seen before takes its identity from the lines the first one
+had it on, and is YAML when the check-only reader takes the shape. Each property is asked
+against the path the shape shortcuts: make_item for the identity, both parsers for the
+syntax check (the same answer, or no answer)."""
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+from unit.yaml.light.test_check import libyaml_parses  # type: ignore[import-not-found]
+from unit.yaml.light.test_check import mutated_items  # type: ignore[import-not-found]
+from unit.yaml.light.test_check import ruamel_parses  # type: ignore[import-not-found]
+
+from krm_fn.io import scanner
+from krm_fn.io.identity import make_item
+from krm_fn.io.items import Item
+from krm_fn.yaml import guards
+from krm_fn.yaml.light.check import checks
+
+META = ("api_version", "kind", "name", "namespace", "generate_name", "annotations", "is_mapping", "duplicates")
+
+
+def _said(item: Item) -> tuple[Any, ...]:
+    return (item.complex_meta, *(getattr(item.meta, k) for k in META))
+
+
+def _syntax_sound(text: str) -> None:
+    """What the shape's verdict would mark read, both parsers take."""
+    s = scanner.shape(text)
+    if s is not None and guards.flow_nesting_within_limit(text) and checks(s):
+        assert libyaml_parses(text), (text, s)
+        assert ruamel_parses(text), (text, s)
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mutated_items())
+def test_a_shape_the_check_takes_is_of_yaml_only(text: str) -> None:
+    _syntax_sound(text)
+
+
+# values and comments that make a shape alike or not: strings, what YAML types otherwise,
+# quotes of both kinds (closed or not, escapes), indicators, colons, comments' look-alikes
+VALUES = [
+    "app-3", "v1", "x", "a_b.c/d-e", "http://h:80/p", "yes", "No", "null", "123", "1e3", "0x1F", "2001-01-01",
+    "'0'", "'x y'", "''", "'it''s'", "'a #b'", "'unclosed", '"q"', '"a # b"', '"a\\tb"', '"a\\"', '"unclosed',
+    "a: b", "a #b", "a#b", "x:", ":x", "?x", "-", "- a", "-x", "[a, b]", "{k: v}", "[a", "&a x", "*a", "!!str x",
+    "|", ">-", "~", "", "'x' y", '"x" z', "'x' y'", "'a'' b'", '"x" y"', '"a\\" b"', "a b", "x:y:", "é",
+]
+COMMENTS = ["", "", " # c", " # a: b", " # 'q", ' # "', " #x", "#x", " # é", " ##"]
+KEYS = ["name", "namespace", "generateName", '"name"', "'kind'", "annotations", "labels", "x", '"a #b"', "a #b"]
+
+
+@st.composite
+def same_shaped(draw: Any) -> tuple[str, str]:
+    """Two items on one template, with values and comments drawn for each."""
+    lines: list[tuple[str, str]] = [("- apiVersion: ", "v"), ("  kind: ", "v"), ("  metadata:", "c")]
+    for key in draw(st.lists(st.sampled_from(KEYS), max_size=4)):
+        if key == "annotations":
+            lines.append(("    annotations:", "c"))
+            lines += [(f"      {k}: ", "v") for k in draw(st.lists(st.sampled_from(["a", "b/c", '"d"', "e #f", "a"]), max_size=3))]
+        else:
+            lines.append((f"    {key}: ", "v"))
+    lines += [("  spec:", "c"), ("    x: ", "v")]
+    if draw(st.booleans()):
+        lines[0] = ("- ", "c")
+        lines.insert(1, ("  apiVersion: ", "v"))
+
+    def fill() -> str:
+        out = []
+        for text, what in lines:
+            if what == "v":
+                text = (text + draw(st.sampled_from(VALUES))).rstrip(" ") if draw(st.integers(0, 9)) else text.rstrip(" ")
+            out.append(text + draw(st.sampled_from(COMMENTS)))
+        return "\n".join(out) + "\n"
+
+    return fill(), fill()
+
+
+@settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(same_shaped())
+def test_an_item_of_a_known_shape_is_read_as_make_item_reads_it(pair: tuple[str, str]) -> None:
+    first, second = pair
+    scanner._SHAPES.clear()
+    scanner.shaped_item(0, first, 0, 0)
+    got = scanner.shaped_item(1, second, 0, 0)
+    assert _said(got) == _said(make_item(1, second, 0, 0)), (first, second)
+    assert got.text == second
+    if got.was_read:
+        assert libyaml_parses(second) and ruamel_parses(second), (first, second)
+    _syntax_sound(first)
+    _syntax_sound(second)
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        # the same lines, a value that is no string to every reader: make_item decides
+        ("- kind: a\n  metadata:\n    name: app\n", "- kind: a\n  metadata:\n    name: yes\n"),
+        # quoted and plain values are alike in a shape; the value read is the second's own
+        ("- kind: a\n  metadata:\n    name: 'x y'\n", "- kind: b\n  metadata:\n    name: z\n"),
+        # a key hidden in a comment's text: not an identity key
+        ("- kind: a\n  metadata: # name: x\n    labels: {}\n", "- kind: a\n  metadata: # name: y\n    labels: {}\n"),
+        # one broken: the shapes differ (the value `a: b` is no simple value)
+        ("- kind: a\n  x: b\n", "- kind: a\n  x: a: b\n"),
+    ],
+)
+def test_pairs(first: str, second: str) -> None:
+    test_an_item_of_a_known_shape_is_read_as_make_item_reads_it.hypothesis.inner_test((first, second))  # type: ignore[attr-defined]
+
+
+def test_shapes() -> None:
+    """What a shape keeps: keys, indentation, indicators; what it writes alike: simple values
+    that end their line, one-line quoted ones, comment text after a blank."""
+    text = "- # head 3\n  kind: Service\n  metadata:\n    name: app-3 # tuned\n    annotations:\n      p: 'team-3/x.yaml'\n      q: \"a b\"\n  spec:\n    a: x: y\n    b: [1, 2]\n    c: |\n      text 3\n"
+    assert scanner.shape(text) == "- #\n  kind: a\n  metadata:\n    name: a #\n    annotations:\n      p: a\n      q: a\n  spec:\n    a: x: a\n    b: [1, 2]\n    c: |\n      text 3\n"
+    assert scanner.shape("- a: \u00e9\n") is None
+    assert scanner.shape("- a: b\t# c\n") is None
+
+
+def test_a_list_of_one_shape_reads_each_identity_and_checks_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from krm_fn.io import resourcelist
+
+    asked: list[str] = []
+    monkeypatch.setattr(scanner, "checks", lambda t: asked.append(t) or checks(t))
+    scanner._SHAPES.clear()
+    items = "".join(f"- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: c{i}\n    namespace: 'n{i}'  # ns\n" for i in range(5))
+    rl = resourcelist.parse("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" + items)
+    assert [(it.meta.name, it.meta.namespace, it.was_read) for it in rl.items] == [(f"c{i}", f"n{i}", True) for i in range(5)]
+    assert len(asked) == 1
