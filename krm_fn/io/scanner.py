@@ -361,9 +361,8 @@ def shaped_item(pos: int, chunk: str, dash: int, d: int) -> Item:
         verdict = known[1] = checks(s)
         first.was_read = verdict  # (the shape's first item, of this list or an earlier one)
         known[2] = None
-    item = _by_recipe(pos, chunk, recipe) if recipe is not None else None
-    if item is None:
-        item = make_item(pos, chunk, dash, d)
+    read = _by_recipe(pos, chunk, recipe) if recipe is not None else None
+    item = make_item(pos, chunk, dash, d) if read is None else read
     item.was_read = verdict
     return item
 
