@@ -8,6 +8,11 @@ together. The few lines that carry structure (top-level keys, item starts, an it
 top-level keys) are found by string operations (io/identity), and in a long input by
 patterns compiled once those have covered a few kilobytes, which skip the deeper lines in C.
 
+In a list of a few items or more, an item whose shape (its text with simple values and
+comment text written alike) was seen before has its identity read off the lines the first
+one had it on, and needs no syntax check of its own once the check-only reader took the
+shape (shaped_item, at the end).
+
 Per item, what it is not sure about (quoted or typed identity values, multi-line scalars,
 flow metadata, odd indentation inside the item) sets `complex_meta`: that item alone is
 parsed to learn its identity. What makes slicing itself unsafe (a flow `items` list, an alias
@@ -328,7 +333,8 @@ def _head_start(text: str, comments: list[int], p: int) -> int:
 _SHAPE_VALUE = r""": (?:\w[\w./:-]*(?<!:)|'[^'\n]+'|"[^"\n\\]+")(?= *\n| +#)"""  # (\w: ASCII here)
 SHAPES_FROM = 3  # items in the list; fewer (one PipelineRun) do not pay _SHAPE_VALUE's compile
 # shape -> [where its identity lies, or None: (Meta attribute, or None for an annotation;
-# annotation key; line index; the line up to the value); the check-only reader's verdict on
+# annotation key; line index; the line up to the value; the line and the value read off it
+# in the first item); the check-only reader's verdict on
 # the shape, None until asked; until then, the shape's first item, marked with the verdict]
 _SHAPES = Memo(512)
 
@@ -372,13 +378,14 @@ def _by_recipe(pos: int, chunk: str, recipe: list[Any]) -> Item | None:
     is not as it says or a value is not a string there (`yes`, a number: make_item decides)."""
     meta = Meta()
     lines = chunk.split("\n")
-    for attr, key, i, prefix in recipe:
+    for attr, key, i, prefix, same, val in recipe:
         line = lines[i]
-        if not line.startswith(prefix):
-            return None
-        val = plain_scalar(line[len(prefix) :].rstrip(" "))
-        if type(val) is not str:
-            return None
+        if line != same:  # (else the first item's value: `kind: Service`, `index: '0'`)
+            if not line.startswith(prefix):
+                return None
+            val = plain_scalar(line[len(prefix) :].rstrip(" "))
+            if type(val) is not str:
+                return None
         if attr is None:
             meta.annotations[key] = val
         else:
@@ -395,5 +402,5 @@ def _recipe(chunk: str, found: list[Any]) -> list[Any] | None:
         line = lines[i].rstrip(" ")
         if not line.endswith(v):
             return None
-        out.append((attr, key, i, lines[i][: len(line) - len(v)]))
+        out.append((attr, key, i, lines[i][: len(line) - len(v)], lines[i], plain_scalar(v)))
     return out
