@@ -290,11 +290,14 @@ def _split_items(text: str, a: int, b: int) -> tuple[list[Item], int, str]:
     items = []
     line = text.count("\n", 0, a) + 1
     read = shaped_item if len(starts) >= SHAPES_FROM else make_item
+    _SHAPES_SEEN[:] = [0, 0]
     for idx, (s, dash) in enumerate(starts):
         s = a if idx == 0 else s
         e = starts[idx + 1][0] if idx + 1 < len(starts) else trailer_at
         chunk = text[s:e]
         item = read(idx, chunk, dash - s, d)
+        if idx == SHAPES_TRIED and _SHAPES_SEEN[1] * 2 < idx:
+            read = make_item  # most shapes new: a list of objects each its own, not worth it
         # the chunk's first line in the input; unknown for kpt's serialization of a file
         item.line = None if any(k in item.meta.annotations for k in PATH_ANNOTATIONS) else line
         line += chunk.count("\n")
@@ -337,6 +340,10 @@ SHAPES_FROM = 3  # items in the list; fewer (one PipelineRun) do not pay _SHAPE_
 # in the first item); the check-only reader's verdict on
 # the shape, None until asked; until then, the shape's first item, marked with the verdict]
 _SHAPES = Memo(512)
+# after this many items of a list, shapes are given up when fewer than half were known
+# (a shape costs 0.08 M instructions more to an item that is its shape's first)
+SHAPES_TRIED = 64
+_SHAPES_SEEN = [0, 0]  # items of the list being scanned: shapes new, shapes known
 
 
 def shape(chunk: str) -> str | None:
@@ -357,6 +364,7 @@ def shaped_item(pos: int, chunk: str, dash: int, d: int) -> Item:
     if s is None:
         return make_item(pos, chunk, dash, d)
     known = _SHAPES.get(s)
+    _SHAPES_SEEN[known is not None] += 1
     if known is None:
         where: list[Any] = []
         item = make_item(pos, chunk, dash, d, where)

@@ -132,3 +132,21 @@ def test_a_list_of_one_shape_reads_each_identity_and_checks_once(monkeypatch: py
     rl = resourcelist.parse("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" + items)
     assert [(it.meta.name, it.meta.namespace, it.was_read) for it in rl.items] == [(f"c{i}", f"n{i}", True) for i in range(5)]
     assert len(asked) == 1
+
+
+def test_shapes_are_given_up_for_a_list_of_objects_each_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A shape costs an item that is its shape's first more than make_item alone: after
+    SHAPES_TRIED items of which fewer than half had a known shape, the rest are read by
+    make_item (same identities). A list of one shape keeps them to its end."""
+    from krm_fn.io import resourcelist
+
+    shaped: list[str] = []
+    real = scanner.shape
+    monkeypatch.setattr(scanner, "shape", lambda t: shaped.append(t) or real(t))
+    for key, expected in (("key{i}", scanner.SHAPES_TRIED + 1), ("key", 200)):
+        scanner._SHAPES.clear()
+        shaped.clear()
+        items = "".join(f"- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: c{i}\n  data:\n    {key.format(i=i)}: v\n" for i in range(200))
+        rl = resourcelist.parse("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" + items)
+        assert [it.meta.name for it in rl.items] == [f"c{i}" for i in range(200)]
+        assert len(shaped) == expected
