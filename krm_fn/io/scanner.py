@@ -8,10 +8,8 @@ together. The few lines that carry structure (top-level keys, item starts, an it
 top-level keys) are found by string operations (io/identity), and in a long input by
 patterns compiled once those have covered a few kilobytes, which skip the deeper lines in C.
 
-In a list of a few items or more, an item whose shape (its text with simple values and
-comment text written alike) was seen before has its identity read off the lines the first
-one had it on, and needs no syntax check of its own once the check-only reader took the
-shape (shaped_item, at the end).
+In a list of a few items or more, an item of a shape seen before is read by its shape
+(shaped_item, at the end).
 
 Per item, what it is not sure about (quoted or typed identity values, multi-line scalars,
 flow metadata, odd indentation inside the item) sets `complex_meta`: that item alone is
@@ -346,8 +344,7 @@ SHAPES_TRIED = 64
 _SHAPES_SEEN = [0, 0]  # items of the list being scanned: shapes new, shapes known
 
 
-def shape(chunk: str) -> str | None:
-    """`chunk`'s shape (see _SHAPE_VALUE); None when it has none."""
+def shape(chunk: str) -> str | None:  # `chunk`'s shape (see _SHAPE_VALUE); None: it has none
     if not chunk.isascii() or "\t" in chunk:
         return None
     s = re.sub(_SHAPE_VALUE, ": a", chunk)
@@ -357,9 +354,9 @@ def shape(chunk: str) -> str | None:
     return " #".join([parts[0], *(p[p.find("\n") :] if "\n" in p else "" for p in parts[1:])])
 
 
+# make_item's Item for `chunk`, marked read (`was_read`: it is YAML, no syntax check left)
+# when its shape was checked; by the shape's lines when it was seen before
 def shaped_item(pos: int, chunk: str, dash: int, d: int) -> Item:
-    """make_item's Item for `chunk`, marked read (`was_read`: it is YAML, no syntax check
-    left) when its shape was checked; by the shape's lines when it was seen before."""
     s = shape(chunk) if guards.flow_nesting_within_limit(chunk) else None
     if s is None:
         return make_item(pos, chunk, dash, d)
@@ -373,7 +370,8 @@ def shaped_item(pos: int, chunk: str, dash: int, d: int) -> Item:
     recipe, verdict, first = known
     if verdict is None:
         verdict = known[1] = checks(s)
-        first.was_read = verdict  # (the shape's first item, of this list or an earlier one)
+        if verdict:
+            first.was_read = True  # (the shape's first item, of this list or an earlier one)
         known[2] = None
     read = _by_recipe(pos, chunk, recipe) if recipe is not None else None
     item = make_item(pos, chunk, dash, d) if read is None else read
@@ -381,9 +379,9 @@ def shaped_item(pos: int, chunk: str, dash: int, d: int) -> Item:
     return item
 
 
+# The Item of `chunk` with its identity read where the recipe says; None when a line is not
+# as it says or a value is not a string there (`yes`, a number: make_item decides)
 def _by_recipe(pos: int, chunk: str, recipe: list[Any]) -> Item | None:
-    """The Item of `chunk` with its identity read where the recipe says; None when a line
-    is not as it says or a value is not a string there (`yes`, a number: make_item decides)."""
     meta = Meta()
     lines = chunk.split("\n")
     for attr, key, i, prefix, same, val in recipe:
@@ -401,8 +399,7 @@ def _by_recipe(pos: int, chunk: str, recipe: list[Any]) -> Item | None:
     return Item(pos, chunk, meta)
 
 
-def _recipe(chunk: str, found: list[Any]) -> list[Any] | None:
-    """Where the identity make_item read off `chunk` lies (see _SHAPES); None if unsure."""
+def _recipe(chunk: str, found: list[Any]) -> list[Any] | None:  # see _SHAPES; None: unsure
     lines = chunk.split("\n")
     out = []
     for attr, key, a, v in found:
