@@ -28,6 +28,7 @@ from krm_fn.io import streamwrite
 from krm_fn.io.textdiff import coloured
 from krm_fn.io.writer import write_files
 from krm_fn.modes import dependents
+from krm_fn.modes import left_out
 from krm_fn.modes import package_policy
 from krm_fn.modes import report
 from krm_fn.modes import verdicts
@@ -53,7 +54,7 @@ if TYPE_CHECKING:
 
 
 class FileState(Record):
-    __slots__ = ("path", "name", "stream", "failed", "new_text", "stat", "why")
+    __slots__ = ("path", "name", "stream", "failed", "new_text", "stat", "why", "raw")
 
     def __init__(
         self,
@@ -71,6 +72,7 @@ class FileState(Record):
         self.new_text = new_text  # None: unchanged (or failed)
         self.stat = stat  # as read: a file that changes before it is written is not overwritten
         self.why: dependents.Why | None = None  # not named: rendered because it depends on the change
+        self.raw: str | None = None  # the text of a file whose documents could not be read (left_out)
 
 
 class FilesOutcome(Record):
@@ -137,14 +139,15 @@ def read_files(
             f.failed = True
             results.append(_file_error(name, str(e)))
             continue
+        text = None
         try:
             text = _decode(data)
             stream = streams.split(text, name)
             streams.make_items(stream, defer)
         except InputError as e:
-            f.failed = True
+            f.failed, f.raw = True, text
             message = f"{name}: {e}" if not str(e).startswith(name) else str(e)
-            results.append(_file_error(name, f"{message}; the file is left unchanged"))
+            results.append(_file_error(name, f"{message}{left_out.LEFT_UNCHANGED}"))
             continue
         f.stream = stream
     return files, results
@@ -305,7 +308,7 @@ def _render_package(
     # the Kptfile's config for this function, read once for both uses: (node, path, problem)
     if kptfile is None:
         kptfile = packages.kptfile_config(pkg) if override is None else (None, None, None)
-    files, context, errors = _read_package(pkg, dependents.config_file(*kptfile[:2]), defer, tick, pre, promote)
+    files, context, errors, left = _read_package(pkg, dependents.config_file(*kptfile[:2]), defer, tick, pre, promote)
     if override is not None:
         policy: Any = override
     else:
@@ -316,11 +319,12 @@ def _render_package(
             return _no_policy(pkg, files, errors, problem)
     live = [f for f in files if f.stream is not None]
     extra = [f for f in context if f.stream is not None]
-    rendered = _render(files, live, extra, policy, light, defer, errors)
+    rendered = _render(files, live, extra, policy, light, defer, errors, left)
     if isinstance(rendered, FilesOutcome):
         rendered.results = sorted_results(locate(rendered.results, live + extra, _moved(kptfile[0])))
         return rendered  # an error for the whole package
     outcome, extra = rendered
+    errors += left_out.warnings(outcome.missed, left)
     problems: dict[int, str] = {}
     try:
         texts = streamwrite.apply([f.stream for f in live + extra if f.stream is not None], outcome, problems)
@@ -349,10 +353,11 @@ def _render_package(
 def _read_package(
     pkg: packages.Package, config: str | None, defer: bool, tick: Callable[[str], None] | None, pre: dict[str, Any] | None,
     promote: bool = True,
-) -> tuple[list[FileState], list[FileState], list[Result]]:
+) -> tuple[list[FileState], list[FileState], list[Result], list[tuple[Result, str]]]:
     """(the files to render: the named ones and those that depend on them, the package's other
-    files as context, the errors and warnings of reading them). `config`: the real path of
-    the policy file the Kptfile names (dependents.config_file)."""
+    files as context, the errors and warnings of reading them, the context files left out as
+    not YAML: why and their text). `config`: the real path of the policy file the Kptfile
+    names (dependents.config_file)."""
     files, read_errors = read_files(pkg.given, defer, tick, pre)
     context, unreadable = read_files(pkg.context, defer, pre=pre)  # what cannot be read is not context
     inodes = {(f.stat.st_dev, f.stat.st_ino) for f in files if f.stat is not None}
@@ -371,7 +376,8 @@ def _read_package(
     # template) is simply not context
     refused = {f.name for f in context if f.failed and f.stat is None}
     errors += [Result("warning", f"{r.message}; skipped as context", file_path=r.file_path) for r in unreadable if r.file_path in refused]
-    return files, context, errors
+    raw = {f.name: f.raw for f in context if f.raw is not None}
+    return files, context, errors, [(r, raw[r.file_path]) for r in unreadable if r.file_path in raw]
 
 
 def _moved(node: Any) -> dict[str, str]:
@@ -414,16 +420,18 @@ def _no_policy(pkg: packages.Package, files: list[FileState], errors: list[Resul
 
 
 def _render(
-    files: list[FileState], live: list[FileState], extra: list[FileState], policy: Any, light: bool, defer: bool, errors: list[Result]
+    files: list[FileState], live: list[FileState], extra: list[FileState], policy: Any, light: bool, defer: bool, errors: list[Result],
+    left: list[tuple[Result, str]],
 ) -> tuple[Outcome, list[FileState]] | FilesOutcome:
     """Process the package's objects until no new file fails: (the outcome, the context files
     left), or the package's outcome when an error stops all of it. A file with an error is all
     or nothing on its own: the pass runs again with its objects kept for lookups only. Every
     pass starts from the files' text: a pass edits the objects it reads, and a run edited by
     the last pass would look rendered. A context file whose objects cannot be read leaves the
-    context."""
+    context (its first error and its text go to `left`)."""
     by_name = {f.name: f for f in files}
     first = True
+    missed: set[tuple[str, str, str]] = set()  # every pass's (a run failing in one looks nothing up in the next)
     while True:
         for group, lookups_only in ((live, False), (extra, True)):
             for f in group:  # by group: `f in extra` compares FileStates field by field
@@ -438,12 +446,18 @@ def _render(
                 streams.resource_list_of([f.stream for f in live + extra if f.stream is not None], policy),
                 light=light,
             )
+            missed |= outcome.missed
         except YamlSyntaxError:
             # an object the deferred reading did not check (a Tekton run) is not YAML: the
-            # eager reading names its file and place, as for any other file
-            if not defer:
+            # eager reading names its file and place, as for any other file; one the check
+            # passed fails (or leaves the context) on its own (left_out.unloadable)
+            if defer:
+                raise _ReadEagerly from None
+            kept = left_out.set_aside_unloadable(live, extra, errors, left)
+            if kept is None:
                 raise
-            raise _ReadEagerly from None
+            extra = kept
+            continue
         # the deferred reading differs from the eager one only in when the documents are
         # checked: when every file passes the check, the eager reading would have made the
         # same items, and this pass's outcome (errors included) is the eager one's. A context
@@ -451,7 +465,7 @@ def _render(
         # whether the eager reading would keep it or leave it out, nothing used it
         if defer and not all(streams.check_deferred(f.stream) for f in live + _read_context(extra, policy) if f.stream is not None):
             raise _ReadEagerly
-        dropped = _drop_broken_context(outcome.results, extra)
+        dropped = left_out.drop_broken(outcome.results, extra, left)
         if dropped:
             extra = [f for f in extra if f not in dropped]
             continue
@@ -461,6 +475,7 @@ def _render(
                 f.failed = True
             return FilesOutcome(files, sorted_results(errors + _others(outcome.results)), [], True)
         if not new_failures:
+            outcome.missed = frozenset(missed)
             return outcome, extra
 
 
@@ -505,12 +520,6 @@ def _shown_results(results: list[Result], files: list[FileState], extra: list[Fi
         if r.severity != "error" and r.file_path not in failed_names
         and (r.file_path not in context_names or r.file_path == policy_file or dict(r.tags).get("reason") == prerequisite.REASON)
     ]
-
-
-def _drop_broken_context(results: list[Result], extra: list[FileState]) -> list[FileState]:
-    """Context files an error names (an object that cannot be read): left out of the context."""
-    names = {r.file_path for r in results if r.severity == "error"}
-    return [f for f in extra if f.name in names]
 
 
 def _refuse_json(f: FileState) -> str | None:

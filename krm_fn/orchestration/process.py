@@ -93,7 +93,7 @@ class Outcome(Record):
     """What process() decided: every item's output text (the ResourceList writer's), and the
     generated objects as data (the stream writer's: it places them by their path)."""
 
-    __slots__ = ("item_texts", "_generated_texts", "results", "plans", "positions", "generated", "regenerated", "assistant_off")
+    __slots__ = ("item_texts", "_generated_texts", "results", "plans", "positions", "generated", "regenerated", "assistant_off", "missed")
 
     def __init__(
         self,
@@ -118,6 +118,7 @@ class Outcome(Record):
         self.generated: list[dict[str, Any]] = [] if generated is None else generated
         self.regenerated: dict[int, dict[str, Any]] = {} if regenerated is None else regenerated
         self.assistant_off = assistant_off  # Context.assistant_off (prerequisite.note)
+        self.missed: frozenset[tuple[str, str, str]] = frozenset()  # Context.missed: lookups that found nothing
 
     @property
     def generated_texts(self) -> list[str]:
@@ -188,10 +189,13 @@ def process(rl: ResourceList, policy_override: Any = None, light: bool = False) 
     it is not sure of takes the round-trip path. Raises YamlSyntaxError when an item the
     scanner sliced out does not parse alone (the caller then reads the input whole)."""
     with PausedGC():
-        return _process(rl, policy_override, light)
+        missed: set[tuple[str, str, str]] = set()
+        outcome = _process(rl, policy_override, light, missed)
+        outcome.missed = frozenset(missed)
+        return outcome
 
 
-def _process(rl: ResourceList, policy_override: Any, light: bool) -> Outcome:
+def _process(rl: ResourceList, policy_override: Any, light: bool, missed: set[tuple[str, str, str]]) -> Outcome:
     fc = rl.function_config if policy_override is None else policy_override
     if _is_placeholder(fc):
         fc = None
@@ -202,6 +206,7 @@ def _process(rl: ResourceList, policy_override: Any, light: bool) -> Outcome:
         # an earlier function of the pipeline failed: its error stands, and all or nothing
         return _unchanged(rl, [Result("error", "krm-coschedule: the input already carries an error result from an earlier function; nothing was changed: fix that first")], [])
     ctx = Context(policy, rl.items, light)
+    ctx.missed = missed
     ctx.results.extend(cfg_results)
     for sev, where, msg, tags in validation.check_policy(ctx.policy):  # the policy's own values, once per run
         ctx.config_result(sev, where, msg, tags=tags)

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from krm_fn.core.errors import InputError
 from krm_fn.core.errors import Unsure
+from krm_fn.core.errors import YamlSyntaxError
 from krm_fn.core.keys import INDEX_ANNOTATIONS
 from krm_fn.core.keys import OWNER_ANNOTATION
 from krm_fn.core.keys import PATH_ANNOTATIONS
@@ -87,6 +89,10 @@ class Context:
         # as placeholders need (prerequisite): the summaries need not say it again
         self.assistant_off = False
         self._index: dict[tuple[str, str, str, str], Item] = {}
+        # (kind, namespace, name) of every lookup that found nothing: files mode names a context
+        # file it left out (not YAML) that may hold one (modes/files._left_out_warnings)
+        self.missed: set[tuple[str, str, str]] = set()
+        self.broken: set[tuple[str, str, str]] = set()  # looked up, and found unreadable (its error says why)
         self._peeked: dict[tuple[int, tuple[str, ...]], Any] = {}  # generated_field's readings
         self.memo: dict[tuple[Any, ...], Any] = {}  # what transforms derive from the input, once (shared: do not change it)
         self.prefix = ""  # field paths of results go under it (a run template inside an item)
@@ -109,10 +115,24 @@ class Context:
 
     # ---- lookups
     def find(self, group: str, kind: str, namespace: str, name: str) -> Item | None:
-        """An input item by group/kind/namespace/name (loaded for reading)."""
+        """An input item by group/kind/namespace/name (loaded for reading). One that cannot be
+        read (a duplicate key) is found as none, with the error named on it, not on whoever
+        looked it up; YamlSyntaxError escapes (the caller reads the whole input instead)."""
         it = self._index.get((group, kind, namespace, name))
-        if it is not None and it.doc is None and it.text is not None:
-            it.load(self.light)
+        if it is None:
+            self.missed.add((kind, namespace, name))
+            return None
+        if it.doc is None and it.text is not None and not it.unreadable:
+            try:
+                it.load(self.light)
+            except YamlSyntaxError:
+                raise
+            except InputError as e:
+                it.unreadable = True
+                self.error(it, None, str(e))
+        if it.unreadable:
+            self.broken.add((kind, namespace, name))
+            return None
         return it
 
     def generated_field(self, kind: str, namespace: str, name: str, owner: str, path: tuple[str, ...]) -> Any:

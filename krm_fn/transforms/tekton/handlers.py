@@ -358,19 +358,19 @@ def _pipeline_spec(run: Run) -> tuple[dict[str, Any], str] | None:
         assert pipeline.doc is not None
         pipeline.doc.derived(("shape", name), lambda _node: checks.check_pipeline_shape(plain, "spec.pipelineRef", f"Pipeline {name}: spec"))
         return plain, "spec.pipelineRef"
-    what = (
-        f"Pipeline {name} (namespace {run.namespace or '<none>'}) is not in the input"
-        if isinstance(name, str) and name and not remote
-        else "its pipelineRef is resolved remotely"
-        if remote
-        else "it has neither pipelineSpec nor pipelineRef.name"
-    )
+    fix = "add the Pipeline to the package"
+    if ("Pipeline", run.namespace, name) in run.ctx.broken:  # found, and unreadable: its own error is said
+        what, fix = f"Pipeline {name} (namespace {run.namespace or '<none>'}) cannot be read (its own error says why)", "fix it"
+    elif isinstance(name, str) and name and not remote:
+        what = f"Pipeline {name} (namespace {run.namespace or '<none>'}) is not in the input"
+    else:
+        what = "its pipelineRef is resolved remotely" if remote else "it has neither pipelineSpec nor pipelineRef.name"
     run.ctx.error(
         run.item,
         "spec.pipelineRef",
         f"coschedule workspaces pins only the pipeline tasks that use a PVC-backed workspace, so "
-        f"it needs the Pipeline, but {what}; add the Pipeline to the package (or embed it as "
-        "spec.pipelineSpec), or use coschedule: pipelineruns, which pins every task",
+        f"it needs the Pipeline, but {what}; {fix} (or embed it as spec.pipelineSpec), or use "
+        "coschedule: pipelineruns, which pins every task",
     )
     return None
 

@@ -896,3 +896,34 @@ def test_a_run_with_neither_name_nor_generate_name_is_an_error(kind: str) -> Non
     (e,) = errors(outcome)
     assert code == 1 and e.field_path == "metadata"
     assert "neither metadata.name nor metadata.generateName" in e.message
+
+
+def test_a_looked_up_pipeline_that_cannot_be_read_is_named_itself() -> None:
+    """The run's lookup reads the Pipeline, whose duplicate key is its own error: named on the
+    Pipeline, at its lines, and the run says the Pipeline cannot be read (it was named on the
+    run, with the Pipeline's lines, and the Pipeline went unnamed)."""
+    _out, outcome, code = render(
+        """\
+        - apiVersion: tekton.dev/v1
+          kind: Pipeline
+          metadata: {name: p}
+          spec:
+            tasks: []
+            tasks: []
+        - apiVersion: tekton.dev/v1
+          kind: PipelineRun
+          metadata: {name: r}
+          spec:
+            pipelineRef: {name: p}
+            workspaces:
+            - name: src
+              persistentVolumeClaim: {claimName: c}
+        """,
+        _config("workspaces"),
+    )
+    assert code == 1
+    dup, run = errors(outcome)
+    assert dup.resource is not None and dup.resource.kind == "Pipeline" and dup.resource.name == "p"
+    assert "duplicate key 'tasks' at spec.tasks (lines 8 and 9)" in dup.message
+    assert run.resource is not None and run.resource.kind == "PipelineRun" and run.field_path == "spec.pipelineRef"
+    assert "Pipeline p (namespace <none>) cannot be read (its own error says why); fix it" in run.message
