@@ -150,3 +150,38 @@ def test_shapes_are_given_up_for_a_list_of_objects_each_its_own(monkeypatch: pyt
         rl = resourcelist.parse("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" + items)
         assert [it.meta.name for it in rl.items] == [f"c{i}" for i in range(200)]
         assert len(shaped) == expected
+
+
+_GEN_LINES = st.sampled_from(["    key: a: b\n", "    key: 'x\n", "  bad\n", "    - x\n", "    key: \"a\\q\"\n", "    name: yes\n", "  metadata:\n    name: dup\n"])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(1, 50), st.integers(0, 40), _GEN_LINES, st.booleans())
+def test_a_list_gives_what_it_gives_without_shapes(seed: int, at: int, bad: str, insert: bool) -> None:
+    """A whole KRM run (bench/gen.py's lists, a line inserted into some items, which may break
+    them or change their identity) gives the same output and exit code with item shapes as
+    without them (same output, errors included, with file, line and column)."""
+    import sys
+
+    from shared import BENCH
+
+    from krm_fn.modes.krm import run_resource_list
+
+    sys.path.insert(0, str(BENCH))
+    import gen
+
+    text = gen.generate(12, 0.1, seed)
+    if insert:  # into every `every`-th item: items of one shape, broken or not, alike
+        every = at % 3 + 1
+        parts = text.split("\n  kind:")
+        text = parts[0] + "".join(("\n" + bad + "  kind:" if i % every == 0 else "\n  kind:") + x for i, x in enumerate(parts[1:]))
+    scanner._SHAPES.clear()
+    with_shapes = run_resource_list(text.encode())
+    scanner._SHAPES.clear()
+    old = scanner.SHAPES_FROM
+    scanner.SHAPES_FROM = 10**9
+    try:
+        without = run_resource_list(text.encode())
+    finally:
+        scanner.SHAPES_FROM = old
+    assert (with_shapes[0], with_shapes[2]) == (without[0], without[2])
