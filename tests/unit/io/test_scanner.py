@@ -51,31 +51,40 @@ VALUES = [
     "a: b", "a #b", "a#b", "x:", ":x", "?x", "-", "- a", "-x", "[a, b]", "{k: v}", "[a", "&a x", "*a", "!!str x",
     "|", ">-", "~", "", "'x' y", '"x" z', "'x' y'", "'a'' b'", '"x" y"', '"a\\" b"', "a b", "x:y:", "é",
 ]
-COMMENTS = ["", "", " # c", " # a: b", " # 'q", ' # "', " #x", "#x", " # é", " ##"]
+# values a shape writes alike (`a`): strings, and what a YAML reader types otherwise
+ALIKE = ["app-3", "v1", "x", "a_b.c/d-e", "http://h:80/p", "yes", "No", "null", "123", "1e3", "0x1F", "2001-01-01",
+         "'0'", "'x y'", "'a #b'", "'a: b'", "'\\'", '"q"', '"a # b"', '"a: b"', "y"]
+ALIKE_STRINGS = ["app-3", "x", "'0'", "'a #b'", '"a: b"']  # (identities are read off lines when all are strings)
 KEYS = ["name", "namespace", "generateName", '"name"', "'kind'", "annotations", "labels", "x", '"a #b"', "a #b"]
+# comment texts a shape writes alike (` #`)
+COMMENT_TEXTS = [" # c", " # a: b", " # 'q", ' # "', " #x", " ##", " # [a", "  # c"]
 
 
 @st.composite
 def same_shaped(draw: Any) -> tuple[str, str]:
-    """Two items on one template, with values and comments drawn for each."""
+    """Two items on one template: each value either the same text in both (any value) or
+    one of ALIKE drawn for each; each comment in both or in neither, its text drawn for each."""
     lines: list[tuple[str, str]] = [("- apiVersion: ", "v"), ("  kind: ", "v"), ("  metadata:", "c")]
-    for key in draw(st.lists(st.sampled_from(KEYS), max_size=4)):
+    for key in draw(st.lists(st.sampled_from(KEYS), max_size=4, unique=draw(st.integers(0, 4)) > 0)):
         if key == "annotations":
             lines.append(("    annotations:", "c"))
-            lines += [(f"      {k}: ", "v") for k in draw(st.lists(st.sampled_from(["a", "b/c", '"d"', "e #f", "a"]), max_size=3))]
+            lines += [(f"      {k}: ", "v") for k in draw(st.lists(st.sampled_from(["a", "b/c", '"d"', "e #f", "g"]), max_size=3, unique=True))]
         else:
             lines.append((f"    {key}: ", "v"))
     lines += [("  spec:", "c"), ("    x: ", "v")]
     if draw(st.booleans()):
         lines[0] = ("- ", "c")
         lines.insert(1, ("  apiVersion: ", "v"))
+    # per line: its value, the same in both (None: an ALIKE one drawn for each; "": none),
+    # and whether it has a comment
+    slots = [(text, what, draw(st.sampled_from([None] * 6 + ["", draw(st.sampled_from(VALUES))])), draw(st.integers(0, 3)) == 0) for text, what in lines]
 
     def fill() -> str:
         out = []
-        for text, what in lines:
+        for text, what, value, comment in slots:
             if what == "v":
-                text = (text + draw(st.sampled_from(VALUES))).rstrip(" ") if draw(st.integers(0, 9)) else text.rstrip(" ")
-            out.append(text + draw(st.sampled_from(COMMENTS)))
+                text = (text + (draw(st.sampled_from(ALIKE + ALIKE_STRINGS * 4)) if value is None else value)).rstrip(" ")
+            out.append(text + (draw(st.sampled_from(COMMENT_TEXTS)) if comment else ""))
         return "\n".join(out) + "\n"
 
     return fill(), fill()
@@ -105,6 +114,8 @@ def test_an_item_of_a_known_shape_is_read_as_make_item_reads_it(pair: tuple[str,
         ("- kind: a\n  metadata:\n    name: 'x y'\n", "- kind: b\n  metadata:\n    name: z\n"),
         # a key hidden in a comment's text: not an identity key
         ("- kind: a\n  metadata: # name: x\n    labels: {}\n", "- kind: a\n  metadata: # name: y\n    labels: {}\n"),
+        # annotations, read off their lines
+        ("- kind: a\n  metadata:\n    annotations:\n      p: 'x/1.yaml'\n      q: '0'\n", "- kind: a\n  metadata:\n    annotations:\n      p: 'x/2.yaml'\n      q: '0'\n"),
         # one broken: the shapes differ (the value `a: b` is no simple value)
         ("- kind: a\n  x: b\n", "- kind: a\n  x: a: b\n"),
     ],
