@@ -396,18 +396,34 @@ def _entries(text: str, a: int, b: int, ind: int, outer: int) -> list[tuple[str,
     out: list[tuple[str, Any, int, int]] = []
     key = value = None
     start = 0
-    for s, ls, le in lines_at(text, a, b, ind):  # (deeper lines skipped in C, by a pattern when long)
-        line = text[ls:le]
-        kv = key_value(line)
-        if kv is not None:
-            k, v = kv
-        elif line[0] == "-" and (le == ls + 1 or line[1] == " "):
-            continue  # an indentless sequence: the value of the key before
-        else:
-            k, v = _quoted_entry(line)
-        if key is not None:
-            out.append((key, value, start, s + 1))
-        key, value, start = k, v, le + 1
+    pattern = _COMPILED.get((_AT_INDENT, ind)) or _compiled(_AT_INDENT, ind, b - a)
+    if pattern is not None:  # a long input: the lines found by the pattern, in C
+        for m in pattern.finditer(text, a - 1, b):
+            line = m.group(1)
+            kv = key_value(line)
+            if kv is not None:
+                k, v = kv
+            elif line[0] == "-" and (len(line) == 1 or line[1] == " "):
+                continue  # an indentless sequence: the value of the key before
+            else:
+                k, v = _quoted_entry(line)
+            le = m.end()
+            if key is not None:
+                out.append((key, value, start, m.start() + 1))
+            key, value, start = k, v, le + 1
+    else:
+        for s, ls, le in _lines_at(text, a, b, ind):
+            line = text[ls:le]
+            kv = key_value(line)
+            if kv is not None:
+                k, v = kv
+            elif line[0] == "-" and (le == ls + 1 or line[1] == " "):
+                continue  # an indentless sequence: the value of the key before
+            else:
+                k, v = _quoted_entry(line)
+            if key is not None:
+                out.append((key, value, start, s + 1))
+            key, value, start = k, v, le + 1
     if key is not None:
         out.append((key, value, min(start, b), b))
     return out
