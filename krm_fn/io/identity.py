@@ -274,9 +274,11 @@ def _plain_words(s: str) -> bool:
     return s[:1] in _PLAIN_WORDS_FIRST and _PLAIN_WORDS_CHARS.issuperset(s)
 
 
-def make_item(pos: int, chunk: str, dash: int, d: int) -> Item:
-    """An Item for `chunk`, whose dash line starts at offset `dash`."""
+def make_item(pos: int, chunk: str, dash: int, d: int, where: list[Any] | None = None) -> Item:
+    """An Item for `chunk`, whose dash line starts at offset `dash`. `where`: given, it gets
+    the body start of each identity value's line (see _read_identity) when the lines told it all."""
     item = Item(pos=pos, text=chunk, meta=Meta())
+    found: list[Any] | None = None if where is None else []
     eol = chunk.find("\n", dash)
     first = chunk[dash:eol]
     after = first[d + 1 :].lstrip(" ")
@@ -303,7 +305,9 @@ def make_item(pos: int, chunk: str, dash: int, d: int) -> Item:
             # the first key's body ends where the line of the next key starts
             body_end = chunk.rfind("\n", 0, entries[0][2] - 1) + 1 if entries else len(chunk)
             entries.insert(0, (k, v, eol + 1, body_end))
-        _read_identity(chunk, entries, c, item.meta)
+        _read_identity(chunk, entries, c, item.meta, found)
+        if where is not None:
+            where.append(found)
     except Unsure:
         _composed_identity(item, chunk)
     return item
@@ -447,7 +451,9 @@ def _single(text: str, v: str | None, a: int, b: int) -> Any:
     return val
 
 
-def _read_identity(chunk: str, entries: list[tuple[str, Any, int, int]], c: int, meta: Meta) -> None:
+def _read_identity(chunk: str, entries: list[tuple[str, Any, int, int]], c: int, meta: Meta, found: list[Any] | None = None) -> None:
+    """`found`: given, it gets (Meta attribute or None for an annotation, annotation key, the
+    offset after its line, the value as written) of every value read."""
     seen: set[str] = set()
     for key, v, a, b in entries:
         if key not in ("apiVersion", "kind", "metadata"):
@@ -463,18 +469,18 @@ def _read_identity(chunk: str, entries: list[tuple[str, Any, int, int]], c: int,
                 mi = fc[1]
                 if mi <= c:
                     raise Unsure("metadata is not a mapping")
-                _read_metadata(chunk, a, b, mi, c, meta)
+                _read_metadata(chunk, a, b, mi, c, meta, found)
             continue
         val = _single(chunk, v, a, b)
         if not isinstance(val, str):
             raise Unsure(key)
-        if key == "kind":
-            meta.kind = val
-        else:
-            meta.api_version = val
+        attr = "kind" if key == "kind" else "api_version"
+        setattr(meta, attr, val)
+        if found is not None:
+            found.append((attr, None, a, v))
 
 
-def _read_metadata(chunk: str, a: int, b: int, mi: int, c: int, meta: Meta) -> None:
+def _read_metadata(chunk: str, a: int, b: int, mi: int, c: int, meta: Meta, found: list[Any] | None) -> None:
     seen: set[str] = set()
     for mk, mv, ma, mb in _entries(chunk, a, b, mi, c):
         if mk in _WANTED_META:
@@ -482,7 +488,10 @@ def _read_metadata(chunk: str, a: int, b: int, mi: int, c: int, meta: Meta) -> N
             if mk in seen or not isinstance(val, str):
                 raise Unsure(mk)
             seen.add(mk)
-            setattr(meta, "generate_name" if mk == "generateName" else mk, val)
+            attr = "generate_name" if mk == "generateName" else mk
+            setattr(meta, attr, val)
+            if found is not None:
+                found.append((attr, None, ma, mv))
         elif mk == "annotations":
             if mk in seen or plain_scalar(mv) is not None:
                 raise Unsure("flow annotations")
@@ -500,6 +509,8 @@ def _read_metadata(chunk: str, a: int, b: int, mi: int, c: int, meta: Meta) -> N
                 if not isinstance(val, str) or ak in meta.annotations:
                     raise Unsure(ak)
                 meta.annotations[ak] = val
+                if found is not None:
+                    found.append((None, ak, aa, av))
 
 
 _STR_TAG = "tag:yaml.org,2002:str"

@@ -4,7 +4,8 @@ and write the list back with every item the policy leaves alone as the exact tex
 Fast path: block-style YAML with items as a block sequence, sliced by the scanner. Only items
 a transform needs are parsed (Item.load); top-level sections are written back where and as
 they came; only `items` (rewritten or generated entries) and `results` change. Items no
-transform parses are still syntax-checked (check_untouched: by the check-only reader,
+transform parses are still syntax-checked (an item of a shape the check-only reader took is
+YAML already, scanner.shaped_item; the others by check_untouched: by the check-only reader,
 light/check, for a small input, else in one libyaml pass), then echoed as they came.
 
 Fallback: when slicing is not safe (a JSON document, flow `items`, an alias to an anchor in

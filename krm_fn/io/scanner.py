@@ -8,6 +8,9 @@ together. The few lines that carry structure (top-level keys, item starts, an it
 top-level keys) are found by string operations (io/identity), and in a long input by
 patterns compiled once those have covered a few kilobytes, which skip the deeper lines in C.
 
+In a list of a few items or more, an item of a shape seen before is read by its shape
+(shaped_item, at the end).
+
 Per item, what it is not sure about (quoted or typed identity values, multi-line scalars,
 flow metadata, odd indentation inside the item) sets `complex_meta`: that item alone is
 parsed to learn its identity. What makes slicing itself unsafe (a flow `items` list, an alias
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import re
 
+from krm_fn.core.data import Memo
 from krm_fn.core.errors import InputError
 from krm_fn.core.errors import Unsure
 from krm_fn.core.keys import PATH_ANNOTATIONS
@@ -32,12 +36,14 @@ from krm_fn.io.identity import plain_scalar
 from krm_fn.io.identity import shallow_lines
 from krm_fn.io.identity import strip_comment
 from krm_fn.io.items import Item
+from krm_fn.io.items import Meta
 from krm_fn.io.items import ResourceList
 from krm_fn.io.items import detect_indent
 from krm_fn.yaml import guards
 from krm_fn.yaml import layout
 from krm_fn.yaml import libyaml
 from krm_fn.yaml.light import parser
+from krm_fn.yaml.light.check import checks
 from krm_fn.yaml.plain import to_plain
 from krm_fn.yaml.roundtrip import loader
 
@@ -281,11 +287,15 @@ def _split_items(text: str, a: int, b: int) -> tuple[list[Item], int, str]:
     trailer_at = _head_start(text, comments, b) if comments else b
     items = []
     line = text.count("\n", 0, a) + 1
+    read = shaped_item if len(starts) >= SHAPES_FROM else make_item
+    _SHAPES_SEEN[:] = [0, 0]
     for idx, (s, dash) in enumerate(starts):
         s = a if idx == 0 else s
         e = starts[idx + 1][0] if idx + 1 < len(starts) else trailer_at
         chunk = text[s:e]
-        item = make_item(idx, chunk, dash - s, d)
+        item = read(idx, chunk, dash - s, d)
+        if idx == SHAPES_TRIED and _SHAPES_SEEN[1] * 2 < idx:
+            read = make_item  # most shapes new: a list of objects each its own, not worth it
         # the chunk's first line in the input; unknown for kpt's serialization of a file
         item.line = None if any(k in item.meta.annotations for k in PATH_ANNOTATIONS) else line
         line += chunk.count("\n")
@@ -304,4 +314,98 @@ def _head_start(text: str, comments: list[int], p: int) -> int:
     return p
 
 
-# --------------------------------------------------------------------------- item identity
+# --------------------------------------------------------------------------- item shapes
+
+# An item's shape (issue 34): its text with every simple plain value that ends its line
+# written `a` (`name: app-3` -> `name: a`), and so the inside of every one-line quoted value
+# that ends its line (`path: 'a/b.yaml'` -> `path: a`), in one C pass of _SHAPE_VALUE, and the
+# text of every comment after a blank taken out (` # tuned by hand` -> ` #`). Keys,
+# indentation, indicators and every other character stay. Most items of a list share their
+# shape with others (kpt's annotations, one template per kind): the first of a shape is read
+# as before (make_item), which notes where its identity lies; every later item of that
+# shape has it on the same lines after the same text (checked), and is YAML if the shape is:
+# what it differs in, a parser takes anywhere a value ends its line (or is comment text),
+# so the check-only reader (light/check) decides the shape once, at its second item (a
+# shape seen once, such as the one PipelineRun of a list, is checked as before, if unread).
+# An untouched item then costs two C passes and a few values instead of the identity reader
+# and a syntax check. Only for ASCII text without tabs (a character a reader refuses in a
+# comment or a quoted value would go unseen). tests/unit/io/test_scanner.py checks it
+# against make_item and both parsers, on items of one shape.
+_SHAPE_VALUE = r""": (?:\w[\w./:-]*(?<!:)|'[^'\n]+'|"[^"\n\\]+")(?= *\n| +#)"""  # (\w: ASCII here)
+SHAPES_FROM = 3  # items in the list; fewer (one PipelineRun) do not pay _SHAPE_VALUE's compile
+# shape -> [where its identity lies, or None: (Meta attribute, or None for an annotation;
+# annotation key; line index; the line up to the value; the line and the value read off it
+# in the first item); the check-only reader's verdict on
+# the shape, None until asked; until then, the shape's first item, marked with the verdict]
+_SHAPES = Memo(512)
+# after this many items of a list, shapes are given up when fewer than half were known
+# (a shape costs 0.08 M instructions more to an item that is its shape's first)
+SHAPES_TRIED = 64
+_SHAPES_SEEN = [0, 0]  # items of the list being scanned: shapes new, shapes known
+
+
+def shape(chunk: str) -> str | None:  # `chunk`'s shape (see _SHAPE_VALUE); None: it has none
+    if not chunk.isascii() or "\t" in chunk:
+        return None
+    s = re.sub(_SHAPE_VALUE, ": a", chunk)
+    if " #" not in s:
+        return s
+    parts = s.split(" #")
+    return " #".join([parts[0], *(p[p.find("\n") :] if "\n" in p else "" for p in parts[1:])])
+
+
+# make_item's Item for `chunk`, marked read (`was_read`: it is YAML, no syntax check left)
+# when its shape was checked; by the shape's lines when it was seen before
+def shaped_item(pos: int, chunk: str, dash: int, d: int) -> Item:
+    s = shape(chunk) if guards.flow_nesting_within_limit(chunk) else None
+    if s is None:
+        return make_item(pos, chunk, dash, d)
+    known = _SHAPES.get(s)
+    _SHAPES_SEEN[known is not None] += 1
+    if known is None:
+        where: list[Any] = []
+        item = make_item(pos, chunk, dash, d, where)
+        _SHAPES.keep(s, [_recipe(chunk, where[0]) if where else None, None, item])
+        return item
+    recipe, verdict, first = known
+    if verdict is None:
+        verdict = known[1] = checks(s)
+        if verdict:
+            first.was_read = True  # (the shape's first item, of this list or an earlier one)
+        known[2] = None
+    read = _by_recipe(pos, chunk, recipe) if recipe is not None else None
+    item = make_item(pos, chunk, dash, d) if read is None else read
+    item.was_read = verdict
+    return item
+
+
+# The Item of `chunk` with its identity read where the recipe says; None when a line is not
+# as it says or a value is not a string there (`yes`, a number: make_item decides)
+def _by_recipe(pos: int, chunk: str, recipe: list[Any]) -> Item | None:
+    meta = Meta()
+    lines = chunk.split("\n")
+    for attr, key, i, prefix, same, val in recipe:
+        line = lines[i]
+        if line != same:  # (else the first item's value: `kind: Service`, `index: '0'`)
+            if not line.startswith(prefix):
+                return None
+            val = plain_scalar(line[len(prefix) :].rstrip(" "))
+            if type(val) is not str:
+                return None
+        if attr is None:
+            meta.annotations[key] = val
+        else:
+            setattr(meta, attr, val)
+    return Item(pos, chunk, meta)
+
+
+def _recipe(chunk: str, found: list[Any]) -> list[Any] | None:  # see _SHAPES; None: unsure
+    lines = chunk.split("\n")
+    out = []
+    for attr, key, a, v in found:
+        i = chunk.count("\n", 0, a - 1)
+        line = lines[i].rstrip(" ")
+        if not line.endswith(v):
+            return None
+        out.append((attr, key, i, lines[i][: len(line) - len(v)], lines[i], plain_scalar(v)))
+    return out

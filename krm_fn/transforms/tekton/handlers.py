@@ -359,7 +359,7 @@ def _pipeline_spec(run: Run) -> tuple[dict[str, Any], str] | None:
         pipeline.doc.derived(("shape", name), lambda _node: checks.check_pipeline_shape(plain, "spec.pipelineRef", f"Pipeline {name}: spec"))
         return plain, "spec.pipelineRef"
     fix = "add the Pipeline to the package"
-    if ("Pipeline", run.namespace, name) in run.ctx.broken:  # found, and unreadable: its own error is said
+    if isinstance(name, str) and ("Pipeline", run.namespace, name) in run.ctx.broken:  # found, unreadable: its own error is said
         what, fix = f"Pipeline {name} (namespace {run.namespace or '<none>'}) cannot be read (its own error says why)", "fix it"
     elif isinstance(name, str) and name and not remote:
         what = f"Pipeline {name} (namespace {run.namespace or '<none>'}) is not in the input"

@@ -87,6 +87,11 @@ def test_the_light_check_says_what_the_libyaml_check_says(items: list[str], monk
         assert code == 0
 
 
+# items of a shape each (a key of their own): none is proven by another of its shape at scan
+# time (io/scanner.shaped_item), so every one is left to check_untouched
+UNIQUE = UNTOUCHED.replace("key:", "key{n}:")
+
+
 def test_a_large_input_is_checked_by_libyaml(monkeypatch: pytest.MonkeyPatch) -> None:
     """Past LIGHT_CHECK_BYTES the light readers are slower than libyaml's import repays.
     Below it, the check-only reader is asked first, and the light reader only for what it
@@ -95,8 +100,23 @@ def test_a_large_input_is_checked_by_libyaml(monkeypatch: pytest.MonkeyPatch) ->
     real_check, real_light = resourcelist.checks, resourcelist.light_reads
     monkeypatch.setattr(resourcelist, "checks", lambda t: seen.append("check") or real_check(t))
     monkeypatch.setattr(resourcelist, "light_reads", lambda t: seen.append("light") or real_light(t))
-    run_resource_list(_list(*[UNTOUCHED.format(n=i) for i in range(3)]), light=True)
+    run_resource_list(_list(*[UNIQUE.format(n=i) for i in range(3)]), light=True)
     assert seen == ["check"] * 3
     seen.clear()
-    run_resource_list(_list(*[UNTOUCHED.format(n=i) for i in range(3000)]), light=True)  # ~290 KB
+    run_resource_list(_list(*[UNIQUE.format(n=i) for i in range(3000)]), light=True)  # ~300 KB
     assert seen == []
+
+
+def test_items_of_one_shape_are_checked_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Items that differ only in their values and comments (io/scanner's shapes): the
+    shape is checked once, and none of them again; a broken one has a shape of its own."""
+    seen: list[str] = []
+    real_check = resourcelist.checks
+    monkeypatch.setattr(resourcelist, "checks", lambda t: seen.append("check") or real_check(t))
+    data = _list(*[UNTOUCHED.format(n=i) for i in range(2000)])
+    assert len(data) < resourcelist.LIGHT_CHECK_BYTES  # (else libyaml would check them, unseen here)
+    out, _, code = run_resource_list(data, light=True)
+    assert code == 0 and seen == []
+    items = [UNTOUCHED.format(n=i) for i in range(5)]
+    out, _, code = run_resource_list(_list(*items[:2], BROKEN, *items[2:]), light=True)
+    assert code == 1 and "not valid YAML" in out and seen == ["check"]
