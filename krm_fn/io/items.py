@@ -8,8 +8,7 @@ input text when nothing changed, else what its document writes.
 """
 from __future__ import annotations
 
-import re
-
+from krm_fn.core import patterns
 from krm_fn.core.errors import InputError
 from krm_fn.core.errors import Unsure
 from krm_fn.core.record import Record
@@ -196,10 +195,10 @@ def in_file_lines(message: str, first: int | None) -> str:
     (`first`: the line of the item's first line there), or without them when that is
     unknown (under kpt: its lines are those of kpt's own serialization)."""
     if first is None:
-        return re.sub(_LINES, "", re.sub(_AT_LINE, "", message))
+        return patterns.sub(_LINES, "", patterns.sub(_AT_LINE, "", message))
     off = first - 1
-    message = re.sub(_AT_LINE, lambda m: f" at line {int(m.group(1)) + off}, column {m.group(2)}", message)
-    return re.sub(_LINES, lambda m: f" (lines {int(m.group(1)) + off} and {int(m.group(2)) + off})", message)
+    message = patterns.sub(_AT_LINE, lambda m: f" at line {int(m.group(1)) + off}, column {m.group(2)}", message)
+    return patterns.sub(_LINES, lambda m: f" (lines {int(m.group(1)) + off} and {int(m.group(2)) + off})", message)
 
 
 def light_reads(text: str) -> bool:

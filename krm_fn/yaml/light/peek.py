@@ -20,8 +20,7 @@ form alone (_simple_entry: the same data, without the bookkeeping a writer needs
 """
 from __future__ import annotations
 
-import re
-
+from krm_fn.core import patterns
 from krm_fn.core.data import Memo
 from krm_fn.core.errors import Unsure
 from krm_fn.yaml import layout
@@ -66,7 +65,7 @@ def _locate(t: str, document: bool, path: tuple[str, ...]) -> tuple[int, int, in
     last line. Found by indentation alone, and only the lines at or left of each mapping's
     keys are looked at (found by re, not line by line). None when a key on the path is absent
     or null."""
-    first = re.compile(_FIRST_CONTENT).search(t)
+    first = patterns.compile(_FIRST_CONTENT).search(t)
     if first is None:
         raise Unsure("empty")
     col = first.end() - first.start() - 2
@@ -95,7 +94,7 @@ def _locate(t: str, document: bool, path: tuple[str, ...]) -> tuple[int, int, in
         rest = t[at + 1 + k + len(key) + 1 : line_end]
         if rest and not rest.lstrip(" ").startswith("#"):
             raise Unsure("not a block mapping")
-        nxt = re.compile(_FIRST_CONTENT).search(t, line_end, end)
+        nxt = patterns.compile(_FIRST_CONTENT).search(t, line_end, end)
         if nxt is None:
             return None
         child = nxt.end() - nxt.start() - 2
@@ -120,9 +119,9 @@ def _key_at(t: str, a: int, b: int, k: int, key: str) -> tuple[int, int]:
     the newline its entry ends at), (-1, -1) when absent; Unsure on a line at column k that
     is not a plain key, or a line left of it that is not a comment."""
     at = end = -1
-    match = re.compile(_KEY_AT).match
+    match = patterns.compile(_KEY_AT).match
     keys = False
-    for m in re.compile(_LEFT % k).finditer(t, a, b + 1):
+    for m in patterns.compile(_LEFT % k).finditer(t, a, b + 1):
         j = m.end() - 1  # the line's first character
         c = t[j]
         if j - m.start() - 1 < k:
@@ -153,7 +152,7 @@ def _key_at(t: str, a: int, b: int, k: int, key: str) -> tuple[int, int]:
 def _check_closed(text: str, lines: list[str]) -> None:
     """Unsure when a line opens a quote or a bracket it may not close on that line."""
     if '"' in text or "'" in text or "[" in text or "{" in text:
-        closed = re.compile(_CLOSED_LINE).fullmatch  # re's cache: compiled once per process
+        closed = patterns.compile(_CLOSED_LINE).fullmatch  # re's cache: compiled once per process
         for line in lines:
             if ('"' in line or "'" in line or "[" in line or "{" in line) and closed(line) is None:
                 raise Unsure("a scalar or collection may span lines")
@@ -230,7 +229,7 @@ _ROWS = Memo(4096)
 def _simple_row(line: str) -> tuple[int, bool, str | None, str | None, str | None] | None:
     """A line of the simple form as (column of the content, after a dash, key, the value after
     `key: `, the scalar after `- `); None for any other line."""
-    mt = re.compile(_SIMPLE_LINE).fullmatch(line)
+    mt = patterns.compile(_SIMPLE_LINE).fullmatch(line)
     if mt is None or line[-1:] == " ":
         return None
     ind, dash, name, value, item = mt.groups()
