@@ -25,7 +25,6 @@ _HEAD_RE = patterns.compile(
 # a blank line's newline must not be taken with the one before it (the line after it unseen)
 _COL0_RE = patterns.compile(r"\n(?=[^ ])")
 _IDENTITY_KEYS = frozenset(("apiVersion", "kind", "metadata"))
-_WANTED_META = ("name", "namespace", "generateName")
 
 
 def document_item(text: str) -> Item | None:
@@ -92,7 +91,7 @@ def _metadata(block: str, meta: Meta) -> bool:
             if kv is None:
                 return False  # a quoted key, an indentless sequence, no key
             k, v = kv
-            if k in _WANTED_META or k == "annotations":
+            if k in identity.WANTED_META or k == "annotations":
                 if k in seen:
                     return False
                 seen.add(k)
@@ -100,7 +99,7 @@ def _metadata(block: str, meta: Meta) -> bool:
                 if scalar(v) is not None:
                     return False
                 mode = "ann"
-            elif k in _WANTED_META:
+            elif k in identity.WANTED_META:
                 val = scalar(v)
                 if not isinstance(val, str):
                     return False

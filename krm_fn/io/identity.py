@@ -422,7 +422,7 @@ def _quoted_entry(line: str) -> tuple[str, str | None]:
     return str(key), v or None
 
 
-_WANTED_META = ("name", "namespace", "generateName")
+WANTED_META = ("name", "namespace", "generateName")  # the metadata fields of an identity (io/headers too)
 
 
 def _single(text: str, v: str | None, a: int, b: int) -> Any:
@@ -465,7 +465,7 @@ def _read_identity(chunk: str, entries: list[tuple[str, Any, int, int]], c: int,
 def _read_metadata(chunk: str, a: int, b: int, mi: int, c: int, meta: Meta, found: list[Any] | None) -> None:
     seen: set[str] = set()
     for mk, mv, ma, mb in _entries(chunk, a, b, mi, c):
-        if mk in _WANTED_META:
+        if mk in WANTED_META:
             val = _single(chunk, mv, ma, mb)
             if mk in seen or not isinstance(val, str):
                 raise Unsure(mk)
