@@ -1,0 +1,44 @@
+"""io/items: the entry form of a document (items.entry_of, layout.entry_of's fast path)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+
+from krm_fn.io import items
+from krm_fn.yaml import layout
+
+_ROOT = Path(__file__).resolve().parents[3]
+
+# the lines documents are made of, and the characters that send a text to layout's loop
+_LINES = st.sampled_from(
+    ["a: 1", "  b: x", "- c", "  - d: 2", "# head", "  # note", "", " ", "   ", "k: v # c", "x: 'q'", "-", "\t", "y:\r", "z: \x85", "w: é"]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_LINES, max_size=8), st.sampled_from(["\n", ""]))
+def test_the_same_text_as_layouts_loop(lines: list[str], end: str) -> None:
+    text = "\n".join(lines) + end if lines else end
+    assert items.entry_of(text) == layout.entry_of(text)
+
+
+def test_every_document_of_the_examples_and_fixtures() -> None:
+    n = 0
+    for path in sorted([*(_ROOT / "examples").rglob("*.yaml"), *(_ROOT / "tests").rglob("*.yaml")]):
+        try:
+            raw = path.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue
+        for doc in raw.split("\n---\n"):
+            for text in (doc, doc + "\n"):
+                assert items.entry_of(text) == layout.entry_of(text), path
+                n += 1
+    assert n > 100
+
+
+def test_a_document_gets_its_dash_after_the_head_comment() -> None:
+    text = "# nightly\n  # more\napiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n"
+    assert items.entry_of(text) == "  # nightly\n    # more\n- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: p\n"
