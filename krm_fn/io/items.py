@@ -19,6 +19,7 @@ from krm_fn.yaml import libyaml
 from krm_fn.yaml.document import Document
 from krm_fn.yaml.document import LightDocument
 from krm_fn.yaml.document import RoundTripDocument
+from krm_fn.yaml.document import unentry
 from krm_fn.yaml.layout import detect_indent
 from krm_fn.yaml.light import dataread
 from krm_fn.yaml.light import parser
@@ -183,7 +184,7 @@ class Item(Record):
         if self.document and d == 0:
             return self.doc.render_document()
         text, faithful = self.doc.render(d)
-        return (layout_mod.unentry(text) if self.document else text), faithful
+        return (unentry(text) if self.document else text), faithful
 
 
 def entry_of(text: str) -> str:

@@ -42,3 +42,26 @@ def test_every_document_of_the_examples_and_fixtures() -> None:
 def test_a_document_gets_its_dash_after_the_head_comment() -> None:
     text = "# nightly\n  # more\napiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n"
     assert items.entry_of(text) == "  # nightly\n    # more\n- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: p\n"
+
+
+# --------------------------------------------------------------------------- the document form
+
+
+def test_unentry_gives_layouts_text() -> None:
+    """yaml/document.unentry (used by items and the writers) is layout.unentry's string: on
+    every example and fixture document's entry form, and on generated texts."""
+    import random
+
+    from krm_fn.yaml import document
+
+    texts = []
+    for path in sorted([*(_ROOT / "examples").rglob("*.yaml"), *(_ROOT / "tests").rglob("*.yaml")]):
+        try:
+            texts += [layout.entry_of(d) for d in path.read_text(encoding="utf-8").split("\n---\n")]
+        except (UnicodeDecodeError, OSError):
+            continue
+    rnd = random.Random(2)
+    parts = ["- ", "a", " ", "  ", "   ", "\n", "\n  ", "#", ":", "\t", "\r", "\x85", "\n \n", "\n   \n", "x: 1\n", "\x1f", "\u2028"]
+    texts += ["".join(rnd.choice(parts) for _ in range(rnd.randint(0, 10))) for _ in range(20000)]
+    for text in texts:
+        assert document.unentry(text) == layout.unentry(text), repr(text)
