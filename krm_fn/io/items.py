@@ -174,16 +174,18 @@ class Item(Record):
         self.was_read = True
         return self.doc.data
 
-    def render(self, d: int) -> tuple[str, bool]:
+    def render(self, d: int, once: bool = False) -> tuple[str, bool]:
         """(text, faithful): the entry at dash indent `d` (a document item: the document),
         the input text when unchanged. faithful is False when the round-trip emitter could
-        not keep the comments."""
+        not keep the comments. `once`: the caller releases the item right after
+        (release(just_written=True)): a light document keeps nothing for a later rendering."""
         if self.text is not None and not self.changed:
             return self.text, True
         assert self.doc is not None
+        light = once and self.doc.__class__ is LightDocument
         if self.document and d == 0:
-            return self.doc.render_document()
-        text, faithful = self.doc.render(d)
+            return self.doc.render_document(False) if light else self.doc.render_document()  # type: ignore[call-arg]
+        text, faithful = self.doc.render(d, False) if light else self.doc.render(d)  # type: ignore[call-arg]
         return (unentry(text) if self.document else text), faithful
 
 

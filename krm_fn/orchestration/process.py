@@ -412,7 +412,7 @@ def _dispatch(item: Item, ctx: Context) -> None:
     # a light-path edit is written right away; when the splicing writer is not sure of it,
     # what the transform did is undone and the item goes again on the round-trip path
     try:
-        item.render(0)
+        item.render(0, once=True)
     except Unsure:
         ctx.rollback(mark)
         item.load_round_trip()

@@ -111,7 +111,7 @@ class LightDocument(Document):
         self._before: Any = None
         # (fingerprint of the data, text) last written: a copy of the data was kept instead,
         # a third of what a large list held per run
-        self._rendered: tuple[tuple[int, int], str] | None = None
+        self._rendered: tuple[tuple[int, int] | None, str] | None = None  # None: not taken (render)
         self._document: tuple[str, str] | None = None  # (text last written, as a document)
         self._changed = False  # compacted: whether the data written differs from the data read
 
@@ -200,15 +200,18 @@ class LightDocument(Document):
         m[new] = value
         m.update(rest)
 
-    def render(self, d: int) -> tuple[str, bool]:
-        fp = fingerprint(self.data)
-        if self._rendered is None or self._rendered[0] != fp:
+    def render(self, d: int, remember: bool = True) -> tuple[str, bool]:
+        """`remember` False: the caller writes the text and lets the data go at once
+        (process._dispatch, then Item.release): the data's fingerprint (a repr of all of
+        it, ~1% of a first render) is not taken, and the text is taken for no later one."""
+        fp = fingerprint(self.data) if remember else None
+        if fp is None or self._rendered is None or self._rendered[0] != fp:
             text = splicer.render_light(self.layout, self.read, self.data)
             self._rendered = (fp, text)
         return self._rendered[1], True
 
-    def render_document(self) -> tuple[str, bool]:
-        text, _ = self.render(0)
+    def render_document(self, remember: bool = True) -> tuple[str, bool]:
+        text, _ = self.render(0, remember)
         if self._document is None or self._document[0] is not text:
             self._document = (text, unentry(text))  # files mode asks twice per run
         return self._document[1], True
