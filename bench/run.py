@@ -470,6 +470,11 @@ def machine() -> str:
         cwd=tempfile.gettempdir(),
     ).stdout.strip()
     install = "regular install" if "site-packages" in where else "editable install (adds ~25 ms to every start)"
+    try:  # pip before 25.2 wrote a console script that imports `re` first (26 M instructions)
+        if "\nimport re\n" in Path(fn_command()[0]).read_text(encoding="utf-8", errors="replace"):
+            install += "; its console script imports `re` (pip before 25.2: upgrade pip, reinstall)"
+    except (OSError, SystemExit):
+        pass
     return (
         f"{os.cpu_count()} CPUs ({cpu}), load average {load():.1f} at start; Python "
         f"{platform.python_version()}, {platform.system()} {platform.release()}; krm_fn: {install}"

@@ -5,9 +5,8 @@ from __future__ import annotations
 import gc
 import os
 import sys
-from collections.abc import Callable
-from collections.abc import Sequence
 
+from krm_fn.core import patterns
 from krm_fn.core.errors import InputError
 from krm_fn.core.errors import KrmError
 from krm_fn.core.errors import internal_error_message
@@ -24,6 +23,8 @@ _EPIPE = 32  # errno.EPIPE on Linux, macOS, the BSDs and Windows, without `impor
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Callable
+    from collections.abc import Sequence
     from typing import Any
 
 USAGE = """\
@@ -124,9 +125,7 @@ def printable(text: str) -> str:
         return text  # nothing to escape (most text): the pattern below costs 0.3 ms to compile
     global _CONTROL
     if _CONTROL is None:
-        import re
-
-        _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+        _CONTROL = patterns.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
     return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
 
 
@@ -434,15 +433,13 @@ _RENDERED_KINDS = frozenset({"PipelineRun", "TaskRun", "Pipeline", "Task", "Buil
 
 def _top_kinds(path: str) -> list[str]:
     """The top-level `kind:` values of a file, cheaply (no parse); [] when it cannot be read."""
-    import re
-
     from krm_fn.io import reader
 
     try:
         data, _st = reader.read_bytes(path)  # a FIFO or a device is refused here, not waited on
     except reader.FileRefused:
         return []  # the plugin's own reading says why
-    return re.findall(r"(?m)^kind:[ \t]*[\"']?([A-Za-z0-9]+)", data[: 1 << 20].decode("utf-8", "replace"))
+    return patterns.findall(r"(?m)^kind:[ \t]*[\"']?([A-Za-z0-9]+)", data[: 1 << 20].decode("utf-8", "replace"))
 
 
 def _plugin(config_path: str) -> int:

@@ -1,12 +1,12 @@
 """Structured results (KRM functions spec v1 list form)."""
 from __future__ import annotations
 
-from collections.abc import Iterable
-
+from krm_fn.core import patterns
 from krm_fn.core.record import FrozenRecord
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from typing import Any
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
@@ -164,10 +164,8 @@ def location(message: str) -> tuple[int | None, int | None, str]:
     file; (None, None, message) otherwise. A line without a column is column 1."""
     if "line" not in message:
         return None, None, message
-    import re
-
     for pattern, cut in _LOCATIONS:
-        m = re.search(pattern, message)
+        m = patterns.search(pattern, message)
         if m is None:
             continue
         line = int(m.group(1))

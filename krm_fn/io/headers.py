@@ -7,8 +7,7 @@ would not be sure of gets no answer here, and that reader decides; tests/unit/io
 compares the two."""
 from __future__ import annotations
 
-import re
-
+from krm_fn.core import patterns
 from krm_fn.io import identity
 from krm_fn.io.items import Item
 from krm_fn.io.items import Meta
@@ -16,7 +15,7 @@ from krm_fn.io.items import Meta
 # A document in the shape this function writes and kubectl prints: its first content line
 # `apiVersion:`, then `kind:` and `metadata:`, each value a plain word; comment and blank
 # lines before them
-_HEAD_RE = re.compile(
+_HEAD_RE = patterns.compile(
     r"(?:[ ]*(?:#[^\n]*)?\n)*apiVersion *: +([A-Za-z_][A-Za-z0-9_./-]*) *\nkind *: +([A-Za-z_][A-Za-z0-9_./-]*) *\nmetadata *:[ ]*\n"
 )
 # a line that starts in column 0 (blank and comment lines included): the end of metadata's
@@ -24,7 +23,7 @@ _HEAD_RE = re.compile(
 # search sre makes of these (~8 instructions a character; a negative look-ahead at every
 # newline took twice that, `^` in multi-line mode twenty times). The class is a look-ahead:
 # a blank line's newline must not be taken with the one before it (the line after it unseen)
-_COL0_RE = re.compile(r"\n(?=[^ ])")
+_COL0_RE = patterns.compile(r"\n(?=[^ ])")
 _IDENTITY_KEYS = frozenset(("apiVersion", "kind", "metadata"))
 _WANTED_META = ("name", "namespace", "generateName")
 

@@ -5,16 +5,16 @@ anchor, a tag) read by libyaml's composer from that item's text alone.
 
 Also the line scans the item scanner and this reader find YAML lines with: keys, content
 lines, lines at or between indentations (string operations; patterns for a long input, see
-_C_SCAN). (They were a module of their own, io/lines, for 70 lines: one more file to find
+patterns.scan_pattern). (They were a module of their own, io/lines, for 70 lines: one more file to find
 and load at every start, 0.07 ms of a one-PipelineRun run, issue 26.)
 """
 from __future__ import annotations
 
-import re
 from itertools import accumulate
 from itertools import compress
 from itertools import repeat
 
+from krm_fn.core import patterns
 from krm_fn.core.errors import Unsure
 from krm_fn.io.items import Item
 from krm_fn.io.items import Meta
@@ -36,26 +36,8 @@ if TYPE_CHECKING:
 # look at every line of what they cover (lines_at: the keys of a mapping at one indent;
 # shallow_lines: the top-level lines, the dash lines of `items`), where a pattern skips the
 # lines it does not want in C, about six times faster a line: each kind of scan uses string
-# operations until it has covered _C_SCAN characters in this process (what its compile
-# costs, in instructions, about), then compiles its pattern for the rest. Both ways find the
-# same lines (the tests run both).
-_C_SCAN = 8 * 1024
-_SCANNED: dict[tuple[str, int], int] = {}  # characters covered by string operations, per scan
-_COMPILED: dict[tuple[str, int], re.Pattern[str]] = {}
-
-
-def _compiled(template: str, n: int, size: int) -> re.Pattern[str] | None:
-    """The pattern `template % n` once string operations have covered _C_SCAN characters
-    for it (counting `size`, about to be scanned), else None: scan by string operations."""
-    key = (template, n)
-    p = _COMPILED.get(key)
-    if p is None:
-        done = _SCANNED.get(key, 0) + size
-        if done <= _C_SCAN:
-            _SCANNED[key] = done
-            return None
-        p = _COMPILED[key] = re.compile(template % n)
-    return p
+# operations until what they covered has cost what its compile costs (patterns.scan_pattern),
+# then its pattern. Both ways find the same lines (the tests run both).
 
 
 _AT_INDENT = "\\n {%d}([^ \\n#][^\\n]*)(?=\\n)"
@@ -107,7 +89,7 @@ def lines_at(text: str, a: int, b: int, c: int) -> list[tuple[int, int, int]]:
     each ended by a newline before b: (the index of the newline before it, the start of its
     text after the indent, its end). The keys of a block mapping, each line then read by
     key_value. As re.finditer(r"\n {c}([^ \n#][^\n]*)(?=\n)", text, a - 1, b) finds them."""
-    pattern = _compiled(_AT_INDENT, c, b - a)
+    pattern = patterns.scan_pattern(_AT_INDENT, c, b - a)
     if pattern is not None:
         return [(m.start(), m.start(1), m.end(1)) for m in pattern.finditer(text, a - 1, b)]
     return _lines_at(text, a, b, c)
@@ -169,7 +151,7 @@ def shallow_lines(text: str, a: int, b: int, k: int) -> list[tuple[int, str]]:
     hold more than blanks: (their start, their text up to the newline or b). The top-level
     lines of the input (k = 0); the item starts and head comments of `items` (k = the dash
     indent + 1). As re.finditer(r"\n( {0,k}[^ \n][^\n]*)", "\n" + text) finds them."""
-    pattern = _compiled("\\n( {0,%d}[^ \\n][^\\n]*)", k, b - a)
+    pattern = patterns.scan_pattern("\\n( {0,%d}[^ \\n][^\\n]*)", k, b - a)
     if pattern is not None:
         first: list[tuple[int, str]] = []
         if a == 0:  # the first line, which no newline starts
@@ -396,7 +378,7 @@ def _entries(text: str, a: int, b: int, ind: int, outer: int) -> list[tuple[str,
     out: list[tuple[str, Any, int, int]] = []
     key = value = None
     start = 0
-    pattern = _COMPILED.get((_AT_INDENT, ind)) or _compiled(_AT_INDENT, ind, b - a)
+    pattern = patterns.scan_pattern(_AT_INDENT, ind, b - a)
     if pattern is not None:  # a long input: the lines found by the pattern, in C
         for m in pattern.finditer(text, a - 1, b):
             line = m.group(1)

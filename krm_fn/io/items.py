@@ -8,8 +8,7 @@ input text when nothing changed, else what its document writes.
 """
 from __future__ import annotations
 
-import re
-
+from krm_fn.core import patterns
 from krm_fn.core.errors import InputError
 from krm_fn.core.errors import Unsure
 from krm_fn.core.record import Record
@@ -129,6 +128,15 @@ class Item(Record):
         self.looked_up = True
         return peek.field(self.text, self.document, path)
 
+    def spot(self, path: tuple[str, ...]) -> Any:
+        """The value at `path` of a document item, read where this function's writer puts it
+        (yaml/light/peek.spot): a guess, which the caller must prove (Context.generated_field).
+        Raises errors.Unsure when those lines are not there."""
+        assert self.text is not None
+        found = peek.spot(self.text, path)
+        self.looked_up = True
+        return found
+
     def load(self, light: bool = False, positions: bool = True) -> Any:
         """Parse this item (once): with the light reader when `light` and the text is in its
         form, else with the round-trip loader. Returns the data. `positions=False`: the
@@ -193,16 +201,21 @@ def entry_of(text: str) -> str:
     """layout.entry_of(text), the same string, made by a few passes in C for a document of
     ASCII lines, each ended by a newline (layout's loop over every line was ~4% of a
     `--check` of a rendered package, issue 34: each run's document is made an entry for the
-    reader): two spaces
-    before every line, the dash instead of them on the first line that is neither blank nor
-    a comment. Any other text (a blank line too) goes to layout.entry_of."""
+    reader): two spaces before every line, the dash instead of them on the first line that
+    is not a comment. Any other text (a blank line, or a line ending in a space: no pattern
+    is compiled for this) goes to layout.entry_of."""
     if text[-1:] != "\n" or not text.isascii() or any(c in text for c in _ODD_BLANKS):
         return layout_mod.entry_of(text)
-    if text.lstrip(" ")[:1] == "\n" or re.search(_BLANK_LINE, text) is not None:
-        return layout_mod.entry_of(text)  # a blank line (written empty there)
-    first = re.match(_BEFORE_CONTENT, text).end()  # type: ignore[union-attr]  # always matches
-    if first >= len(text):
-        return layout_mod.entry_of(text)  # no content line: no dash
+    if text.lstrip(" ")[:1] == "\n" or "\n\n" in text or " \n" in text:
+        return layout_mod.entry_of(text)  # maybe a blank line (written empty there)
+    first = 0  # the first line that is not a comment gets the dash (none is blank)
+    while True:
+        nl = text.index("\n", first)
+        if text[first:nl].lstrip(" ")[:1] != "#":
+            break
+        first = nl + 1
+        if first >= len(text):
+            return layout_mod.entry_of(text)  # no content line: no dash
     at = first + 2 * text.count("\n", 0, first)  # where the first content line's two spaces go
     out = "  " + text.replace("\n", "\n  ")
     return out[:at] + "- " + out[at + 2 : -2]  # not the spaces after the last newline
@@ -211,10 +224,6 @@ def entry_of(text: str) -> str:
 # what entry_of leaves to layout's loop, beside a character past ASCII: the ASCII characters
 # other than LF that str.splitlines ends a line at, or str.strip takes as blank like the space
 _ODD_BLANKS = "\t\r\v\f\x1c\x1d\x1e\x1f"
-# the blank and comment lines before the first content line (the dash goes there)
-_BEFORE_CONTENT = r"(?:[ ]*(?:#[^\n]*)?\n)*"
-# a blank line after the first (a newline first: sre finds it by its literal prefix)
-_BLANK_LINE = r"\n *\n"
 
 
 # compiled on first use (re's cache): only a parser's error message needs them
@@ -227,10 +236,10 @@ def in_file_lines(message: str, first: int | None) -> str:
     (`first`: the line of the item's first line there), or without them when that is
     unknown (under kpt: its lines are those of kpt's own serialization)."""
     if first is None:
-        return re.sub(_LINES, "", re.sub(_AT_LINE, "", message))
+        return patterns.sub(_LINES, "", patterns.sub(_AT_LINE, "", message))
     off = first - 1
-    message = re.sub(_AT_LINE, lambda m: f" at line {int(m.group(1)) + off}, column {m.group(2)}", message)
-    return re.sub(_LINES, lambda m: f" (lines {int(m.group(1)) + off} and {int(m.group(2)) + off})", message)
+    message = patterns.sub(_AT_LINE, lambda m: f" at line {int(m.group(1)) + off}, column {m.group(2)}", message)
+    return patterns.sub(_LINES, lambda m: f" (lines {int(m.group(1)) + off} and {int(m.group(2)) + off})", message)
 
 
 def light_reads(text: str) -> bool:

@@ -12,9 +12,9 @@ a `configPath` that leaves the package is refused.
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 
+from krm_fn.core import patterns
 from krm_fn.core.errors import InputError
 from krm_fn.core.keys import CONFIG_FIELD_KEY
 from krm_fn.core.keys import PATH_KEY
@@ -148,7 +148,7 @@ class Ignore:
     __slots__ = ("rules",)
 
     def __init__(self, text: str) -> None:
-        self.rules: list[tuple[re.Pattern[str], bool, bool]] = []  # (pattern, negated, directories only)
+        self.rules: list[tuple[patterns.Pattern[str], bool, bool]] = []  # (pattern, negated, directories only)
         for raw in text.splitlines():
             line = raw.rstrip(" \t\r")
             if not line or line.startswith("#"):
@@ -179,7 +179,7 @@ class Ignore:
         return self._matches(rel, is_dir)
 
 
-def _gitignore_regex(pattern: str) -> re.Pattern[str]:
+def _gitignore_regex(pattern: str) -> patterns.Pattern[str]:
     anchored = "/" in pattern
     pattern = pattern.lstrip("/")
     out = [] if anchored else ["(?:.*/)?"]
@@ -204,9 +204,9 @@ def _gitignore_regex(pattern: str) -> re.Pattern[str]:
             out.append("[" + ("^" + body[1:] if body.startswith("!") else body).replace("\\", "\\\\") + "]")
             i = end + 1
         else:
-            out.append(re.escape(c))
+            out.append(patterns.escape(c))
             i += 1
-    return re.compile("".join(out), re.DOTALL)
+    return patterns.compile("".join(out), patterns.DOTALL)
 
 
 KRMIGNORE = ".krmignore"
@@ -421,5 +421,5 @@ def _locate_value(text: str, key: str, value: str) -> tuple[int, int]:
 
 
 def _kptfile_name(text: str) -> str:
-    m = re.search(r"^metadata:\s*\n(?:[ \t].*\n)*?[ \t]+name:[ \t]*['\"]?([^'\"\s#]+)", text, re.M)
+    m = patterns.search(r"^metadata:\s*\n(?:[ \t].*\n)*?[ \t]+name:[ \t]*['\"]?([^'\"\s#]+)", text, patterns.M)
     return m.group(1) if m else "(unnamed)"

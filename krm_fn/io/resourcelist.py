@@ -15,8 +15,7 @@ loader and every item is re-emitted in block style.
 """
 from __future__ import annotations
 
-import re
-
+from krm_fn.core import patterns
 from krm_fn.core.data import type_name
 from krm_fn.core.errors import InputError
 from krm_fn.core.errors import Unsure
@@ -78,7 +77,7 @@ def printable_ascii(data: bytes) -> bool:
 def check_printable(text: str, what: str = "input ") -> None:
     """InputError for a character YAML allows nowhere (outside c-printable). The common case,
     printable ASCII, is passed by printable_ascii() on the bytes before this is called."""
-    bad = re.search(_NON_PRINTABLE, text)
+    bad = patterns.search(_NON_PRINTABLE, text)
     if bad is not None:
         # YAML allows these nowhere (c-printable): refusing here means no item that holds one
         # is echoed back into an output no reader can parse
@@ -182,7 +181,7 @@ def _full_parse(text: str) -> ResourceList:
         raise InputError(
             f"`items` is a {type_name(items_node)}; it must be a list of Kubernetes objects"
         )
-    if re.search(_ALIAS, text):
+    if patterns.search(_ALIAS, text):
         # an alias makes two places one node: an edit to one item must not reach another
         import copy  # here: ruamel's nodes (a plain copy would lose their comments); few lists
 

@@ -20,8 +20,7 @@ errors.Unsure, and the caller parses the whole input instead (resourcelist.parse
 """
 from __future__ import annotations
 
-import re
-
+from krm_fn.core import patterns
 from krm_fn.core.data import Memo
 from krm_fn.core.errors import InputError
 from krm_fn.core.errors import Unsure
@@ -251,9 +250,9 @@ def _check_aliases(text: str, items: list[Item], spans: list[tuple[int, int]]) -
     for chunk in chunks:
         if "*" not in chunk:
             continue
-        for m in re.finditer(_ALIAS_RE, chunk):
+        for m in patterns.finditer(_ALIAS_RE, chunk):
             name = m.group(1)
-            anchor = re.compile(r"&" + re.escape(name) + r"(?=[\s,\[\]{}]|$)", re.M)
+            anchor = patterns.compile(r"&" + patterns.escape(name) + r"(?=[\s,\[\]{}]|$)", patterns.M)
             if anchor.search(chunk, 0, m.start()):
                 continue
             if anchor.search(text):
@@ -332,7 +331,7 @@ def _head_start(text: str, comments: list[int], p: int) -> int:
 # comment or a quoted value would go unseen). tests/unit/io/test_scanner.py checks it
 # against make_item and both parsers, on items of one shape.
 _SHAPE_VALUE = r""": (?:\w[\w./:-]*(?<!:)|'[^'\n]+'|"[^"\n\\]+")(?= *\n| +#)"""  # (\w: ASCII here)
-SHAPES_FROM = 3  # items in the list; fewer (one PipelineRun) do not pay _SHAPE_VALUE's compile
+SHAPES_FROM = 3  # items in the list; fewer (one PipelineRun) do not pay for shapes
 # shape -> [where its identity lies, or None: (Meta attribute, or None for an annotation;
 # annotation key; line index; the line up to the value; the line and the value read off it
 # in the first item); the check-only reader's verdict on
@@ -347,11 +346,63 @@ _SHAPES_SEEN = [0, 0]  # items of the list being scanned: shapes new, shapes kno
 def shape(chunk: str) -> str | None:  # `chunk`'s shape (see _SHAPE_VALUE); None: it has none
     if not chunk.isascii() or "\t" in chunk:
         return None
-    s = re.sub(_SHAPE_VALUE, ": a", chunk)
+    pattern = patterns.scan_pattern(_SHAPE_VALUE, None, len(chunk))
+    s = _shape_values(chunk) if pattern is None else pattern.sub(": a", chunk)
     if " #" not in s:
         return s
     parts = s.split(" #")
     return " #".join([parts[0], *(p[p.find("\n") :] if "\n" in p else "" for p in parts[1:])])
+
+
+_VALUE_FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_VALUE_CHARS = _VALUE_FIRST | frozenset("./:-")
+
+
+def _shape_values(text: str) -> str:
+    """re.sub(_SHAPE_VALUE, ": a", text) by string operations, for ASCII text (a small input
+    does not pay for importing `re`: patterns.scan_pattern)."""
+    out = []
+    at = 0  # text[at:] is not copied yet
+    n = len(text)
+    p = text.find(": ")
+    while p != -1:
+        e = _simple_value_end(text, p + 2, n)
+        if e == -1:
+            p = text.find(": ", p + 1)
+            continue
+        out.append(text[at:p])
+        out.append(": a")
+        at = e
+        p = text.find(": ", e)
+    out.append(text[at:])
+    return "".join(out)
+
+
+def _simple_value_end(text: str, v: int, n: int) -> int:
+    """Where a value of _SHAPE_VALUE starting at `v` ends, if it ends its line there (blanks
+    and a newline, or blanks and a comment follow); -1 otherwise."""
+    if v >= n:
+        return -1
+    c = text[v]
+    if c in _VALUE_FIRST:  # \w[\w./:-]*(?<!:): a run of those never followed by one of them
+        e = v + 1
+        while e < n and text[e] in _VALUE_CHARS:
+            e += 1
+        if text[e - 1] == ":":
+            return -1
+    elif c == "'" or c == '"':  # '[^'\n]+' and "[^"\n\\]+": not empty, on one line
+        q = text.find(c, v + 1)
+        if q <= v + 1 or text.find("\n", v + 1, q) != -1 or (c == '"' and text.find("\\", v + 1, q) != -1):
+            return -1
+        e = q + 1
+    else:
+        return -1
+    s = e
+    while s < n and text[s] == " ":
+        s += 1
+    if s < n and (text[s] == "\n" or (text[s] == "#" and s > e)):  # (?= *\n| +#)
+        return e
+    return -1
 
 
 # make_item's Item for `chunk`, marked read (`was_read`: it is YAML, no syntax check left)

@@ -8,8 +8,7 @@ stream that holds their run (kpt's path annotation, set here in memory only, say
 """
 from __future__ import annotations
 
-import re
-
+from krm_fn.core import patterns
 from krm_fn.core.errors import InputError
 from krm_fn.core.errors import Unsure
 from krm_fn.core.errors import short
@@ -93,13 +92,13 @@ class Stream(Record):
 # The lines split() must look at: document markers (`---`, `...` alone or followed by a blank;
 # CRs before the line end are the line end's) and directive lines (`%`). Every other line is
 # body text, skipped in C.
-_SPECIAL_LINE_RE = re.compile(r"^(?:(?:---|\.\.\.)(?:[ \t][^\n]*|\r*)|%[^\n]*)$", re.M)
+_SPECIAL_LINE_RE = patterns.compile(r"^(?:(?:---|\.\.\.)(?:[ \t][^\n]*|\r*)|%[^\n]*)$", patterns.M)
 # a line of content: not blank, not a comment (what `x.strip() and not x.lstrip().startswith("#")`
 # says of a line: \s is str.isspace's whitespace; it may skip whole blank lines to get there)
-_CONTENT_LINE_RE = re.compile(r"^\s*[^#\s]", re.M)
+_CONTENT_LINE_RE = patterns.compile(r"^\s*[^#\s]", patterns.M)
 
 
-def special_lines(text: str) -> list[re.Match[str]]:
+def special_lines(text: str) -> list[patterns.Match[str]]:
     """_SPECIAL_LINE_RE.finditer(text), in order: the regular expression is tried only
     where a line starts with `---`, `...` or `%`, found by substring search (a `^` pattern
     in multi-line mode is tried at every line of a 10 MB text)."""
@@ -197,7 +196,7 @@ def split(text: str, name: str | None = None) -> Stream:
     return Stream(name, docs, tail, newline, bom, raw, cr)
 
 
-_BREAK_RE = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+_BREAK_RE = patterns.compile("\r\n|[\r\n\x85\u2028\u2029]")
 
 
 def _refuse_inner_bom(text: str, name: str | None) -> None:
@@ -206,7 +205,7 @@ def _refuse_inner_bom(text: str, name: str | None) -> None:
     others ("did not find expected <document start>"), other readers take it as text of the
     key. Such a file was rewritten and stayed unreadable to kpt and kubectl: refuse it, at
     its place. A BOM inside a scalar is text to every reader and stays."""
-    for m in re.finditer("(?:^|(?<=[\n\r\x85\u2028\u2029]))[ \t]*\ufeff", text):
+    for m in patterns.finditer("(?:^|(?<=[\n\r\x85\u2028\u2029]))[ \t]*\ufeff", text):
         at = m.end() - 1
         line = len(_BREAK_RE.findall(text, 0, at)) + 1
         column = at - max(text.rfind(c, 0, at) for c in "\n\r\x85\u2028\u2029")
@@ -442,14 +441,14 @@ def _with_stand_ins(text: str, node: Any) -> str | None:
 # a line of nothing but odd breaks (and blanks): a blank line to every reader, which a
 # stand-in at its start would make a line of content; kept as it is (issue 31: `v<CR><NEL>`
 # in a file of lone-CR line ends became `v<CR><CR>`)
-_BLANK_ODD_RE = re.compile("(?m)^[ \t]*[\U000f000d\U000f0085\U000f2028\U000f2029][ \t\U000f000d\U000f0085\U000f2028\U000f2029]*$")
+_BLANK_ODD_RE = patterns.compile("(?m)^[ \t]*[\U000f000d\U000f0085\U000f2028\U000f2029][ \t\U000f000d\U000f0085\U000f2028\U000f2029]*$")
 
 
-def _kept(m: re.Match[str]) -> str:
+def _kept(m: patterns.Match[str]) -> str:
     return m.group().translate(FROM_STAND_INS)
 
 
-_WHITE = re.compile("[\\s\U000f000d\U000f0085\U000f2028\U000f2029]+")
+_WHITE = patterns.compile("[\\s\U000f000d\U000f0085\U000f2028\U000f2029]+")
 
 
 def _squeezed(data: Any) -> Any:
@@ -463,7 +462,7 @@ def _squeezed(data: Any) -> Any:
     return data
 
 
-_TAG_DIRECTIVE_RE = re.compile(r"^%TAG[ \t]+(\S+)[ \t]+(\S+)", re.M)
+_TAG_DIRECTIVE_RE = patterns.compile(r"^%TAG[ \t]+(\S+)[ \t]+(\S+)", patterns.M)
 
 
 def _verbatim_tags(sep: str, body: str) -> tuple[str, dict[str, str]]:

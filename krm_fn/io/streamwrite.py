@@ -5,8 +5,7 @@ whole read back to prove it is the intended documents.
 """
 from __future__ import annotations
 
-import re
-
+from krm_fn.core import patterns
 from krm_fn.core.errors import InputError
 from krm_fn.core.keys import LEGACY_PATH_KEY
 from krm_fn.core.keys import LOCATION_KEYS
@@ -205,7 +204,7 @@ def _ends_with_bare_marker(text: str) -> bool:
     return _BARE_MARKER_RE.match(text, start, end) is not None
 
 
-_BARE_MARKER_RE = re.compile(r"---[ \t]*(?:#.*)?$")
+_BARE_MARKER_RE = patterns.compile(r"---[ \t]*(?:#.*)?$")
 
 
 _SAME = object()

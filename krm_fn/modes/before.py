@@ -6,15 +6,14 @@ on PATH, git failing), dependents.Why.caused judges by what the error names. KRM
 stateless and never runs git."""
 from __future__ import annotations
 
-from collections.abc import Callable
-from collections.abc import Sequence
-
 from krm_fn.core.results import Result
 from krm_fn.io import gitstate
 from krm_fn.io import packages
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from collections.abc import Sequence
     from typing import Any
     from typing import Protocol
 

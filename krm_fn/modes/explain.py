@@ -3,13 +3,12 @@ Mermaid diagram. It renders `Outcome.plans` of the very `process.process()` call
 transform makes; it never recomputes a decision."""
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from krm_fn.orchestration.process import placeholder_cost
 from krm_fn.transforms.context import Plan
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Any
 
 FORMATS = ("table", "mermaid", "json")

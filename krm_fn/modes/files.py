@@ -9,7 +9,6 @@ words the outcome, and gives the exit code.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from pathlib import Path
 
 from krm_fn.core.errors import InputError
@@ -40,6 +39,7 @@ from krm_fn.transforms.context import Plan
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
     from typing import Protocol
 

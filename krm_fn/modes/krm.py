@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 
+from krm_fn.core import patterns
 from krm_fn.core.errors import InputError
 from krm_fn.core.errors import YamlSyntaxError
 from krm_fn.core.results import Result
@@ -88,9 +89,7 @@ def _kpt_terms(message: str, text: str) -> tuple[str, str | None]:
     marks objects with their files' paths): its line numbers are those of its own
     serialization, not of any file the user has, so they are dropped (in_file_lines without
     a first line); an error in the functionConfig names the config's file instead."""
-    import re
-
-    if re.search(r"config\.kubernetes\.io/path:", text) is None:
+    if patterns.search(r"config\.kubernetes\.io/path:", text) is None:
         from krm_fn.modes.locate import syntax_located
 
         return syntax_located(message, text), None  # not from kpt: the input's own lines are the user's
@@ -99,12 +98,12 @@ def _kpt_terms(message: str, text: str) -> tuple[str, str | None]:
     message = in_file_lines(message, None)
     if not message.startswith("functionConfig"):
         return message, None
-    start = re.search(r"(?m)^functionConfig:", text)
+    start = patterns.search(r"(?m)^functionConfig:", text)
     if start is None:
         return message, None
-    end = re.search(r"(?m)^\S", text[start.end():])
+    end = patterns.search(r"(?m)^\S", text[start.end():])
     section = text[start.start(): start.end() + (end.start() if end else len(text))]
-    m = re.search(_PATH_LINE, section)
+    m = patterns.search(_PATH_LINE, section)
     if m is None:
         return message, None
     path = m.group(1).strip()

@@ -12,8 +12,7 @@ leaves aliases to its composer): found when a pass meets one (`unloadable`), eac
 leaves the context, on its own, located, as when the check refuses a document."""
 from __future__ import annotations
 
-import re
-
+from krm_fn.core import patterns
 from krm_fn.core.errors import YamlSyntaxError
 from krm_fn.core.results import Result
 from krm_fn.io.items import in_file_lines
@@ -118,6 +117,6 @@ def _names(text: str, missed: tuple[str, str, str]) -> bool:
     kind, _namespace, name = missed
     value = r"""\s*(['"]?){}\1\s*(?:#.*)?$"""
     return (
-        re.search(r"^\s*(?:-\s+)?kind:" + value.format(re.escape(kind)), text, re.M) is not None
-        and re.search(r"^\s*(?:-\s+)?name:" + value.format(re.escape(name)), text, re.M) is not None
+        patterns.search(r"^\s*(?:-\s+)?kind:" + value.format(patterns.escape(kind)), text, patterns.M) is not None
+        and patterns.search(r"^\s*(?:-\s+)?name:" + value.format(patterns.escape(name)), text, patterns.M) is not None
     )

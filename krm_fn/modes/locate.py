@@ -4,8 +4,7 @@ messages point into the file (`path:line:col:`, and `line`/`column` in JSON) as 
 do."""
 from __future__ import annotations
 
-from collections.abc import Sequence
-
+from krm_fn.core import patterns
 from krm_fn.core.errors import InputError
 from krm_fn.core.results import Result
 from krm_fn.io import reader
@@ -13,6 +12,7 @@ from krm_fn.io import streams
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Any
     from typing import Protocol
 
@@ -111,9 +111,7 @@ def syntax_located(message: str, text: str) -> str:
 def from_kpt(text: str) -> bool:
     """Whether the input's objects carry kpt's (or kustomize's) path annotations: then its lines
     are those of kpt's serialization, not of any file the user has."""
-    import re
-
-    return re.search(r"config\.kubernetes\.io/path:", text) is not None
+    return patterns.search(r"config\.kubernetes\.io/path:", text) is not None
 
 
 def _named_by_file(results: list[Result], rl: ResourceList) -> list[Result]:
@@ -148,10 +146,8 @@ class _Places:
         self.by_ref: dict[tuple[Any, ...], list[int]] | None = None
 
     def of(self, r: Result) -> tuple[int, int] | None:
-        import re
-
         field = r.field_path or ""
-        m = re.match(r"items\[(\d+)\]\.?", field)
+        m = patterns.match(r"items\[(\d+)\]\.?", field)
         if m is not None:
             pos: int | None = int(m.group(1))
             field = field[m.end():]
@@ -210,8 +206,6 @@ class _Places:
 
     def _in_function_config(self, r: Result, field: str) -> tuple[int, int] | None:
         """A result about the functionConfig (the policy): its field in that section."""
-        import re
-
         from krm_fn.yaml.field_position import field_position
 
         fc = self.rl.function_config
@@ -219,10 +213,10 @@ class _Places:
         ref = r.resource
         if ref is None or not isinstance(md, dict) or (fc.get("kind"), md.get("name")) != (ref.kind, ref.name):
             return None
-        m = re.search(r"(?m)^functionConfig:", self.text)
+        m = patterns.search(r"(?m)^functionConfig:", self.text)
         if m is None:
             return None
-        end = re.search(r"(?m)^\S", self.text[m.end():])
+        end = patterns.search(r"(?m)^\S", self.text[m.end():])
         section = self.text[m.start(): m.end() + (end.start() if end else len(self.text) - m.end())]
         at = field_position(section, f"functionConfig.{field}" if field else "functionConfig")
         return None if at is None else (self.text.count("\n", 0, m.start()) + at[0], at[1])

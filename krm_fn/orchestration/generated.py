@@ -5,8 +5,7 @@ file, from its run's) and written only when it differs from the copy already the
 """
 from __future__ import annotations
 
-import re
-
+from krm_fn.core import patterns
 from krm_fn.core.keys import INDEX_ANNOTATIONS
 from krm_fn.core.keys import INDEX_KEY
 from krm_fn.core.keys import LEGACY_INDEX_KEY
@@ -235,13 +234,13 @@ def _annotations_lines(text: str, d: int) -> tuple[int, int] | None:
         if md < 0:
             return None
         body = md + 1 + c + len("metadata:")  # the newline that ends the metadata line
-    after = re.compile(f"\n {{0,{c}}}[^ \n]").search(text, body)  # the line after metadata's
+    after = patterns.compile(f"\n {{0,{c}}}[^ \n]").search(text, body)  # the line after metadata's
     md_end = after.start() if after else len(text)
     key = "\n" + " " * (c + 2) + "annotations:\n"
     start = text.find(key, body, md_end + 1)
     if start < 0:
         return None
-    end = re.compile(f"\n {{0,{c + 2}}}[^ \n]").search(text, start + len(key) - 1)
+    end = patterns.compile(f"\n {{0,{c + 2}}}[^ \n]").search(text, start + len(key) - 1)
     return start + 1, (end.start() + 1 if end else len(text))
 
 

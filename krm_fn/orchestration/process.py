@@ -37,9 +37,8 @@ from krm_fn.policy import config as config_mod
 from krm_fn.policy import validation
 from krm_fn.transforms import prerequisite
 from krm_fn.transforms.context import Context
-from krm_fn.transforms.context import Handler
-from krm_fn.transforms.context import Refuted
 from krm_fn.transforms.context import Plan
+from krm_fn.transforms.context import Refuted as Refuted  # raised by process() (files mode catches it)
 from krm_fn.transforms.tekton import handlers
 from krm_fn.transforms.tekton import sharedclaims
 from krm_fn.yaml import document
@@ -47,6 +46,8 @@ from krm_fn.yaml import document
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
     from typing import Any
+
+    from krm_fn.transforms.context import Handler
 
 
 # The transforms of the kinds that few inputs hold are loaded with the first object of their

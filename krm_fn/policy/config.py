@@ -2,8 +2,6 @@
 validated against schemas/coschedulepolicy.schema.json and resolved into a Policy."""
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from krm_fn.core.data import copy_data
 from krm_fn.core.data import type_name
 from krm_fn.core.errors import InputError
@@ -34,6 +32,7 @@ from krm_fn.yaml.plain import to_plain
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 POLICY_API_VERSION = "fn.kpt.dev/v1alpha1"

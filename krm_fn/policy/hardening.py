@@ -11,13 +11,13 @@ allow lists (`allowTolerationKeys`, `allowNodeSelectorKeys`) are that escape hat
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
-from collections.abc import Sequence
+from _collections_abc import Mapping
 
 from krm_fn.core.record import FrozenRecord
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Any
 
 NODE_LIFECYCLE_PREFIX = "node.kubernetes.io/"

@@ -8,7 +8,7 @@ with all of it: a node must carry every key with that exact value.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from _collections_abc import Mapping
 
 from krm_fn.yaml.plain import to_plain
 

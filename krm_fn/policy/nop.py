@@ -4,8 +4,7 @@ and compared.
 """
 from __future__ import annotations
 
-import re
-
+from krm_fn.core import patterns
 from krm_fn.policy.releases import NEWEST
 from krm_fn.policy.releases import fmt
 from krm_fn.policy.releases import release
@@ -30,7 +29,7 @@ DEFAULT_NOP_IMAGE = f"{NOP_REPOSITORY}:{fmt(NEWEST)}"
 
 
 def parse_version(v: str) -> tuple[int, int, int]:
-    m = re.fullmatch(r"v?(\d+)\.(\d+)(?:\.(\d+))?", v.strip())
+    m = patterns.fullmatch(r"v?(\d+)\.(\d+)(?:\.(\d+))?", v.strip())
     if not m:
         raise ValueError(v)
     return int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)

@@ -9,9 +9,10 @@ ships this setting is a declared departure (docs/guarantees.md).
 """
 from __future__ import annotations
 
-import re
 from decimal import Decimal
 from decimal import InvalidOperation
+
+from krm_fn.core import patterns
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
 TEKTON = {"cpu": "50m", "memory": "100Mi"}  # Tekton's fixed requests = limits
 # resource.Quantity's text form: a signed decimal number, then a binary or decimal SI suffix or
 # a decimal exponent (k8s.io/apimachinery/pkg/api/resource)
-_QUANTITY = re.compile(r"([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))((?:[KMGTPE]i)|[numkMGTPE]|[eE][+-]?[0-9]+)?")
+_QUANTITY = patterns.compile(r"([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))((?:[KMGTPE]i)|[numkMGTPE]|[eE][+-]?[0-9]+)?")
 _SUFFIX = {
     "": Decimal(1), "n": Decimal("1e-9"), "u": Decimal("1e-6"), "m": Decimal("1e-3"),
     "k": Decimal(10) ** 3, "M": Decimal(10) ** 6, "G": Decimal(10) ** 9, "T": Decimal(10) ** 12,
@@ -30,8 +31,8 @@ _SUFFIX = {
 }
 _STANDARD = ("cpu", "memory", "ephemeral-storage")
 # a qualified name: an optional DNS prefix and `/`, then a name of at most 63 characters
-_NAME = re.compile(r"[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?")
-_PREFIX = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+_NAME = patterns.compile(r"[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?")
+_PREFIX = patterns.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 
 
 def quantity(value: Any) -> Decimal | None:

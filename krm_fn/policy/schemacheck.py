@@ -6,8 +6,7 @@ when `conforms` finds a problem (for its error messages) or meets a keyword it d
 tests/unit/policy/test_schemacheck.py checks with hypothesis that both agree."""
 from __future__ import annotations
 
-import re
-
+from krm_fn.core import patterns
 from krm_fn.core.data import type_name
 from krm_fn.core.errors import Unsure
 from krm_fn.yaml.roundtrip import loader
@@ -108,7 +107,7 @@ def _check_value(schema: dict[str, Any], instance: Any) -> bool:
     if isinstance(instance, str):
         if "minLength" in schema and len(instance) < schema["minLength"]:
             ok = False
-        if "pattern" in schema and not re.search(schema["pattern"], instance):
+        if "pattern" in schema and not patterns.search(schema["pattern"], instance):
             ok = False
     if isinstance(instance, (int, float)) and not isinstance(instance, bool):
         if "minimum" in schema and instance < schema["minimum"]:

@@ -5,7 +5,7 @@ messages.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from _collections_abc import Mapping
 
 from krm_fn.yaml.plain import to_plain
 

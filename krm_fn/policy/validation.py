@@ -8,7 +8,7 @@ where 0.34 (Shipwright v0.19) said "characters" (shipwright-io/build commit 29f8
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from _collections_abc import Mapping
 
 from krm_fn.policy import hardening
 from krm_fn.policy.tolerations import tol_key

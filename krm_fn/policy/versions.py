@@ -4,8 +4,6 @@ than the function knows and for an assistant image of another release. Each is s
 (severity, field path, message); policy/config makes the results."""
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from krm_fn.policy.nop import nop_image
 from krm_fn.policy.nop import nop_release
 from krm_fn.policy.nop import nop_tag
@@ -14,6 +12,7 @@ from krm_fn.policy.releases import fmt
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     Said = tuple[str, str, str]  # (severity, field path, message)

@@ -3,8 +3,6 @@ objects and plans. It sits below the transforms; the orchestrator (`process`) ma
 run."""
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from krm_fn.core.errors import InputError
 from krm_fn.core.errors import Unsure
 from krm_fn.core.errors import YamlSyntaxError
@@ -17,10 +15,10 @@ from krm_fn.core.results import Result
 from krm_fn.io.items import Item
 from krm_fn.policy import config as config_mod
 from krm_fn.yaml import document
-from krm_fn.yaml.light import peek
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 
@@ -180,13 +178,12 @@ class Context:
         return document.plain(node)
 
     def _spot(self, it: Item, path: tuple[str, ...]) -> Any:
-        """peek.spot's reading of the field (_UNSURE when the writer's lines are not there),
+        """Item.spot's reading of the field (_UNSURE when the writer's lines are not there),
         to be proven or confirmed (confirm_spotted)."""
         try:
-            found = peek.spot(it.text or "", path)
+            found = it.spot(path)
         except Unsure:
             return _UNSURE
-        it.looked_up = True  # as it.field() marks it
         self._spotted[(it.pos, path)] = it
         return found
 
@@ -313,5 +310,8 @@ class Context:
 
 
 # A transform: one object (its item) and the context in; edits, results and generated objects
-# out. Each lives in its own module (tekton, shipwright); `process.HANDLERS` dispatches.
-Handler = Callable[[Item, Context], None]
+# out. Each lives in its own module (tekton, shipwright); `process.HANDLERS` dispatches. A name
+# for the type checker only: `Callable` is not imported at run time (collections.abc imports
+# collections, 11 M instructions at start-up)
+if TYPE_CHECKING:
+    Handler = Callable[[Item, Context], None]

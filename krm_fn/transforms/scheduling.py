@@ -4,8 +4,8 @@ constrain). Shared by the Tekton transform (`constrain_pod_template`) and the Sh
 (`apply_policy` with the Shipwright flavour)."""
 from __future__ import annotations
 
-from collections.abc import Mapping
-from collections.abc import MutableMapping
+from _collections_abc import Mapping
+from _collections_abc import MutableMapping
 
 from krm_fn.core.record import Record
 from krm_fn.io.items import Item

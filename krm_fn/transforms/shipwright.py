@@ -7,8 +7,8 @@ controller's reasons (as `tags.reason`) and message wording.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
-from collections.abc import MutableMapping
+from _collections_abc import Mapping
+from _collections_abc import MutableMapping
 
 from krm_fn.core.data import type_name
 from krm_fn.io.items import Item

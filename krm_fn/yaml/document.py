@@ -16,6 +16,7 @@ transform again (`process`).
 """
 from __future__ import annotations
 
+from krm_fn.core import patterns
 from krm_fn.core.errors import Unsure
 from krm_fn.yaml import emitter
 from krm_fn.yaml import layout as layout_mod
@@ -292,9 +293,7 @@ def unentry(text: str) -> str:
     of ASCII without the line breaks and blanks other than LF and the space, in which no
     line is made of spaces only, loses two spaces at each line start in C; any other goes
     to layout.unentry."""
-    import re  # layout's already (this module imports none at start-up)
-
-    if not text.startswith("- ") or not text.isascii() or any(c in text for c in _ODD) or re.search(_ODD_BLANK_LINE, text):
+    if not text.startswith("- ") or not text.isascii() or any(c in text for c in _ODD) or patterns.search(_ODD_BLANK_LINE, text):
         return layout_mod.unentry(text)
     eol = text.find("\n") + 1
     if not eol:

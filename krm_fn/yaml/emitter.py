@@ -3,7 +3,7 @@ light path) and YAML 1.1-safe quoting: a string a YAML 1.1 reader (kubectl, go-y
 re-type is written double-quoted (`DQ` marks one in plain data)."""
 from __future__ import annotations
 
-import re
+from krm_fn.core import patterns
 
 try:  # json.dumps(s, ensure_ascii=False) of a str is this, and json costs ~1 ms to import
     from _json import encode_basestring as _json_string
@@ -46,10 +46,10 @@ class _NumberPattern:
 
     __slots__ = ()
 
-    def match(self, s: str) -> re.Match[str] | None:
+    def match(self, s: str) -> patterns.Match[str] | None:
         if s[:1] not in _NUMBER_START or not _NUMBER_CHARS.issuperset(s):
             return None
-        return re.match(_NUMBER, s)
+        return patterns.match(_NUMBER, s)
 
 
 NUMBER_RE = _NumberPattern()
@@ -75,7 +75,7 @@ def is_ambiguous(s: str) -> bool:
         s in _BOOL_NULL
         or (s.isdigit() and s.isascii() and (s[0] != "0" or len(s) == 1))  # an int, without _NUMBER
         or bool(NUMBER_RE.match(s))
-        or (s[4:5] == "-" and s[:4].isdigit() and re.match(_TIMESTAMP, s) is not None)
+        or (s[4:5] == "-" and s[:4].isdigit() and patterns.match(_TIMESTAMP, s) is not None)
     )
 
 

@@ -2,8 +2,7 @@
 checks, and parser errors turned into one-line messages with the place and the fix."""
 from __future__ import annotations
 
-import re
-
+from krm_fn.core import patterns
 from krm_fn.core.errors import InputError
 from krm_fn.core.errors import YamlSyntaxError
 from krm_fn.core.errors import short
@@ -38,7 +37,7 @@ def load_guarded(text: str, what: str, limits: bool = True) -> Any:
         raise YamlSyntaxError(msg) from None
     if limits:
         check_limits(root, what)
-    if re.search(_SURROGATE_ESCAPE, text):
+    if patterns.search(_SURROGATE_ESCAPE, text):
         _join_surrogates(root, what)
     return root
 
@@ -139,7 +138,7 @@ def _may_alias_its_anchor(text: str) -> bool:
     checks that no alias sits inside its own anchor's value). C-speed searches only."""
     if "&" not in text or "*" not in text:
         return False
-    return any("*" + m.group(1) in text for m in re.finditer(_ANCHOR_RE, text))
+    return any("*" + m.group(1) in text for m in patterns.finditer(_ANCHOR_RE, text))
 
 
 def may_hold_aliases(text: str) -> bool:
@@ -173,7 +172,7 @@ def _bracket_depth(text: str) -> int:
     """The deepest bracket nesting in `text`, counting every bracket (also those in quoted
     scalars and comments: an upper bound of the flow depth, one pass over the brackets)."""
     depth = deepest = 0
-    for m in re.finditer(_BRACKET_RE, text):
+    for m in patterns.finditer(_BRACKET_RE, text):
         if m.group() in "[{":
             depth += 1
             if depth > deepest:
@@ -206,11 +205,11 @@ def _join_surrogates(root: Any, what: str) -> None:
         entries = list(node.items()) if isinstance(node, dict) else list(enumerate(node)) if isinstance(node, list) else []
         for k, v in entries:
             p = f"{path}[{k}]" if isinstance(node, list) else (f"{path}.{k}" if path else str(k))
-            if isinstance(k, str) and re.search(_LONE_SURROGATE, k):
+            if isinstance(k, str) and patterns.search(_LONE_SURROGATE, k):
                 raise InputError(f"{what}: key {p} holds a \\u escape of half a UTF-16 surrogate pair; write the character itself")
-            if isinstance(v, str) and re.search(_LONE_SURROGATE, v):
+            if isinstance(v, str) and patterns.search(_LONE_SURROGATE, v):
                 joined = _pair(str(v))
-                if re.search(_LONE_SURROGATE, joined):
+                if patterns.search(_LONE_SURROGATE, joined):
                     raise InputError(
                         f"{what}: {p} holds a \\u escape of half a UTF-16 surrogate pair, which "
                         "is not a character; write the character itself (or its full pair)"

@@ -2,8 +2,7 @@
 dash line of a sequence entry, and a document turned into one `- ` entry."""
 from __future__ import annotations
 
-import re
-
+from krm_fn.core import patterns
 from krm_fn.core.errors import Unsure
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
@@ -146,7 +145,7 @@ def unentry(text: str) -> str:
         # fewer is kept; a blank one becomes empty, which only a blank line of other than
         # two spaces needs the loop below for)
         eol = text.find("\n") + 1
-        if eol and re.search(_UNENTRY_SLOW, text) is None:
+        if eol and patterns.search(_UNENTRY_SLOW, text) is None:
             return text[2:eol] + ("\n" + text[eol:]).replace("\n  ", "\n")[1:]
     return unentry_lines(text)
 

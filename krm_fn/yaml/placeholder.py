@@ -19,8 +19,8 @@ libyaml (issue 34: 3,000 placeholders of a first render were 0.3 s of libyaml): 
 from __future__ import annotations
 
 import marshal
-import re
 
+from krm_fn.core import patterns
 from krm_fn.core.data import Memo
 from krm_fn.yaml import emitter
 
@@ -193,4 +193,4 @@ def proven(text: str) -> bool:
         b = ("\n" + text).encode("ascii")
     except UnicodeEncodeError:
         return False
-    return not b.translate(None, _PRINTABLE) and re.search(_LINE_START, b) is None
+    return not b.translate(None, _PRINTABLE) and patterns.search(_LINE_START, b) is None

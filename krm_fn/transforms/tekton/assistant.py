@@ -5,8 +5,6 @@ core.data.copy_data (new collections, shared immutable scalars), not copy.deepco
 costs several times more per node (two StatefulSets per run)."""
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from krm_fn.core.data import copy_data
 from krm_fn.core.keys import OWNER_ANNOTATION
 from krm_fn.core.record import Record
@@ -16,6 +14,7 @@ from krm_fn.transforms.tekton import names
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from typing import Any
 
 CONTAINER = "affinity-assistant"

@@ -3,8 +3,6 @@ kind and apiVersion) and the edits of its affinity that keep user terms untouche
 an assistant, unpinning, and copying the run-level affinity into a task's template."""
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from krm_fn.core.data import type_name
 from krm_fn.core.errors import FieldError
 from krm_fn.io.items import Item
@@ -18,6 +16,7 @@ from krm_fn.yaml.document import Document
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"

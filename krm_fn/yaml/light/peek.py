@@ -20,8 +20,7 @@ form alone (_simple_entry: the same data, without the bookkeeping a writer needs
 """
 from __future__ import annotations
 
-import re
-
+from krm_fn.core import patterns
 from krm_fn.core.data import Memo
 from krm_fn.core.errors import Unsure
 from krm_fn.yaml import layout
@@ -78,7 +77,7 @@ def spot(text: str, path: tuple[str, ...]) -> Any:
         at += 1
     k = 2 * (len(path) - 1)
     # the block ends before the first line that is not deeper than the key nor a dash at its column
-    after = re.compile(_BLOCK_END % (k + 1, k)).search(text, at)
+    after = patterns.compile(_BLOCK_END % (k + 1, k)).search(text, at)
     end = after.start() if after is not None else len(text)
     return _read_entry(text[at:end].split("\n"), k, path[-1])
 
@@ -93,7 +92,7 @@ def _locate(t: str, document: bool, path: tuple[str, ...]) -> tuple[int, int, in
     last line. Found by indentation alone, and only the lines at or left of each mapping's
     keys are looked at (found by re, not line by line). None when a key on the path is absent
     or null."""
-    first = re.compile(_FIRST_CONTENT).search(t)
+    first = patterns.compile(_FIRST_CONTENT).search(t)
     if first is None:
         raise Unsure("empty")
     col = first.end() - first.start() - 2
@@ -122,7 +121,7 @@ def _locate(t: str, document: bool, path: tuple[str, ...]) -> tuple[int, int, in
         rest = t[at + 1 + k + len(key) + 1 : line_end]
         if rest and not rest.lstrip(" ").startswith("#"):
             raise Unsure("not a block mapping")
-        nxt = re.compile(_FIRST_CONTENT).search(t, line_end, end)
+        nxt = patterns.compile(_FIRST_CONTENT).search(t, line_end, end)
         if nxt is None:
             return None
         child = nxt.end() - nxt.start() - 2
@@ -147,9 +146,9 @@ def _key_at(t: str, a: int, b: int, k: int, key: str) -> tuple[int, int]:
     the newline its entry ends at), (-1, -1) when absent; Unsure on a line at column k that
     is not a plain key, or a line left of it that is not a comment."""
     at = end = -1
-    match = re.compile(_KEY_AT).match
+    match = patterns.compile(_KEY_AT).match
     keys = False
-    for m in re.compile(_LEFT % k).finditer(t, a, b + 1):
+    for m in patterns.compile(_LEFT % k).finditer(t, a, b + 1):
         j = m.end() - 1  # the line's first character
         c = t[j]
         if j - m.start() - 1 < k:
@@ -180,7 +179,7 @@ def _key_at(t: str, a: int, b: int, k: int, key: str) -> tuple[int, int]:
 def _check_closed(text: str, lines: list[str]) -> None:
     """Unsure when a line opens a quote or a bracket it may not close on that line."""
     if '"' in text or "'" in text or "[" in text or "{" in text:
-        closed = re.compile(_CLOSED_LINE).fullmatch  # re's cache: compiled once per process
+        closed = patterns.compile(_CLOSED_LINE).fullmatch  # re's cache: compiled once per process
         for line in lines:
             if ('"' in line or "'" in line or "[" in line or "{" in line) and closed(line) is None:
                 raise Unsure("a scalar or collection may span lines")
@@ -257,7 +256,7 @@ _ROWS = Memo(4096)
 def _simple_row(line: str) -> tuple[int, bool, str | None, str | None, str | None] | None:
     """A line of the simple form as (column of the content, after a dash, key, the value after
     `key: `, the scalar after `- `); None for any other line."""
-    mt = re.compile(_SIMPLE_LINE).fullmatch(line)
+    mt = patterns.compile(_SIMPLE_LINE).fullmatch(line)
     if mt is None or line[-1:] == " ":
         return None
     ind, dash, name, value, item = mt.groups()

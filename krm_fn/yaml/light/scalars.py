@@ -5,8 +5,7 @@ that spans several), and the folding of text over lines. Anything else raises er
 and the item goes to the round-trip loader."""
 from __future__ import annotations
 
-import re
-
+from krm_fn.core import patterns
 from krm_fn.core.data import Memo
 from krm_fn.core.errors import Unsure
 from krm_fn.yaml import emitter
@@ -144,7 +143,7 @@ _JSON_ESCAPE = r'\\(?:["\\/bfnrt]|u(?![dD][89a-fA-F])[0-9a-fA-F]{4})'
 def unescaped(body: str) -> str:
     """A double-quoted scalar's text with its escapes read; Unsure for an escape JSON does not
     have (YAML's \\x41, \\0, \\e...)."""
-    if "\\" in re.sub(_JSON_ESCAPE, "", body):
+    if "\\" in patterns.sub(_JSON_ESCAPE, "", body):
         raise Unsure("escape")
     import json  # here: few inputs hold escapes (json: ~1 ms to import)
 

@@ -159,6 +159,17 @@ def test_no_build_configuration_in_the_image(tmp_path: Path) -> None:
     assert p.stdout == "[]\n"
 
 
+def test_the_images_console_script_imports_no_re() -> None:
+    """The Dockerfile upgrades pip before it installs krm_fn: pip before 25.2 wrote a console
+    script that imports `re` first, a quarter of a small input's start-up (issue 34)."""
+    podman = _podman()
+    probe = "import sys; sys.stdout.write(open('/opt/krm-coschedule/bin/krm-coschedule').read())"
+    p = subprocess.run([podman, *KPT_RUN, "--entrypoint", "python", IMAGE, "-c", probe], capture_output=True, text=True, timeout=120, check=False)
+    assert p.returncode == 0, p.stderr
+    assert "from krm_fn.cli import main" in p.stdout
+    assert [line for line in p.stdout.splitlines() if line.strip() in ("import re", "import re, sys")] == []
+
+
 def _kpt_env() -> dict[str, str]:
     env = dict(os.environ)
     env["PATH"] = f"{VENV_BIN}{os.pathsep}{env.get('PATH', '')}"

@@ -248,3 +248,22 @@ def test_no_two_modules_share_a_name() -> None:
     for name in _modules():
         stems.setdefault(name.rsplit(".", 1)[-1], []).append(name)
     assert {s: n for s, n in stems.items() if len(n) > 1} == {}
+
+
+def _stdlib_imports(tree: ast.Module, names: set[str]) -> list[str]:
+    """Where a module imports one of `names` (itself or a submodule), anywhere in it."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [f"{node.lineno}: import {a.name}" for a in node.names if a.name.split(".")[0] in names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module and node.module.split(".")[0] in names:
+            out.append(f"{node.lineno}: from {node.module}")
+    return out
+
+
+def test_re_is_imported_only_by_core_patterns() -> None:
+    """Issue 34's cold start: `import re` costs two thirds of the interpreter's own start, so
+    krm_fn uses it through core/patterns, which imports it when a pattern is first used."""
+    found = {name: where for name, tree in _modules().items() if name != "core.patterns" and (where := _stdlib_imports(tree, {"re"}))}
+    assert found == {}
+    assert _stdlib_imports(_modules()["core.patterns"], {"re"}), "the check must see core/patterns' import"

@@ -2,8 +2,8 @@
 the benchmark's one PipelineRun and its 20 mixed items (bench/gen.py, as `bench/run.py`
 makes them), each rendered in KRM mode by a fresh interpreter, import no YAML parser but the
 light reader (no ruamel.yaml, no libyaml binding: PyYAML or ruamel.yaml.clib), no jsonschema,
-no `typing`, `dataclasses`, `inspect` or `signal`, no transform of a kind they do not hold, and compile
-no more than a few patterns (each costs 0.3-1.5 M instructions to compile at every start:
+no `typing`, `dataclasses`, `inspect`, `signal`, `re` or `collections`, no transform of a kind
+they do not hold, and compile no pattern (each costs 0.3-1.5 M instructions to compile at every start:
 more than all its uses on a small input). No timing is asserted: bench/README.md has the
 figures. A new pattern or module on this path: measure it there, then raise the bound here."""
 from __future__ import annotations
@@ -22,13 +22,13 @@ import krm_fn
 sys.path.insert(0, str(BENCH))
 import gen  # noqa: E402
 
-# runs the console script's steps (`import re`, then krm_fn.cli.main) on stdin, then reports
-# the modules loaded and the patterns compiled since krm_fn was first imported, as JSON in the
-# file named by its argument
+# runs the console script's steps (pip's wrapper: `sys`, then krm_fn.cli.main; before pip
+# 25.2 it imported `re` first, which hid what krm_fn imports) on stdin, then reports the
+# modules loaded, those new since krm_fn was first imported, and the patterns compiled, as
+# JSON in the file named by its argument
 _PROBE = """
-import re, sys
+import sys
 out = sys.argv[1]
-before = set(re._cache)
 modules_before = set(sys.modules)
 from krm_fn.cli import main
 sys.argv = ["krm-coschedule"]
@@ -37,7 +37,8 @@ try:
 except SystemExit:
     pass
 modules = sorted(sys.modules)
-patterns = sorted(repr(k[1]) for k in set(re._cache) - before)
+re = sys.modules.get("re")
+patterns = sorted(repr(k[1]) for k in re._cache) if re is not None else []
 new = sorted(set(modules) - modules_before)
 import json
 with open(out, "w") as f:
@@ -50,14 +51,18 @@ ABSENT = ("ruamel", "_ruamel_yaml", "yaml", "jsonschema", "typing", "dataclasses
 # stdlib modules heavier than the C module they wrap, which does the same: `signal` builds its
 # enums at import (3.3 M instructions; core/signals uses `_signal`, issue 34); `errno` builds
 # its tables of every error name (1 M) for the two constants cli and io/stdio spell out;
-# `bisect` defines in Python what it then replaces by `_bisect`'s (splice/positions: 0.5 M)
-ABSENT_STDLIB = ("signal", "errno", "bisect")
+# `bisect` defines in Python what it then replaces by `_bisect`'s (splice/positions: 0.5 M).
+# And `re` with what it loads (enum, functools, collections: 26 M, two thirds of the
+# interpreter's own start), which these inputs never use (core/patterns imports it on first
+# use); `collections.abc` loads `collections` (11 M) for names only annotations use (the
+# `isinstance` ones come from `_collections_abc`, which the interpreter has loaded already)
+ABSENT_STDLIB = ("signal", "errno", "bisect", "re", "enum", "functools", "collections")
 ABSENT_OURS = ("krm_fn.transforms.shipwright", "krm_fn.transforms.tekton.triggers")
 # patterns compiled: 22 before issue 34, then 11 (the item scanner's line patterns, three per
-# indent read, and two key patterns); now none for the one PipelineRun, and for the 20 items
-# the three line scans that string operations covered _C_SCAN characters of (io/identity:
-# past that the compile is repaid)
-MAX_PATTERNS = {1: 0, 20: 3}
+# indent read, and two key patterns), then none for the one PipelineRun and three for the 20
+# items; now none for either (core/patterns.scan_pattern: the first pattern of a process
+# costs the import of `re` too, and string operations cover 512 KB before it is repaid)
+MAX_PATTERNS = {1: 0, 20: 0}
 
 
 def _probe(text: str, tmp_path: Path) -> dict[str, list[str]]:

@@ -40,7 +40,7 @@ def test_metadata_has_the_catalog_fields() -> None:
     image = METADATA["image"]
     assert "/" in image and ":" not in image.rsplit("/", 1)[-1]
     assert METADATA["license"] == "Apache-2.0"
-    assert 'license = {text = "Apache-2.0"}' in (ROOT / "pyproject.toml").read_text()
+    assert 'license = "Apache-2.0"' in (ROOT / "pyproject.toml").read_text()
 
 
 def test_metadata_lists_every_kpt_example() -> None:

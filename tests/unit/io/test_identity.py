@@ -8,6 +8,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
+from krm_fn.core import patterns
 from krm_fn.core.errors import Unsure
 from krm_fn.io import identity
 
@@ -77,19 +78,19 @@ def _old_entries(text: str, a: int, b: int, ind: int, outer: int) -> list[tuple[
 
 
 def _both_ways(f: object) -> list[object]:
-    """f() by string operations, then by the compiled patterns (identity._compiled)."""
+    """f() by string operations, then by the compiled patterns (patterns.scan_pattern)."""
     got = []
-    saved = identity._C_SCAN
+    saved = patterns._C_SCAN
     for limit in (10**9, -1):
-        identity._C_SCAN = limit
-        identity._SCANNED.clear()
-        identity._COMPILED.clear()
+        patterns._C_SCAN = limit
+        patterns._SCANNED.clear()
+        patterns._COMPILED.clear()
         try:
             got.append(f())  # type: ignore[operator]
         finally:
-            identity._C_SCAN = saved
-            identity._SCANNED.clear()
-            identity._COMPILED.clear()
+            patterns._C_SCAN = saved
+            patterns._SCANNED.clear()
+            patterns._COMPILED.clear()
     return got
 
 
@@ -189,14 +190,14 @@ def test_shallow_lines_finds_the_lines_the_pattern_finds(text: str, k: int, a: i
 
 def test_a_scan_compiles_its_pattern_once_string_operations_covered_what_the_compile_costs() -> None:
     text = "\n" + "  a: 1\n    b: 2\n" * 300
-    identity._SCANNED.clear()
-    identity._COMPILED.clear()
+    patterns._SCANNED.clear()
+    patterns._COMPILED.clear()
     try:
         first = identity.lines_at(text, 1, len(text), 2)
-        assert (identity._AT_INDENT, 2) in identity._SCANNED and not identity._COMPILED  # by strings
-        for _ in range(identity._C_SCAN // len(text) + 1):
+        assert (identity._AT_INDENT, 2) in patterns._SCANNED and not patterns._COMPILED  # by strings
+        for _ in range(patterns._C_SCAN // len(text) + 1):
             assert identity.lines_at(text, 1, len(text), 2) == first
-        assert identity._COMPILED[identity._AT_INDENT, 2] is re.compile(AT_INDENT % 2)
+        assert patterns._COMPILED[identity._AT_INDENT, 2] is re.compile(AT_INDENT % 2)
     finally:
-        identity._SCANNED.clear()
-        identity._COMPILED.clear()
+        patterns._SCANNED.clear()
+        patterns._COMPILED.clear()

@@ -5,10 +5,12 @@ against the path the shape shortcuts: make_item for the identity, both parsers f
 syntax check (the same answer, or no answer)."""
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck
+from hypothesis import example
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -16,6 +18,7 @@ from unit.yaml.light.test_check import libyaml_parses  # type: ignore[import-not
 from unit.yaml.light.test_check import mutated_items  # type: ignore[import-not-found]
 from unit.yaml.light.test_check import ruamel_parses  # type: ignore[import-not-found]
 
+from krm_fn.core import patterns
 from krm_fn.io import scanner
 from krm_fn.io.identity import make_item
 from krm_fn.io.items import Item
@@ -122,6 +125,36 @@ def test_an_item_of_a_known_shape_is_read_as_make_item_reads_it(pair: tuple[str,
 )
 def test_pairs(first: str, second: str) -> None:
     test_an_item_of_a_known_shape_is_read_as_make_item_reads_it.hypothesis.inner_test((first, second))  # type: ignore[attr-defined]
+
+
+# the text _SHAPE_VALUE tells apart: values of every alternative, with and without what must
+# follow them, quotes left open or across lines, `:` ends, comments with and without a blank
+_SHAPE_TEXT = st.lists(st.sampled_from([*"ab_9.:/-'\"\\# \n", ": ", ": a", ": a:", " #", "\n  k: ", "'x'", '"y"', "''", '""']), max_size=40).map("".join)
+
+
+@given(_SHAPE_TEXT)
+@example("k: a:\nk: ''\nk: \"\" #\nk: 'a\nb'\nk: \"a\\\\b\"\nk: a #c\nk: a#c\n: a\n")
+@settings(max_examples=500)
+def test_shape_values_by_string_operations_are_the_patterns(text: str) -> None:
+    """A small input's shapes are written by string operations (no `re` to import):
+    the same text as the pattern's substitution, which a long input uses."""
+    assert scanner._shape_values(text) == re.sub(scanner._SHAPE_VALUE, ": a", text)
+
+
+def test_a_shape_uses_the_pattern_once_string_operations_covered_what_it_costs() -> None:
+    text = "- kind: Service\n  metadata:\n    name: app-3\n" * 20
+    key = (scanner._SHAPE_VALUE, None)
+    patterns._SCANNED.pop(key, None)
+    patterns._COMPILED.pop(key, None)
+    try:
+        first = scanner.shape(text)
+        assert key in patterns._SCANNED and key not in patterns._COMPILED  # by string operations
+        for _ in range(patterns._C_SCAN // len(text) + 1):
+            assert scanner.shape(text) == first
+        assert patterns._COMPILED[key] is re.compile(scanner._SHAPE_VALUE)
+    finally:
+        patterns._SCANNED.pop(key, None)
+        patterns._COMPILED.pop(key, None)
 
 
 def test_shapes() -> None:
