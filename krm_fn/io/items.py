@@ -18,6 +18,7 @@ from krm_fn.yaml import libyaml
 from krm_fn.yaml.document import Document
 from krm_fn.yaml.document import LightDocument
 from krm_fn.yaml.document import RoundTripDocument
+from krm_fn.yaml.document import unentry
 from krm_fn.yaml.layout import detect_indent
 from krm_fn.yaml.light import dataread
 from krm_fn.yaml.light import parser
@@ -117,7 +118,7 @@ class Item(Record):
     def entry_text(self) -> str:
         """The text as one `- ` entry (line for line: a document's lines, indented)."""
         assert self.text is not None
-        return layout_mod.entry_of(self.text) if self.document else self.text
+        return entry_of(self.text) if self.document else self.text
 
     def field(self, path: tuple[str, ...]) -> Any:
         """The value at `path` (keys of nested block mappings) read off the text alone, the
@@ -126,6 +127,15 @@ class Item(Record):
         assert self.text is not None
         self.looked_up = True
         return peek.field(self.text, self.document, path)
+
+    def spot(self, path: tuple[str, ...]) -> Any:
+        """The value at `path` of a document item, read where this function's writer puts it
+        (yaml/light/peek.spot): a guess, which the caller must prove (Context.generated_field).
+        Raises errors.Unsure when those lines are not there."""
+        assert self.text is not None
+        found = peek.spot(self.text, path)
+        self.looked_up = True
+        return found
 
     def load(self, light: bool = False, positions: bool = True) -> Any:
         """Parse this item (once): with the light reader when `light` and the text is in its
@@ -172,17 +182,48 @@ class Item(Record):
         self.was_read = True
         return self.doc.data
 
-    def render(self, d: int) -> tuple[str, bool]:
+    def render(self, d: int, once: bool = False) -> tuple[str, bool]:
         """(text, faithful): the entry at dash indent `d` (a document item: the document),
         the input text when unchanged. faithful is False when the round-trip emitter could
-        not keep the comments."""
+        not keep the comments. `once`: the caller releases the item right after
+        (release(just_written=True)): a light document keeps nothing for a later rendering."""
         if self.text is not None and not self.changed:
             return self.text, True
         assert self.doc is not None
+        light = once and self.doc.__class__ is LightDocument
         if self.document and d == 0:
-            return self.doc.render_document()
-        text, faithful = self.doc.render(d)
-        return (layout_mod.unentry(text) if self.document else text), faithful
+            return self.doc.render_document(False) if light else self.doc.render_document()  # type: ignore[call-arg]
+        text, faithful = self.doc.render(d, False) if light else self.doc.render(d)  # type: ignore[call-arg]
+        return (unentry(text) if self.document else text), faithful
+
+
+def entry_of(text: str) -> str:
+    """layout.entry_of(text), the same string, made by a few passes in C for a document of
+    ASCII lines, each ended by a newline (layout's loop over every line was ~4% of a
+    `--check` of a rendered package, issue 34: each run's document is made an entry for the
+    reader): two spaces before every line, the dash instead of them on the first line that
+    is not a comment. Any other text (a blank line, or a line ending in a space: no pattern
+    is compiled for this) goes to layout.entry_of."""
+    if text[-1:] != "\n" or not text.isascii() or any(c in text for c in _ODD_BLANKS):
+        return layout_mod.entry_of(text)
+    if text.lstrip(" ")[:1] == "\n" or "\n\n" in text or " \n" in text:
+        return layout_mod.entry_of(text)  # maybe a blank line (written empty there)
+    first = 0  # the first line that is not a comment gets the dash (none is blank)
+    while True:
+        nl = text.index("\n", first)
+        if text[first:nl].lstrip(" ")[:1] != "#":
+            break
+        first = nl + 1
+        if first >= len(text):
+            return layout_mod.entry_of(text)  # no content line: no dash
+    at = first + 2 * text.count("\n", 0, first)  # where the first content line's two spaces go
+    out = "  " + text.replace("\n", "\n  ")
+    return out[:at] + "- " + out[at + 2 : -2]  # not the spaces after the last newline
+
+
+# what entry_of leaves to layout's loop, beside a character past ASCII: the ASCII characters
+# other than LF that str.splitlines ends a line at, or str.strip takes as blank like the space
+_ODD_BLANKS = "\t\r\v\f\x1c\x1d\x1e\x1f"
 
 
 # compiled on first use (re's cache): only a parser's error message needs them

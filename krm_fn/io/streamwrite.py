@@ -23,6 +23,7 @@ from krm_fn.yaml import layout
 from krm_fn.yaml import placeholder
 from krm_fn.yaml.document import LightDocument
 from krm_fn.yaml.document import WrittenDocument
+from krm_fn.yaml.document import unentry
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -224,10 +225,10 @@ def _doc_output(doc: Doc, by_pos: dict[int, str], regenerated: dict[int, dict[st
     if item.text is not None:
         if text == item.text:
             return _SAME
-        return text if item.document else layout.unentry(text)  # a document's render is one
+        return text if item.document else unentry(text)  # a document's render is one
     if not item.changed and text == item.render(0)[0]:
         return _SAME
-    return layout.unentry(text)
+    return unentry(text)
 
 
 def _placed(obj: dict[str, Any], keep: dict[str, str]) -> tuple[str | None, str]:

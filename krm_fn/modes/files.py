@@ -444,9 +444,11 @@ def _render(
         try:
             outcome = process_mod.process(
                 streams.resource_list_of([f.stream for f in live + extra if f.stream is not None], policy),
-                light=light,
+                light=light, speculate=defer,  # the eager reading (below) never speculates
             )
             missed |= outcome.missed
+        except process_mod.Refuted:
+            raise _ReadEagerly from None
         except YamlSyntaxError:
             # an object the deferred reading did not check (a Tekton run) is not YAML: the
             # eager reading names its file and place, as for any other file; one the check

@@ -115,7 +115,7 @@ def generated_objects(
         if not _ours_to_write(g, existing, ctx):
             continue
         if existing is not None:
-            if _same_as_existing(g.obj, ann, existing, ctx.light, d):
+            if _same_as_existing(g.obj, ann, existing, ctx.light, d, ctx.proven):
                 continue
             replaced[existing.pos] = g.obj
             continue
@@ -156,13 +156,16 @@ def _ours_to_write(g: Generated, existing: Item | None, ctx: Context) -> bool:
 _TOOL_PREFIXES = ("internal.", "config.k8s.io/", "kustomize.config.k8s.io/")
 
 
-def _same_as_existing(obj: dict[str, Any], ann: dict[str, str], existing: Item, light: bool, d: int = 0) -> bool:
+def _same_as_existing(
+    obj: dict[str, Any], ann: dict[str, str], existing: Item, light: bool, d: int = 0, proven: set[int] | None = None
+) -> bool:
     """Give a regenerated object the earlier copy's location and tool annotations; True when
-    it then equals that copy."""
+    it then equals that copy. `proven`: gets the copy's position when its text is exactly
+    what the object writes (Context.proven)."""
     for k in (*PATH_ANNOTATIONS, *INDEX_ANNOTATIONS):
         if k in existing.meta.annotations:
             ann[k] = existing.meta.annotations[k]
-    if light and existing.doc is None and existing.text is not None and _same_text(obj, ann, existing, d):
+    if light and existing.doc is None and existing.text is not None and _same_text(obj, ann, existing, d, proven):
         return True
     existing.load(light)
     assert existing.doc is not None
@@ -176,7 +179,7 @@ def _same_as_existing(obj: dict[str, Any], ann: dict[str, str], existing: Item, 
     return bool(_without_location(node) == _without_location(obj))
 
 
-def _same_text(obj: dict[str, Any], ann: dict[str, str], existing: Item, d: int) -> bool:
+def _same_text(obj: dict[str, Any], ann: dict[str, str], existing: Item, d: int, proven: set[int] | None = None) -> bool:
     """Whether the earlier copy's text is exactly what the regenerated object writes, with the
     copy's tool annotations, in the copy's order (its location annotations too, where its
     text has them: in a ResourceList). Equal text is equal data, and the copy is not read at
@@ -197,6 +200,8 @@ def _same_text(obj: dict[str, Any], ann: dict[str, str], existing: Item, d: int)
     text = document.new_block(placed) if existing.document else document.new_entry(placed, d)
     if text == existing.text:
         existing.was_read = True  # the emitter's own text: YAML, no syntax check needed
+        if proven is not None:
+            proven.add(existing.pos)  # and every field read off it is the object's (peek.spot)
     elif existing.document or not _same_but_annotations(text, existing, merged, order, d):
         return False
     ann.update(merged)

@@ -38,6 +38,7 @@ from krm_fn.policy import validation
 from krm_fn.transforms import prerequisite
 from krm_fn.transforms.context import Context
 from krm_fn.transforms.context import Plan
+from krm_fn.transforms.context import Refuted as Refuted  # raised by process() (files mode catches it)
 from krm_fn.transforms.tekton import handlers
 from krm_fn.transforms.tekton import sharedclaims
 from krm_fn.yaml import document
@@ -183,20 +184,23 @@ class PausedGC:
             gc.enable()
 
 
-def process(rl: ResourceList, policy_override: Any = None, light: bool = False) -> Outcome:
+def process(rl: ResourceList, policy_override: Any = None, light: bool = False, speculate: bool = False) -> Outcome:
     """Run the policy over a parsed ResourceList and decide every item's output text.
 
     `light`: read targets with the light reader where it can (same bytes, faster); any item
     it is not sure of takes the round-trip path. Raises YamlSyntaxError when an item the
-    scanner sliced out does not parse alone (the caller then reads the input whole)."""
+    scanner sliced out does not parse alone (the caller then reads the input whole).
+    `speculate`: the placeholders' claim templates are read where the writer puts them
+    (Context.generated_field); raises Refuted when one was not what the object holds (the
+    caller runs again without)."""
     with PausedGC():
         missed: set[tuple[str, str, str]] = set()
-        outcome = _process(rl, policy_override, light, missed)
+        outcome = _process(rl, policy_override, light, missed, speculate)
         outcome.missed = frozenset(missed)
         return outcome
 
 
-def _process(rl: ResourceList, policy_override: Any, light: bool, missed: set[tuple[str, str, str]]) -> Outcome:
+def _process(rl: ResourceList, policy_override: Any, light: bool, missed: set[tuple[str, str, str]], speculate: bool = False) -> Outcome:
     fc = rl.function_config if policy_override is None else policy_override
     if _is_placeholder(fc):
         fc = None
@@ -208,6 +212,7 @@ def _process(rl: ResourceList, policy_override: Any, light: bool, missed: set[tu
         return _unchanged(rl, [Result("error", "krm-coschedule: the input already carries an error result from an earlier function; nothing was changed: fix that first")], [])
     ctx = Context(policy, rl.items, light)
     ctx.missed = missed
+    ctx.speculate = speculate
     ctx.results.extend(cfg_results)
     for sev, where, msg, tags in validation.check_policy(ctx.policy):  # the policy's own values, once per run
         ctx.config_result(sev, where, msg, tags=tags)
@@ -227,8 +232,11 @@ def _process(rl: ResourceList, policy_override: Any, light: bool, missed: set[tu
     collisions.check_generated_names(ctx)
     reconcile(rl, ctx, KNOWN_KINDS)
     if has_error(ctx.results):
+        ctx.confirm_spotted()
         return _unchanged(rl, ctx.results, ctx.plans)
-    return _emit(rl, ctx)
+    outcome = _emit(rl, ctx)  # proves the spotted readings of the placeholders it finds the same
+    ctx.confirm_spotted()
+    return outcome
 
 
 # --------------------------------------------------------------------------- checks
@@ -405,7 +413,7 @@ def _dispatch(item: Item, ctx: Context) -> None:
     # a light-path edit is written right away; when the splicing writer is not sure of it,
     # what the transform did is undone and the item goes again on the round-trip path
     try:
-        item.render(0)
+        item.render(0, once=True)
     except Unsure:
         ctx.rollback(mark)
         item.load_round_trip()

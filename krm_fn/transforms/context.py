@@ -72,6 +72,11 @@ def file_of(item: Item) -> tuple[str | None, int | None]:
 _UNSURE = object()
 
 
+class Refuted(Exception):  # noqa: N818 - a verdict, not an error the user sees
+    """A field Context.generated_field read with peek.spot was not what the object holds:
+    the caller renders again, without peek.spot (files mode: its eager reading)."""
+
+
 class Context:
     """What a transform sees: the policy, the other items, and where results go. `light`:
     items a transform looks up are read with the light reader where it can."""
@@ -96,6 +101,13 @@ class Context:
         self.missed: set[tuple[str, str, str]] = set()
         self.broken: set[tuple[str, str, str]] = set()  # looked up, and found unreadable (its error says why)
         self._peeked: dict[tuple[int, tuple[str, ...]], Any] = {}  # generated_field's readings
+        # files mode's first reading: generated_field reads a field where the writer puts it
+        # (peek.spot), each such reading proven by the object's text written again being the
+        # same (`proven`: their positions, orchestration/generated) or confirmed at the end
+        # (confirm_spotted); Refuted when one was wrong (the caller renders again without)
+        self.speculate = False
+        self._spotted: dict[tuple[int, tuple[str, ...]], Item] = {}
+        self.proven: set[int] = set()
         self.memo: dict[tuple[Any, ...], Any] = {}  # what transforms derive from the input, once (shared: do not change it)
         self.prefix = ""  # field paths of results go under it (a run template inside an item)
         self.reindex()
@@ -150,10 +162,12 @@ class Context:
         if it.doc is None and it.text is not None and self.light:
             at = (it.pos, path)
             if at not in self._peeked:  # asked for twice per assistant (the claim check, its volumes)
-                try:
-                    self._peeked[at] = it.field(path)
-                except Unsure:
-                    self._peeked[at] = _UNSURE
+                self._peeked[at] = self._spot(it, path) if self.speculate and it.document else _UNSURE
+                if self._peeked[at] is _UNSURE:
+                    try:
+                        self._peeked[at] = it.field(path)
+                    except Unsure:
+                        pass
             found = self._peeked[at]
             if found is not _UNSURE:
                 return found
@@ -162,6 +176,42 @@ class Context:
         for key in path:
             node = node.get(key) if isinstance(node, dict) else None
         return document.plain(node)
+
+    def _spot(self, it: Item, path: tuple[str, ...]) -> Any:
+        """Item.spot's reading of the field (_UNSURE when the writer's lines are not there),
+        to be proven or confirmed (confirm_spotted)."""
+        try:
+            found = it.spot(path)
+        except Unsure:
+            return _UNSURE
+        self._spotted[(it.pos, path)] = it
+        return found
+
+    def confirm_spotted(self) -> None:
+        """Every field read by peek.spot whose object's text was not proven the writer's
+        (`proven`) is read again as generated_field reads it without spot: Refuted when one
+        differs, or cannot be read so (the caller renders again, without spot, which then
+        meets whatever that reading meets). A re-render of an unchanged package proves
+        every one."""
+        for (pos, path), it in self._spotted.items():
+            if pos in self.proven:
+                continue
+            found = self._peeked[(pos, path)]
+            try:
+                again = it.field(path) if it.doc is None else _UNSURE
+            except Unsure:
+                again = _UNSURE
+            if again is _UNSURE:
+                try:
+                    node = it.node if it.doc is not None else it.load(self.light)
+                except Exception:  # noqa: BLE001 - the reading without spot meets it, and reports it
+                    raise Refuted from None
+                for key in path:
+                    node = node.get(key) if isinstance(node, dict) else None
+                again = document.plain(node)
+            # repr too: `==` takes 1 for True and 1.0, which the writer writes apart
+            if again != found or repr(again) != repr(found):
+                raise Refuted
 
     # ---- what a transform adds; undone when its item is transformed again
     def mark(self) -> tuple[int, int, int]:

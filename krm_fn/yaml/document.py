@@ -16,6 +16,7 @@ transform again (`process`).
 """
 from __future__ import annotations
 
+from krm_fn.core import patterns
 from krm_fn.core.errors import Unsure
 from krm_fn.yaml import emitter
 from krm_fn.yaml import layout as layout_mod
@@ -81,7 +82,7 @@ class Document:
     def render_document(self) -> tuple[str, bool]:
         """render(0) as a document of its own (layout.unentry): a document item's text."""
         text, faithful = self.render(0)
-        return layout_mod.unentry(text), faithful
+        return unentry(text), faithful
 
 
 class LightDocument(Document):
@@ -111,7 +112,7 @@ class LightDocument(Document):
         self._before: Any = None
         # (fingerprint of the data, text) last written: a copy of the data was kept instead,
         # a third of what a large list held per run
-        self._rendered: tuple[tuple[int, int], str] | None = None
+        self._rendered: tuple[tuple[int, int] | None, str] | None = None  # None: not taken (render)
         self._document: tuple[str, str] | None = None  # (text last written, as a document)
         self._changed = False  # compacted: whether the data written differs from the data read
 
@@ -200,17 +201,20 @@ class LightDocument(Document):
         m[new] = value
         m.update(rest)
 
-    def render(self, d: int) -> tuple[str, bool]:
-        fp = fingerprint(self.data)
-        if self._rendered is None or self._rendered[0] != fp:
+    def render(self, d: int, remember: bool = True) -> tuple[str, bool]:
+        """`remember` False: the caller writes the text and lets the data go at once
+        (process._dispatch, then Item.release): the data's fingerprint (a repr of all of
+        it, ~1% of a first render) is not taken, and the text is taken for no later one."""
+        fp = fingerprint(self.data) if remember else None
+        if fp is None or self._rendered is None or self._rendered[0] != fp:
             text = splicer.render_light(self.layout, self.read, self.data)
             self._rendered = (fp, text)
         return self._rendered[1], True
 
-    def render_document(self) -> tuple[str, bool]:
-        text, _ = self.render(0)
+    def render_document(self, remember: bool = True) -> tuple[str, bool]:
+        text, _ = self.render(0, remember)
         if self._document is None or self._document[0] is not text:
-            self._document = (text, layout_mod.unentry(text))  # files mode asks twice per run
+            self._document = (text, unentry(text))  # files mode asks twice per run
         return self._document[1], True
 
 
@@ -278,8 +282,30 @@ class WrittenDocument(Document):
         if self._doc is not None:
             return self._doc.render_document()
         if self._as_document is None:
-            self._as_document = layout_mod.unentry(self.text)  # files mode asks twice per run
+            self._as_document = unentry(self.text)  # files mode asks twice per run
         return self._as_document, True
+
+
+def unentry(text: str) -> str:
+    """layout.unentry(text), the same string, with layout's check for the rare lines made
+    by searches that start at a newline (layout's one regular expression tries every
+    character of the text: ~2% of a first render of the bench's package, issue 34): a text
+    of ASCII without the line breaks and blanks other than LF and the space, in which no
+    line is made of spaces only, loses two spaces at each line start in C; any other goes
+    to layout.unentry."""
+    if not text.startswith("- ") or not text.isascii() or any(c in text for c in _ODD) or patterns.search(_ODD_BLANK_LINE, text):
+        return layout_mod.unentry(text)
+    eol = text.find("\n") + 1
+    if not eol:
+        return layout_mod.unentry(text)
+    return text[2:eol] + ("\n" + text[eol:]).replace("\n  ", "\n")[1:]
+
+
+# what sends a text to layout.unentry: an ASCII line break or blank other than LF and the
+# space, or a line of spaces only (unentry writes one of other than two spaces empty); the
+# pattern is compiled on first use (re's cache)
+_ODD = "\r\v\f\t\x1c\x1d\x1e\x1f"
+_ODD_BLANK_LINE = r"\n ++(?=\n|\Z)"  # possessive: no backtracking over an indentation
 
 
 def fingerprint(data: Any) -> tuple[int, int]:

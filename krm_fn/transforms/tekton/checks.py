@@ -164,6 +164,11 @@ def _errors(check: Callable[[str], list[str]], value: str) -> list[str]:
     return errs
 
 
+# label values validation.label_value_errors found valid (a set: a run's two placeholders
+# carry ~20 label values each, most of them the same from run to run; cleared at 4,096)
+_VALID_LABELS: set[str] = set()
+
+
 def written_labels_valid(run: Run, obj: dict[str, Any], sources: dict[str, tuple[str, str]]) -> bool:
     """Every label value an object generated for `run` carries (its own, its pod template's,
     its claim templates'), checked as the API server checks a label value (63 characters
@@ -177,9 +182,18 @@ def written_labels_valid(run: Run, obj: dict[str, Any], sources: dict[str, tuple
     maps = [md.get("labels"), ((spec.get("template") or {}).get("metadata") or {}).get("labels")]
     maps += [(t.get("metadata") or {}).get("labels") for t in spec.get("volumeClaimTemplates") or [] if isinstance(t, dict)]
     bad: dict[str, str] = {}
+    fine = _VALID_LABELS
     for labels in maps:
         for k, v in (labels or {}).items():
-            if isinstance(v, str) and k not in bad and _errors(validation.label_value_errors, v) and not _templated(run, v):
+            if v.__class__ is str and v in fine:
+                continue  # valid before (most values: the run's, the fixed ones)
+            if not isinstance(v, str):
+                continue
+            if not _errors(validation.label_value_errors, v):
+                if len(fine) >= 4096:
+                    fine.clear()
+                fine.add(str(v))
+            elif k not in bad and not _templated(run, v):
                 bad[k] = v
     for k, v in bad.items():
         import json

@@ -59,6 +59,33 @@ def field(text: str, document: bool, path: tuple[str, ...]) -> Any:
     return _read_entry(lines, k, path[-1])
 
 
+def spot(text: str, path: tuple[str, ...]) -> Any:
+    """The value at `path` of a document's text, read where this function's own writer puts
+    it (placeholder.text: each key of the path alone on its line, two columns right of its
+    parent's, a sequence's dashes at its key's column): found by a search for those lines,
+    not by the indentation of every line between (field's _locate, half of field's cost),
+    and read as field() reads the lines it finds. Not sure of what it finds (a line inside a
+    scalar spanning lines, a key twice, another key's child): the caller proves it, by the
+    object's text written again being the same (then these lines are that writer's for the
+    value), or else by reading the field again with field() (Context.generated_field).
+    Raises Unsure when the lines are not there."""
+    at = 0
+    for depth, key in enumerate(path):
+        at = text.find("\n" + "  " * depth + key + ":\n", at)
+        if at < 0:
+            raise Unsure("spot")
+        at += 1
+    k = 2 * (len(path) - 1)
+    # the block ends before the first line that is not deeper than the key nor a dash at its column
+    after = patterns.compile(_BLOCK_END % (k + 1, k)).search(text, at)
+    end = after.start() if after is not None else len(text)
+    return _read_entry(text[at:end].split("\n"), k, path[-1])
+
+
+# the newline before the first line of another entry (compiled per column: re's cache)
+_BLOCK_END = r"\n(?! {%d}| {%d}- )"
+
+
 def _locate(t: str, document: bool, path: tuple[str, ...]) -> tuple[int, int, int] | None:
     """(start, end, column) of the entry at `path` in `t` (a text after a newline, ending
     with one): t[start] is the newline before its key's line, t[end] the newline after its

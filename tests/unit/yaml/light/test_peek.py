@@ -325,3 +325,66 @@ def test_the_simple_form_at_its_edges(name: str) -> None:
         return
     if got is not peek._NOT_SIMPLE:
         assert got == want and repr(got) == repr(want), name
+
+
+# --------------------------------------------------------------------------- spot
+
+
+def test_spot_reads_every_placeholder_as_field_does(tmp_path: Path) -> None:
+    """Where the writer put the claim templates, spot finds them and reads what field reads
+    (the documents of the project, and the files of a rendered package)."""
+    from krm_fn.io import streams
+
+    _render(tmp_path)
+    with_templates = 0
+    for text in [*DOCUMENTS, *(p.read_text() for p in sorted((tmp_path / "runs").glob("*.yaml")))]:
+        for doc in streams.split(text, None).docs:
+            if "kind: StatefulSet" not in doc.body:
+                continue
+            path = ("spec", "volumeClaimTemplates")
+            try:
+                want = peek.field(doc.body, True, path)
+            except Unsure:
+                continue
+            try:
+                got = peek.spot(doc.body, path)
+            except Unsure:
+                assert want is None, doc.body  # not there, or not where the writer puts it
+                continue
+            assert got == want and repr(got) == repr(want), doc.body
+            with_templates += want is not None
+    assert with_templates >= 6
+
+
+def _decoy(text: str) -> str:
+    """The first placeholder of a rendered run file with its claim templates moved out of
+    `spec` into a `status:` after it: spot finds them there (a line `  volumeClaimTemplates:`
+    after `spec:`), field finds none in spec."""
+    start = text.index("\n  volumeClaimTemplates:\n") + 1
+    end = text.index("\n  persistentVolumeClaimRetentionPolicy:", start) + 1
+    block = text[start:end]
+    rest = text[:start] + text[end:]
+    cut = rest.index("\n---\n", start) + 1 if "\n---\n" in rest[start:] else len(rest)
+    return rest[:cut] + "status:\n" + block + rest[cut:]
+
+
+def test_a_wrong_spot_is_refuted_and_the_package_read_again_without(tmp_path: Path) -> None:
+    """peek.spot is only a guess: a placeholder whose text the regenerated one does not prove
+    is read again by field at the end of the pass, and a guess it refutes has the package
+    rendered again without spot (files mode's eager reading): the outcome is the one that
+    never guessed (the run binds claims no claim template in the placeholder's spec creates)."""
+    import io
+    from contextlib import redirect_stderr
+
+    from krm_fn.cli import main
+
+    args, run_file = _render(tmp_path)
+    decoy = _decoy(run_file.read_text())
+    placeholder = decoy.split("\n---\n")[1] + "\n"
+    assert peek.field(placeholder, True, ("spec", "volumeClaimTemplates")) is None
+    assert peek.spot(placeholder, ("spec", "volumeClaimTemplates"))  # the guess is wrong
+    run_file.write_text(decoy)
+    err = io.StringIO()
+    with redirect_stderr(err):
+        assert main(["--check", *args]) == 1
+    assert "but the generated StatefulSet" in err.getvalue() and "with that template is not in the input" in err.getvalue(), err.getvalue()
