@@ -171,8 +171,11 @@ class Context:
             found = self._peeked[at]
             if found is not _UNSURE:
                 return found
-        it.load(self.light)
-        node = it.node
+        return self._loaded_field(it, path)
+
+    def _loaded_field(self, it: Item, path: tuple[str, ...]) -> Any:
+        """The field at `path` of the object read whole (loaded once), as plain data."""
+        node = it.load(self.light)
         for key in path:
             node = node.get(key) if isinstance(node, dict) else None
         return document.plain(node)
@@ -203,12 +206,9 @@ class Context:
                 again = _UNSURE
             if again is _UNSURE:
                 try:
-                    node = it.node if it.doc is not None else it.load(self.light)
+                    again = self._loaded_field(it, path)
                 except Exception:  # noqa: BLE001 - the reading without spot meets it, and reports it
                     raise Refuted from None
-                for key in path:
-                    node = node.get(key) if isinstance(node, dict) else None
-                again = document.plain(node)
             # repr too: `==` takes 1 for True and 1.0, which the writer writes apart
             if again != found or repr(again) != repr(found):
                 raise Refuted
