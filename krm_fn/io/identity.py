@@ -23,6 +23,8 @@ from krm_fn.yaml import guards
 from krm_fn.yaml import layout
 from krm_fn.yaml import libyaml
 from krm_fn.yaml.light import scalars
+from krm_fn.yaml.light.scalars import KEY_CHARS
+from krm_fn.yaml.light.scalars import WORD_CHARS
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (#5: ~6 ms at start-up)
 if TYPE_CHECKING:
@@ -43,10 +45,6 @@ if TYPE_CHECKING:
 _AT_INDENT = "\\n {%d}([^ \\n#][^\\n]*)(?=\\n)"
 
 
-_KEY_FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
-_KEY_CHARS = _KEY_FIRST | frozenset("./-")
-
-
 def key_value(line: str) -> tuple[str, str | None] | None:
     """(key, raw inline value) of a one-line `key: value` with a plain key of the common
     shape; the value None after a bare `key:`, stripped of blanks otherwise; None for any
@@ -58,7 +56,7 @@ def key_value(line: str) -> tuple[str, str | None] | None:
     key = line[:c]
     if key[-1] == " ":
         key = key.rstrip(" ")
-    if not key or key[0] not in _KEY_FIRST or not _KEY_CHARS.issuperset(key):
+    if not key or key[0] not in WORD_CHARS or not KEY_CHARS.issuperset(key):
         return None
     if c + 1 == len(line):
         return key, None

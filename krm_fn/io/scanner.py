@@ -43,6 +43,7 @@ from krm_fn.yaml import layout
 from krm_fn.yaml import libyaml
 from krm_fn.yaml.light import parser
 from krm_fn.yaml.light.check import checks
+from krm_fn.yaml.light.scalars import WORD_CHARS
 from krm_fn.yaml.plain import to_plain
 from krm_fn.yaml.roundtrip import loader
 
@@ -354,8 +355,7 @@ def shape(chunk: str) -> str | None:  # `chunk`'s shape (see _SHAPE_VALUE); None
     return " #".join([parts[0], *(p[p.find("\n") :] if "\n" in p else "" for p in parts[1:])])
 
 
-_VALUE_FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
-_VALUE_CHARS = _VALUE_FIRST | frozenset("./:-")
+_VALUE_CHARS = WORD_CHARS | frozenset("./:-")
 
 
 def _shape_values(text: str) -> str:
@@ -384,7 +384,7 @@ def _simple_value_end(text: str, v: int, n: int) -> int:
     if v >= n:
         return -1
     c = text[v]
-    if c in _VALUE_FIRST:  # \w[\w./:-]*(?<!:): a run of those never followed by one of them
+    if c in WORD_CHARS:  # \w[\w./:-]*(?<!:): a run of those never followed by one of them
         e = v + 1
         while e < n and text[e] in _VALUE_CHARS:
             e += 1

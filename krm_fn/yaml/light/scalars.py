@@ -34,8 +34,8 @@ NOT_PLAIN = frozenset("'\"[{|>")
 # A key of that shape is found by key_end, in string operations: the pattern that found it
 # (KEY_RE, r"([A-Za-z0-9_][A-Za-z0-9_./-]*):(?= |$)", in tests/unit/yaml/light/test_scalars.py)
 # cost 0.4 M instructions to compile at every start, issue 34.
-_KEY_FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
-_KEY_CHARS = _KEY_FIRST | frozenset("./-")
+WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")  # \w of ASCII text: a plain key's first character (io/identity, io/scanner too)
+KEY_CHARS = WORD_CHARS | frozenset("./-")
 
 
 def key_end(line: str, i: int = 0) -> int:
@@ -43,7 +43,7 @@ def key_end(line: str, i: int = 0) -> int:
     `[A-Za-z0-9_./-]`, then `:`) followed by a blank or the line's end; -1 if there is none.
     The key is line[i : key_end(line, i) - 1]."""
     c = line.find(":", i)
-    if c <= i or line[i] not in _KEY_FIRST or not _KEY_CHARS.issuperset(line[i + 1 : c]):
+    if c <= i or line[i] not in WORD_CHARS or not KEY_CHARS.issuperset(line[i + 1 : c]):
         return -1
     n = len(line)
     if c + 1 == n or line[c + 1] == " " or c + 2 == n and line[c + 1] == "\n":
