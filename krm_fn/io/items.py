@@ -144,6 +144,8 @@ class Item(Record):
         (for an item likely left unchanged: light/dataread)."""
         self.looked_up = True
         if self.doc is None:
+            if light and not positions and self.document and self._read_document():
+                return self.doc.data  # type: ignore[union-attr]
             entry = self.entry_text()
             try:
                 self.doc = (_light_document(entry, positions) if light else None) or _round_trip_document(entry)
@@ -151,6 +153,21 @@ class Item(Record):
                 raise type(e)(in_file_lines(str(e), self.line)) from None
             self.was_read = True
         return self.doc.data
+
+    def _read_document(self) -> bool:
+        """load()'s data-only light reading of a document item off its own lines
+        (dataread.load_document): False when that is not sure, and the entry is read then
+        (the same data, or Unsure: the round trip)."""
+        assert self.text is not None
+        try:
+            read = dataread.load_document(self.text)
+        except Unsure:
+            return False
+        if read is None:
+            return False
+        self.doc = LightDocument(read[0], read[1], entry_of(self.text))
+        self.was_read = True
+        return True
 
     def release(self, just_written: bool = False) -> None:
         """After the item's transform: drop a light reading that nothing changed (the output
@@ -202,28 +219,14 @@ def entry_of(text: str) -> str:
     ASCII lines, each ended by a newline (layout's loop over every line was ~4% of a
     `--check` of a rendered package, issue 34: each run's document is made an entry for the
     reader): two spaces before every line, the dash instead of them on the first line that
-    is not a comment. Any other text (a blank line, or a line ending in a space: no pattern
-    is compiled for this) goes to layout.entry_of."""
-    if text[-1:] != "\n" or not text.isascii() or any(c in text for c in _ODD_BLANKS):
+    is not a comment. Any other text (layout_mod.line_for_line: a blank line, or a line
+    ending in a space: no pattern is compiled for this) goes to layout.entry_of."""
+    first = layout_mod.line_for_line(text)
+    if first < 0:
         return layout_mod.entry_of(text)
-    if text.lstrip(" ")[:1] == "\n" or "\n\n" in text or " \n" in text:
-        return layout_mod.entry_of(text)  # maybe a blank line (written empty there)
-    first = 0  # the first line that is not a comment gets the dash (none is blank)
-    while True:
-        nl = text.index("\n", first)
-        if text[first:nl].lstrip(" ")[:1] != "#":
-            break
-        first = nl + 1
-        if first >= len(text):
-            return layout_mod.entry_of(text)  # no content line: no dash
     at = first + 2 * text.count("\n", 0, first)  # where the first content line's two spaces go
     out = "  " + text.replace("\n", "\n  ")
     return out[:at] + "- " + out[at + 2 : -2]  # not the spaces after the last newline
-
-
-# what entry_of leaves to layout's loop, beside a character past ASCII: the ASCII characters
-# other than LF that str.splitlines ends a line at, or str.strip takes as blank like the space
-_ODD_BLANKS = "\t\r\v\f\x1c\x1d\x1e\x1f"
 
 
 # compiled on first use (re's cache): only a parser's error message needs them

@@ -115,6 +115,32 @@ def head_after_dash(pre: list[str], d: int, c: int) -> list[str] | None:
     return pre[:first] + moved
 
 
+def line_for_line(text: str) -> int:
+    """Where a document's first content line starts when entry_of(text) is the text line
+    for line (two spaces before every line, the dash instead of them on that one), as a few
+    passes in C tell: ASCII lines, each ended by a newline, none blank or ending in a blank
+    (a blank line is written empty in the entry); -1 for any other text, or one without a
+    content line."""
+    if text[-1:] != "\n" or not text.isascii() or any(c in text for c in _ODD_BLANKS):
+        return -1
+    if text.lstrip(" ")[:1] == "\n" or "\n\n" in text or " \n" in text:
+        return -1  # maybe a blank line (written empty there)
+    first = 0  # the first line that is not a comment gets the dash (none is blank)
+    while True:
+        nl = text.index("\n", first)
+        if text[first:nl].lstrip(" ")[:1] != "#":
+            return first
+        first = nl + 1
+        if first >= len(text):
+            return -1  # no content line: no dash
+
+
+# what line_for_line leaves to entry_of's loop, beside a character past ASCII: the ASCII
+# characters other than LF that str.splitlines ends a line at, or str.strip takes as blank
+# like the space
+_ODD_BLANKS = "\t\r\v\f\x1c\x1d\x1e\x1f"
+
+
 def entry_of(body: str) -> str:
     """A document as one `- ` entry of a top-level sequence (the form the item readers and
     writers work on): the first content line gets the dash, every other line two spaces."""

@@ -21,7 +21,10 @@ project's fixtures and on the hypothesis property's texts.
 from __future__ import annotations
 
 from krm_fn.core.errors import Unsure
+from krm_fn.yaml import layout
+from krm_fn.yaml.layout import detect_indent
 from krm_fn.yaml.light.parser import _LINES
+from krm_fn.yaml.light.parser import MAX_INDENT
 from krm_fn.yaml.light.parser import Entry
 from krm_fn.yaml.light.parser import MapPos
 from krm_fn.yaml.light.parser import Reader
@@ -41,8 +44,8 @@ class DataReader(Reader):
     """parser.Reader's reading, data only (see the module docstring). `nodes`: every
     collection it read as an entry's value, where parser.Reader gives it to the entry."""
 
-    def __init__(self, lines: list[str], m: int, o: int, left: int = 0) -> None:
-        super().__init__(lines, m, o, left)
+    def __init__(self, lines: list[str], m: int, o: int, left: int = 0, deepest: int = MAX_INDENT) -> None:
+        super().__init__(lines, m, o, left, deepest)
         self.nodes: list[Any] = []
         self.scratch = Entry(0)
 
@@ -124,10 +127,10 @@ class DataReader(Reader):
         return data, None
 
 
-def read(lines: list[str], m: int, o: int, indent: int) -> tuple[dict[str, Any], list[Any]]:
+def read(lines: list[str], m: int, o: int, indent: int, deepest: int = MAX_INDENT) -> tuple[dict[str, Any], list[Any]]:
     """parser.read's data, and the collections it gave its entries (parser.collections'
-    order); Unsure when unsure."""
-    r = DataReader(lines, m, o, indent)
+    order); Unsure when unsure. `deepest`: parser.Reader's."""
+    r = DataReader(lines, m, o, indent, deepest)
     r.skip()
     if r.i >= r.n or r.indent() != indent:
         raise Unsure("layout")
@@ -154,6 +157,28 @@ def load_item(chunk: str, m: int, s: int, o: int, lines: list[str] | None = None
     """parser.load_item's data, and what its positions need (Unplaced)."""
     _, _, body, c = item_body(chunk, s, o, lines)
     data, nodes = read(body, m, o, c)
+    return data, Unplaced(nodes, m, o)
+
+
+def load_document(text: str) -> tuple[dict[str, Any], Unplaced] | None:
+    """load_item's reading of a document's entry (layout.entry_of(text), as io/items reads a
+    document item), read off the document's own lines: the same data and Unsure alike,
+    without the entry made, split and measured (issue 34: a `--check` of a rendered package
+    made 1,500 of them). Only for a text whose entry is the text line for line
+    (layout.line_for_line), with its first content line at the left: every line of that
+    entry's mapping is then the document's line two columns in, and the reader reads the
+    same whatever the shift (each column it compares is a key's, a dash's or a line's
+    indentation, all shifted alike), but for its deepest indentation, taken two less
+    here. None for any other text (read its entry). The m and o of the entry's Unplaced
+    are the document's: detect_indent measures differences of indentation alone."""
+    first = layout.line_for_line(text)
+    if first < 0 or text[first] == " ":
+        return None  # (a first line indented: `- ` then blanks, Unsure in the entry)
+    lines = text[first:-1].split("\n")
+    m, s, o = detect_indent(lines, 0)
+    if s != o + 2:
+        raise Unsure("sequence indent")
+    data, nodes = read(lines, m, o, 0, MAX_INDENT - 2)
     return data, Unplaced(nodes, m, o)
 
 

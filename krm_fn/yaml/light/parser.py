@@ -109,7 +109,7 @@ MAX_INDENT = 120
 
 
 class Reader:
-    def __init__(self, lines: list[str], m: int, o: int, left: int = 0) -> None:
+    def __init__(self, lines: list[str], m: int, o: int, left: int = 0, deepest: int = MAX_INDENT) -> None:
         self.raw = lines  # as written: a block scalar's lines are its text (literal())
         # a line that ends in a space, asked of the lines joined (in C: a generator over
         # every line was ~4% of a run's reading); the lines hold no newline
@@ -152,7 +152,7 @@ class Reader:
                     blank.append(j)
             ind.pop()
         self.ind = ind
-        if ind and max(ind) > MAX_INDENT:
+        if ind and max(ind) > deepest:  # (deepest: MAX_INDENT, less a document's shift: dataread)
             raise Unsure("nested too deep for the light reader")
         nxt = list(range(n + 1))
         for j in reversed(blank):  # the next content line is the one after it's

@@ -194,3 +194,92 @@ def test_indentation_remembered_by_line_reads_as_measured(text: str) -> None:
     with contextlib.suppress(errors.Unsure):
         parser.Reader(lines, 2, 0)
     assert not any(not x.strip(" ") or x.lstrip(" ").startswith("#") for x in parser._INDENTS)  # noqa: SLF001
+
+
+# --------------------------------------------------------------------------- a document read off its own lines
+
+
+def _by_entry(text: str) -> Any:
+    """What Item.load's data-only reading of a document's entry gives: (data, Unplaced) or Unsure."""
+    entry = items_mod.entry_of(text)
+    lines = items_mod.layout_mod.split_lines(entry, keepends=False)
+    body, c = items_mod._body(lines)  # noqa: SLF001 - as Item.load reads an item
+    m, s, o = items_mod.detect_indent(body, c)
+    try:
+        return dataread.load_item(entry, m, s, o, lines)
+    except errors.Unsure:
+        return errors.Unsure
+
+
+def _same_document(text: str) -> bool:
+    """load_document(text) reads what the entry's reading reads (None: not taken); whether taken."""
+    try:
+        got = dataread.load_document(text)
+    except errors.Unsure:
+        got = errors.Unsure
+    if got is None:
+        return False
+    want = _by_entry(text)
+    if want is errors.Unsure or got is errors.Unsure:
+        assert got is want, text
+        return True
+    assert got[0] == want[0], text
+    assert [type(x) for x in _scalars(got[0])] == [type(x) for x in _scalars(want[0])]
+    assert got[1].nodes == want[1].nodes
+    assert (got[1].m, got[1].o) == (want[1].m, want[1].o)
+    return True
+
+
+def test_every_document_of_the_fixtures_reads_as_its_entry() -> None:
+    root = Path(__file__).resolve().parents[4]
+    taken = 0
+    for path in sorted([*(root / "examples").rglob("*.yaml"), *(root / "tests").rglob("*.yaml")]):
+        try:
+            raw = path.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue
+        for doc in raw.split("\n---\n"):
+            if doc.strip():
+                taken += _same_document(doc if doc.endswith("\n") else doc + "\n")
+    assert taken > 50
+
+
+@pytest.mark.parametrize("text", READ_SAME + BAIL)
+def test_the_parsers_cases_read_as_their_entry(text: str) -> None:
+    _same_document(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(block_docs())
+def test_random_documents_read_as_their_entry(lines: list[str]) -> None:
+    _same_document("# head\n" + "\n".join(lines) + "\n")
+
+
+def test_the_deepest_indentation_is_the_entrys() -> None:
+    """The entry is two columns deeper: a document as deep as parser.MAX_INDENT allows
+    in the entry reads, one column deeper is Unsure, as the entry's reading is."""
+    for deep in (parser.MAX_INDENT - 2, parser.MAX_INDENT - 1):
+        text = "a:\n" + "".join(" " * k + f"k{k}:\n" for k in range(1, deep)) + " " * deep + "k: v\n"
+        assert _same_document(text)
+    with pytest.raises(errors.Unsure):
+        dataread.load_document(text)
+
+
+def test_a_document_not_read_line_for_line_is_left_to_its_entry() -> None:
+    for text in ("a: 1\n\nb: 2\n", "a: 1 \n", "a: é\n", "a: 1", "  a: 1\n", "# only\n", "a:\tb\n"):
+        assert dataread.load_document(text) is None
+
+
+def test_a_document_item_is_read_off_its_own_lines(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Item.load(positions=False) of a document: no entry read (dataread.load_item), the same
+    data, and its positions read from the entry when an edit is written."""
+    text = items_mod.layout_mod.unentry(_RUN.split("items:\n", 1)[1])
+    calls: list[int] = []
+    real = dataread.load_item
+    monkeypatch.setattr(dataread, "load_item", lambda *a, **k: calls.append(1) or real(*a, **k))
+    item = items_mod.Item(0, text, items_mod.Meta("tekton.dev/v1", "PipelineRun"), document=True)
+    item.load(light=True, positions=False)
+    assert calls == [] and isinstance(item.doc, LightDocument)
+    assert item.node == _by_entry(text)[0]
+    item.node["spec"]["params"][0]["value"] = "z"
+    assert "    value: 'z'\n" in item.render(0)[0]
