@@ -165,7 +165,7 @@ class Item(Record):
             return False
         if read is None:
             return False
-        self.doc = LightDocument(read[0], read[1], entry_of(self.text))
+        self.doc = LightDocument(read[0], read[1], document=self.text)  # its entry made when asked
         self.was_read = True
         return True
 
@@ -214,19 +214,8 @@ class Item(Record):
         return (unentry(text) if self.document else text), faithful
 
 
-def entry_of(text: str) -> str:
-    """layout.entry_of(text), the same string, made by a few passes in C for a document of
-    ASCII lines, each ended by a newline (layout's loop over every line was ~4% of a
-    `--check` of a rendered package, issue 34: each run's document is made an entry for the
-    reader): two spaces before every line, the dash instead of them on the first line that
-    is not a comment. Any other text (layout_mod.line_for_line: a blank line, or a line
-    ending in a space: no pattern is compiled for this) goes to layout.entry_of."""
-    first = layout_mod.line_for_line(text)
-    if first < 0:
-        return layout_mod.entry_of(text)
-    at = first + 2 * text.count("\n", 0, first)  # where the first content line's two spaces go
-    out = "  " + text.replace("\n", "\n  ")
-    return out[:at] + "- " + out[at + 2 : -2]  # not the spaces after the last newline
+# a document's `- ` entry (line for line in C when it can be: layout.line_for_line)
+entry_of = layout_mod.entry_of
 
 
 # compiled on first use (re's cache): only a parser's error message needs them

@@ -94,12 +94,17 @@ class LightDocument(Document):
     data change after that, both are read again from `source`, the positions given back the
     collections they had (by reading order), and the object is written as before."""
 
-    def __init__(self, data: dict[str, Any], layout: parser.Doc | dataread.Unplaced, source: str = "") -> None:
+    def __init__(
+        self, data: dict[str, Any], layout: parser.Doc | dataread.Unplaced, source: str = "", document: str | None = None
+    ) -> None:
         """`layout`: the light reader's positions, or what a data-only reading keeps
         (light/dataread); the positions are then read from `source` when a writing needs
-        them."""
+        them. `document`: the document whose entry (layout.entry_of) is `source`, made the
+        first time it is asked for (a document read data-only and left unchanged, 1,500
+        runs of a `--check`, never is)."""
         self.data = data
-        self.source = source
+        self._source = source
+        self._of = document
         self._indent = (layout.m, layout.o)
         self._layout: parser.Doc | None = None
         # compacted, or read data-only: the collections of the positions (dataread.collections)
@@ -115,6 +120,12 @@ class LightDocument(Document):
         self._rendered: tuple[tuple[int, int] | None, str] | None = None  # None: not taken (render)
         self._document: tuple[str, str] | None = None  # (text last written, as a document)
         self._changed = False  # compacted: whether the data written differs from the data read
+
+    @property
+    def source(self) -> str:
+        if self._of is not None:
+            self._source, self._of = layout_mod.entry_of(self._of), None
+        return self._source
 
     @property
     def layout(self) -> parser.Doc:

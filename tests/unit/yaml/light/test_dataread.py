@@ -283,3 +283,20 @@ def test_a_document_item_is_read_off_its_own_lines(monkeypatch: pytest.MonkeyPat
     assert item.node == _by_entry(text)[0]
     item.node["spec"]["params"][0]["value"] = "z"
     assert "    value: 'z'\n" in item.render(0)[0]
+
+
+def test_an_unchanged_document_read_data_only_never_makes_its_entry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """LightDocument.source (the entry) is made when a writing needs it, not on reading."""
+    made: list[str] = []
+    real = items_mod.layout_mod.entry_of
+    monkeypatch.setattr(items_mod.layout_mod, "entry_of", lambda t: made.append(t) or real(t))
+    text = items_mod.layout_mod.unentry(_RUN.split("items:\n", 1)[1])
+    item = items_mod.Item(0, text, items_mod.Meta("tekton.dev/v1", "PipelineRun"), document=True)
+    item.load(light=True, positions=False)
+    assert not item.changed and item.render(0)[0] == text
+    item.release()
+    assert made == []
+    item.load(light=True, positions=False)
+    item.node["metadata"]["name"] = "s"
+    assert "  name: s  # the run\n" in item.render(0)[0]
+    assert made == [text]  # the positions, read from the entry
