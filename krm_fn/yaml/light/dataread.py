@@ -45,8 +45,8 @@ class DataReader(Reader):
     """parser.Reader's reading, data only (see the module docstring). `nodes`: every
     collection it read as an entry's value, where parser.Reader gives it to the entry."""
 
-    def __init__(self, lines: list[str], m: int, o: int, left: int = 0, deepest: int = MAX_INDENT) -> None:
-        super().__init__(lines, m, o, left, deepest)
+    def __init__(self, lines: list[str], m: int, o: int, left: int = 0, deepest: int = MAX_INDENT, bare: bool = False) -> None:
+        super().__init__(lines, m, o, left, deepest, bare)
         self.nodes: list[Any] = []
         self.scratch = Entry(0)
 
@@ -143,10 +143,12 @@ class DataReader(Reader):
         return data, None
 
 
-def read(lines: list[str], m: int, o: int, indent: int, deepest: int = MAX_INDENT) -> tuple[dict[str, Any], list[Any]]:
+def read(
+    lines: list[str], m: int, o: int, indent: int, deepest: int = MAX_INDENT, bare: bool = False
+) -> tuple[dict[str, Any], list[Any]]:
     """parser.read's data, and the collections it gave its entries (parser.collections'
-    order); Unsure when unsure. `deepest`: parser.Reader's."""
-    r = DataReader(lines, m, o, indent, deepest)
+    order); Unsure when unsure. `deepest`, `bare`: parser.Reader's."""
+    r = DataReader(lines, m, o, indent, deepest, bare)
     r.skip()
     if r.i >= r.n or r.indent() != indent:
         raise Unsure("layout")
@@ -194,7 +196,7 @@ def load_document(text: str) -> tuple[dict[str, Any], Unplaced] | None:
     m, s, o = detect_indent(lines, 0)
     if s != o + 2:
         raise Unsure("sequence indent")
-    data, nodes = read(lines, m, o, 0, MAX_INDENT - 2)
+    data, nodes = read(lines, m, o, 0, MAX_INDENT - 2, bare=True)  # (line_for_line: no line ends in a blank)
     return data, Unplaced(nodes, m, o)
 
 

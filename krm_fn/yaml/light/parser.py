@@ -109,11 +109,12 @@ MAX_INDENT = 120
 
 
 class Reader:
-    def __init__(self, lines: list[str], m: int, o: int, left: int = 0, deepest: int = MAX_INDENT) -> None:
+    def __init__(self, lines: list[str], m: int, o: int, left: int = 0, deepest: int = MAX_INDENT, bare: bool = False) -> None:
         self.raw = lines  # as written: a block scalar's lines are its text (literal())
         # a line that ends in a space, asked of the lines joined (in C: a generator over
-        # every line was ~4% of a run's reading); the lines hold no newline
-        joined = "\n".join(lines)
+        # every line was ~4% of a run's reading); the lines hold no newline. `bare`: the
+        # caller knows none does (dataread.load_document)
+        joined = "" if bare else "\n".join(lines)
         if " \n" in joined or joined[-1:] == " ":
             # blanks at the end of a line are no part of a key, of a scalar on one line, of a
             # comment or of a blank line: read without them (the writer keeps such a line as
@@ -133,8 +134,9 @@ class Reader:
         # the first content line at or after it (nxt[n] = n). A blank or comment line that
         # ends in a blank other than a space (a tab) is refused, wherever it sits (a block
         # scalar refuses them on its own lines too), and so is a comment left of `left`.
-        ind: list[Any] = [*map(_INDENTS.get, lines), None]  # the last: where index() stops
-        if ind.count(None) * 2 > n:  # mostly lines not seen before (a first object): all measured
+        # (-1 for a line not remembered: an int compares with ints at half the cost of None)
+        ind: list[Any] = [*map(_INDENTS.get, lines, [-1] * n), -1]  # the last: where index() stops
+        if ind.count(-1) * 2 > n:  # mostly lines not seen before (a first object): all measured
             stripped = [x.lstrip(" ") for x in lines]
             ind = [len(x) - len(t) for x, t in zip(lines, stripped, strict=True)]
             blank = [j for j, t in enumerate(stripped) if not t or t[0] == "#"]
@@ -142,7 +144,7 @@ class Reader:
         else:
             blank = []  # blank and comment lines (few)
             j = -1
-            while (j := ind.index(None, j + 1)) < n:
+            while (j := ind.index(-1, j + 1)) < n:
                 x = lines[j]
                 t = x.lstrip(" ")
                 ind[j] = len(x) - len(t)
