@@ -84,9 +84,23 @@ def _holds_anything(p: Path) -> bool:
         return False
 
 
-def group(names: list[str]) -> list[Package]:
+def unique(names: list[str]) -> tuple[list[str], dict[str, str]]:
+    """The names, the same file twice (pre-commit never does this; users might) counted
+    once; and the real path of each (for group() and files mode's read_files: none is
+    resolved again)."""
+    dirs: dict[str, str] = {}
+    real = {n: realpath(n, dirs) for n in names}
+    first: dict[str, str] = {}
+    for n in names:
+        first.setdefault(real[n], n)
+    return list(first.values()), real
+
+
+def group(names: list[str], known: dict[str, str] | None = None) -> list[Package]:
     """The packages of the given files (in order of first appearance), each with its context
-    files: the package's other YAML files."""
+    files: the package's other YAML files. `known`: real paths of the names resolved
+    already (files mode's), not resolved again."""
+    known = known or {}
     by_root: dict[Path, Package] = {}
     roots: dict[str, Path] = {}  # by directory: the files of one directory share their root
     for name in names:
@@ -106,9 +120,9 @@ def group(names: list[str]) -> list[Package]:
             pkg.unsearched.append((str(pkg.root / "Kptfile"), "is a directory, not a Kptfile: it was not read (the package is its directory's files alone)"))
         ignore = krmignore(pkg.root)
         if ignore is not None:
-            pkg.ignored = [n for n in pkg.given if ignore.excludes(_relative(realpath(n, dirs), pkg.root))]
+            pkg.ignored = [n for n in pkg.given if ignore.excludes(_relative(known.get(n) or realpath(n, dirs), pkg.root))]
             pkg.given = [n for n in pkg.given if n not in pkg.ignored]
-        pkg.real = {n: realpath(n, dirs) for n in pkg.given}
+        pkg.real = {n: known.get(n) or realpath(n, dirs) for n in pkg.given}
         given = set(pkg.real.values())
         recursive = pkg.kptfile is not None
         here = os.getcwd()

@@ -113,19 +113,22 @@ def _file_error(name: str, message: str) -> Result:
 
 
 def read_files(
-    names: list[str], defer: bool = False, tick: Callable[[str], None] | None = None, pre: dict[str, Any] | None = None
+    names: list[str], defer: bool = False, tick: Callable[[str], None] | None = None, pre: dict[str, Any] | None = None,
+    real: dict[str, str] | None = None,
 ) -> tuple[list[FileState], list[Result]]:
     """Read, decode and split every file; a file that cannot be read fails on its own.
     `defer`: without the syntax check of the documents (streams.make_items). `tick` is
     called with each name as it is read (the progress line). `pre`: what the verdict cache's
-    probe read of them (name -> (bytes, stat), or the refusal), not read again."""
+    probe read of them (name -> (bytes, stat), or the refusal), not read again. `real`: their
+    real paths as the package found them (Package.real), not resolved again."""
+    real = real or {}
     files: list[FileState] = []
     results: list[Result] = []
     seen: set[str] = set()
     dirs: dict[str, str] = {}
     for name in names:
         path = Path(name)
-        key = packages.realpath(path, dirs)
+        key = real.get(name) or packages.realpath(path, dirs)
         if key in seen:
             continue  # the same file twice (pre-commit never does this; users might)
         seen.add(key)
@@ -200,8 +203,8 @@ def _run(
             ) from None
     empty: list[tuple[str, bool]] = []  # nothing to render is no success (it exited 0 without a word)
     unsearched: list[tuple[str, str]] = []  # directories that could not be searched: warnings
-    names = _unique(packages.expand(names, empty, unsearched))
-    groups = packages.group(names)
+    names, real = packages.unique(packages.expand(names, empty, unsearched))
+    groups = packages.group(names, real)
     errors = [_file_error(n, packages.nothing_there(n, holds)) for n, holds in empty]
     outcome = FilesOutcome([], [*errors, *packages.unsearched_warnings(unsearched, groups)], [], bool(empty))
     many = progress is not None and (len(names) >= 50 or len(groups) > 1)
@@ -234,19 +237,6 @@ def _run(
     outcome.files.sort(key=lambda f: order.get(f.name, len(order) + by_name[f.name]))
     outcome.results = sorted_results(outcome.results)
     return outcome
-
-
-def _unique(names: list[str]) -> list[str]:
-    """The same file twice (pre-commit never does this; users might) counts once."""
-    seen: set[str] = set()
-    out = []
-    dirs: dict[str, str] = {}
-    for n in names:
-        key = packages.realpath(n, dirs)
-        if key not in seen:
-            seen.add(key)
-            out.append(n)
-    return out
 
 
 def _package_outcome(
@@ -358,8 +348,8 @@ def _read_package(
     files as context, the errors and warnings of reading them, the context files left out as
     not YAML: why and their text). `config`: the real path of the policy file the Kptfile
     names (dependents.config_file)."""
-    files, read_errors = read_files(pkg.given, defer, tick, pre)
-    context, unreadable = read_files(pkg.context, defer, pre=pre)  # what cannot be read is not context
+    files, read_errors = read_files(pkg.given, defer, tick, pre, pkg.real)
+    context, unreadable = read_files(pkg.context, defer, pre=pre, real=pkg.real)  # what cannot be read is not context
     inodes = {(f.stat.st_dev, f.stat.st_ino) for f in files if f.stat is not None}
     # a hard link to a named file is that file, not another file of the package
     context = [f for f in context if f.stat is None or (f.stat.st_dev, f.stat.st_ino) not in inodes]
