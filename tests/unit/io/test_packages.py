@@ -7,7 +7,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from files_util import PIPELINE  # type: ignore[import-not-found]
 from files_util import cli  # type: ignore[import-not-found]
 from files_util import kinds  # type: ignore[import-not-found]
