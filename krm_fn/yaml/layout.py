@@ -255,6 +255,11 @@ def detect_indent(body: list[str], c: int) -> tuple[int, int, int]:
         prev_key_indent = ind if stripped.rstrip().endswith(":") else -1
         if mapping and seq:
             break
+    return indent_of_layout(mapping, seq)
+
+
+def indent_of_layout(mapping: int, seq: tuple[int, int] | None) -> tuple[int, int, int]:
+    """detect_indent's answer of what it measured (light/dataread measures it too)."""
     m = mapping or 2
     s, o = seq if seq else (m, 0)
     if o:

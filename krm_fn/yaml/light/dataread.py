@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from krm_fn.core.errors import Unsure
 from krm_fn.yaml import layout
-from krm_fn.yaml.layout import detect_indent
 from krm_fn.yaml.light.parser import _ITEM_LINES
 from krm_fn.yaml.light.parser import _LINES
 from krm_fn.yaml.light.parser import MAX_INDENT
@@ -149,6 +148,10 @@ def read(
     """parser.read's data, and the collections it gave its entries (parser.collections'
     order); Unsure when unsure. `deepest`, `bare`: parser.Reader's."""
     r = DataReader(lines, m, o, indent, deepest, bare)
+    return _read(r, indent), r.nodes
+
+
+def _read(r: DataReader, indent: int) -> dict[str, Any]:
     r.skip()
     if r.i >= r.n or r.indent() != indent:
         raise Unsure("layout")
@@ -156,7 +159,7 @@ def read(
     r.skip()
     if r.i < r.n:
         raise Unsure("content after the mapping")
-    return data, r.nodes
+    return data
 
 
 class Unplaced:
@@ -193,11 +196,40 @@ def load_document(text: str) -> tuple[dict[str, Any], Unplaced] | None:
     if first < 0 or text[first] == " ":
         return None  # (a first line indented: `- ` then blanks, Unsure in the entry)
     lines = text[first:-1].split("\n")
-    m, s, o = detect_indent(lines, 0)
+    r = DataReader(lines, 0, 0, 0, MAX_INDENT - 2, bare=True)  # (line_for_line: no line ends in a blank)
+    m, s, o = _detect_indent(r)
     if s != o + 2:
         raise Unsure("sequence indent")
-    data, nodes = read(lines, m, o, 0, MAX_INDENT - 2, bare=True)  # (line_for_line: no line ends in a blank)
-    return data, Unplaced(nodes, m, o)
+    r.m, r.o = m, o
+    return _read(r, 0), Unplaced(r.nodes, m, o)
+
+
+def _detect_indent(r: DataReader) -> tuple[int, int, int]:
+    """layout.detect_indent(r.lines, 0) off the reader's own measures (each content line's
+    indentation, the next content line), for lines that hold no blank but spaces and none
+    at their end (layout.line_for_line's): a content line is then the reader's, and what
+    detect_indent strips of it is nothing. tests/unit/yaml/light/test_dataread.py compares
+    both."""
+    lines, ind, nxt, n = r.lines, r.ind, r.nxt, r.n
+    mapping = 0
+    seq: tuple[int, int] | None = None
+    prev = -1  # the indent of the key line before, when its value is below it
+    j = nxt[0]
+    while j < n:
+        line, k = lines[j], ind[j]
+        j = nxt[j + 1]
+        if line.startswith("- ", k) or len(line) == k + 1 and line[k] == "-":
+            if seq is None and prev >= 0 and k >= prev:
+                off = k - prev
+                seq = (off + 2, off) if off else (2, 0)
+            prev = -1
+            continue
+        if k > 0 and mapping == 0 and prev >= 0 and k > prev:
+            mapping = k - prev
+        prev = k if line[-1] == ":" else -1
+        if mapping and seq:
+            break
+    return layout.indent_of_layout(mapping, seq)
 
 
 def collections(doc: Doc) -> list[Entry]:

@@ -300,3 +300,36 @@ def test_an_unchanged_document_read_data_only_never_makes_its_entry(monkeypatch:
     item.node["metadata"]["name"] = "s"
     assert "  name: s  # the run\n" in item.render(0)[0]
     assert made == [text]  # the positions, read from the entry
+
+
+def _measures_alike(text: str) -> None:
+    first = items_mod.layout_mod.line_for_line(text)
+    if first < 0 or text[first] == " ":
+        return
+    lines = text[first:-1].split("\n")
+    try:
+        r = dataread.DataReader(lines, 0, 0, 0, bare=True)
+    except errors.Unsure:
+        return
+    assert dataread._detect_indent(r) == items_mod.detect_indent(lines, 0), text  # noqa: SLF001
+
+
+def test_the_readers_measures_give_detect_indents_layout() -> None:
+    root = Path(__file__).resolve().parents[4]
+    for path in sorted([*(root / "examples").rglob("*.yaml"), *(root / "tests").rglob("*.yaml")]):
+        try:
+            raw = path.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue
+        for doc in raw.split("\n---\n"):
+            if doc.strip():
+                _measures_alike(doc if doc.endswith("\n") else doc + "\n")
+    for text in READ_SAME + BAIL:
+        _measures_alike(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(block_docs())
+def test_random_documents_measure_alike(lines: list[str]) -> None:
+    _measures_alike("\n".join(lines) + "\n")
+    _measures_alike("a:\n" + "".join(f"  {x}\n" if x else "\n" for x in lines) + "b:\n- 1\n  - x\n")
