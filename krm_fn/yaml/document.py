@@ -109,11 +109,14 @@ class LightDocument(Document):
         self._layout: parser.Doc | None = None
         # compacted, or read data-only: the collections of the positions (dataread.collections)
         self._nodes: list[Any] | None = None
+        read = None
         if layout.__class__ is dataread.Unplaced:
             self._nodes = layout.nodes
+            read = layout.read  # type: ignore[union-attr]
         else:
             self._layout = layout  # type: ignore[assignment]
-        self._read: Any = dataread.copy_read(data)  # the data as read, scalar types kept
+        # the data as read, scalar types kept (a data-only reading built it alongside)
+        self._read: Any = dataread.copy_read(data) if read is None else read
         self._before: Any = None
         # (fingerprint of the data, text) last written: a copy of the data was kept instead,
         # a third of what a large list held per run

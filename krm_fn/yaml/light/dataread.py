@@ -58,7 +58,9 @@ class DataReader(Reader):
         return e
 
     def mapping(self, indent: int, first: tuple[int, Any] | None = None) -> tuple[dict[str, Any], Any]:
+        """(the mapping, a copy of it: copy_read's, built alongside)."""
         data: dict[str, Any] = {}
+        copy: dict[str, Any] = {}
         lines, ind, nxt, n = self.lines, self.ind, self.nxt, self.n
         while True:
             if first is not None:
@@ -85,37 +87,41 @@ class DataReader(Reader):
             if key in data:
                 raise Unsure("key")
             if kind == 1:
-                data[key] = v
+                data[key] = copy[key] = v
                 nx = self.i = nxt[li + 1]
                 if nx < n and ind[nx] > indent:
                     e = self._entry(li)
                     e.comment = comment
-                    data[key] = self.continued(e, v, indent)
+                    data[key] = copy[key] = self.continued(e, v, indent)
                 continue
             if kind == 2:
                 # parser.Reader.below, inline (a call per nested key, ~40 a run)
                 nx = self.i = nxt[li + 1]
-                v = None
+                v = vc = None
                 if nx < n:
                     c = ind[nx]
                     t = lines[nx]
                     if t.startswith("-", c) and (len(t) == c + 1 or t[c + 1] == " "):
                         if c == indent + self.o or c == indent or c == indent + 2:
-                            v, _ = self.sequence(c)
+                            v, vc = self.sequence(c)
                         elif c >= indent:
                             raise Unsure("sequence indentation")
                     elif c > indent:
-                        v, _ = self.mapping(c)
+                        v, vc = self.mapping(c)
                 data[key] = v
+                copy[key] = vc
             else:
                 self.i = li + 1
                 v = data[key] = self.value(self._entry(li), line, at, indent)
+                copy[key] = copy_read(v) if v.__class__ is dict or v.__class__ is list else v
             if v.__class__ is dict or v.__class__ is list:
                 self.nodes.append(v)
-        return data, None
+        return data, copy
 
     def sequence(self, dash: int) -> tuple[list[Any], Any]:
+        """(the sequence, a copy of it: copy_read's, built alongside)."""
         data: list[Any] = []
+        copy: list[Any] = []
         lines, ind, nxt, n = self.lines, self.ind, self.nxt, self.n
         nodes = self.nodes
         col = dash + 2
@@ -128,18 +134,22 @@ class DataReader(Reader):
                 break
             if len(line) == dash + 1:
                 v = self.below_dash(self._entry(li), dash)
+                vc = copy_read(v)  # (a mapping)
             elif said := (_ITEM_LINES.get(line) or _item_line(line, col)):
-                v, _ = self.mapping(col, (li, said))
+                v, vc = self.mapping(col, (li, said))
             else:
                 if line[col] in "|>":
                     raise Unsure("block scalar as a sequence item")
                 self.i = li + 1
-                v = self.inline(self._entry(li), line, col, dash)
+                v = vc = self.inline(self._entry(li), line, col, dash)
                 self.after_inline(dash)
+                if v.__class__ is dict or v.__class__ is list:
+                    vc = copy_read(v)  # a flow collection
             if v.__class__ is dict or v.__class__ is list:
                 nodes.append(v)
             data.append(v)
-        return data, None
+            copy.append(vc)
+        return data, copy
 
 
 def read(
@@ -148,37 +158,41 @@ def read(
     """parser.read's data, and the collections it gave its entries (parser.collections'
     order); Unsure when unsure. `deepest`, `bare`: parser.Reader's."""
     r = DataReader(lines, m, o, indent, deepest, bare)
-    return _read(r, indent), r.nodes
+    return _read(r, indent)[0], r.nodes
 
 
-def _read(r: DataReader, indent: int) -> dict[str, Any]:
+def _read(r: DataReader, indent: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(the mapping, copy_read's copy of it)."""
     r.skip()
     if r.i >= r.n or r.indent() != indent:
         raise Unsure("layout")
-    data, _ = r.mapping(indent)
+    data, copy = r.mapping(indent)
     r.skip()
     if r.i < r.n:
         raise Unsure("content after the mapping")
-    return data
+    return data, copy
 
 
 class Unplaced:
     """What a data-only reading of an item keeps for its positions to be read later: the
-    collections it gave its entries (read()) and the item's indentation."""
+    collections it gave its entries (read()) and the item's indentation; and `read`, the
+    copy of its data the reader built alongside (copy_read's, for LightDocument), or None."""
 
-    __slots__ = ("nodes", "m", "o")
+    __slots__ = ("nodes", "m", "o", "read")
 
-    def __init__(self, nodes: list[Any], m: int, o: int) -> None:
+    def __init__(self, nodes: list[Any], m: int, o: int, read: dict[str, Any] | None = None) -> None:
         self.nodes = nodes
         self.m = m
         self.o = o
+        self.read = read
 
 
 def load_item(chunk: str, m: int, s: int, o: int, lines: list[str] | None = None) -> tuple[dict[str, Any], Unplaced]:
     """parser.load_item's data, and what its positions need (Unplaced)."""
     _, _, body, c = item_body(chunk, s, o, lines)
-    data, nodes = read(body, m, o, c)
-    return data, Unplaced(nodes, m, o)
+    r = DataReader(body, m, o, c)
+    data, copy = _read(r, c)
+    return data, Unplaced(r.nodes, m, o, copy)
 
 
 def load_document(text: str) -> tuple[dict[str, Any], Unplaced] | None:
@@ -201,7 +215,8 @@ def load_document(text: str) -> tuple[dict[str, Any], Unplaced] | None:
     if s != o + 2:
         raise Unsure("sequence indent")
     r.m, r.o = m, o
-    return _read(r, 0), Unplaced(r.nodes, m, o)
+    data, copy = _read(r, 0)
+    return data, Unplaced(r.nodes, m, o, copy)
 
 
 def _detect_indent(r: DataReader) -> tuple[int, int, int]:

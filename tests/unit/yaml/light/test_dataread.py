@@ -42,6 +42,7 @@ def _same(full: Any, data_only: Any) -> None:
         return
     (data, doc), (data2, nodes) = full, data_only
     if isinstance(nodes, dataread.Unplaced):
+        _is_a_copy(nodes.read, data2)
         nodes = nodes.nodes
     assert data2 == data
     assert [type(x) for x in _scalars(data2)] == [type(x) for x in _scalars(data)]  # str subclasses: how it was written
@@ -49,6 +50,23 @@ def _same(full: Any, data_only: Any) -> None:
     assert [e.node for e in entries] == nodes
     assert all(e.node is not n for e, n in zip(entries, nodes, strict=True))  # two readings: no collection shared
     assert len(entries) == sum(1 for e in doc.order if e.node is not None)
+
+
+def _collections(v: Any) -> list[Any]:
+    if isinstance(v, dict):
+        return [v, *(c for x in v.values() for c in _collections(x))]
+    if isinstance(v, list):
+        return [v, *(c for x in v for c in _collections(x))]
+    return []
+
+
+def _is_a_copy(copy: Any, data: Any) -> None:
+    """The reader's copy (Unplaced.read) is copy_read's: equal, the same scalar types,
+    exact dicts and lists, and no collection shared with the data."""
+    assert copy == data == dataread.copy_read(data)
+    assert [type(x) for x in _scalars(copy)] == [type(x) for x in _scalars(data)]
+    assert {type(c) for c in _collections(copy)} <= {dict, list}
+    assert not {id(c) for c in _collections(copy)} & {id(c) for c in _collections(data)}
 
 
 def _scalars(v: Any) -> list[Any]:
@@ -226,6 +244,7 @@ def _same_document(text: str) -> bool:
     assert got[0] == want[0], text
     assert [type(x) for x in _scalars(got[0])] == [type(x) for x in _scalars(want[0])]
     assert got[1].nodes == want[1].nodes
+    _is_a_copy(got[1].read, got[0])
     assert (got[1].m, got[1].o) == (want[1].m, want[1].o)
     return True
 
