@@ -145,7 +145,8 @@ class Item(Record):
         self.looked_up = True
         if self.doc is None:
             if light and not positions and self.document and self._read_document():
-                return self.doc.data  # type: ignore[union-attr]
+                assert self.doc is not None
+                return self.doc.data
             entry = self.entry_text()
             try:
                 self.doc = (_light_document(entry, positions) if light else None) or _round_trip_document(entry)

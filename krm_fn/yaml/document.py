@@ -112,7 +112,7 @@ class LightDocument(Document):
         read = None
         if layout.__class__ is dataread.Unplaced:
             self._nodes = layout.nodes
-            read = layout.read  # type: ignore[union-attr]
+            read = layout.read
         else:
             self._layout = layout  # type: ignore[assignment]
         # the data as read, scalar types kept (a data-only reading built it alongside)

@@ -345,7 +345,10 @@ def test_an_error_in_valid_yaml_is_decided_without_reading_again(
 
     reads, checked = [], []
     real, real_check = files_mod.read_files, libyaml.reads
-    monkeypatch.setattr(files_mod, "read_files", lambda names, defer=False, tick=None, pre=None: reads.append(defer) or real(names, defer, tick, pre))
+    monkeypatch.setattr(
+        files_mod, "read_files",
+        lambda names, defer=False, tick=None, pre=None, real=None, read=real: reads.append(defer) or read(names, defer, tick, pre, real),
+    )
     monkeypatch.setattr(streams, "_LIGHT_CHECK_BUDGET", [0])  # every file's check by libyaml, counted
     monkeypatch.setattr(libyaml, "reads", lambda text: checked.append(text) or real_check(text))
     cli(d, ".")
