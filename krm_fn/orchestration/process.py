@@ -426,7 +426,6 @@ def _load(item: Item, ctx: Context, light: bool, named: bool, positions: bool = 
     """Parse the item (Item.load); False with an error result when it cannot be read (named by its
     identity, or by its place in the list when the identity is what was unreadable).
     YamlSyntaxError escapes: the caller reads the whole input instead (krm.py)."""
-    where, field = ctx.place(item)
     try:
         item.load(light, positions)
         return True
@@ -437,12 +436,14 @@ def _load(item: Item, ctx: Context, light: bool, named: bool, positions: bool = 
         if named:
             ctx.error(item, None, str(e))
         else:
+            where, field = ctx.place(item)  # loading changes neither the item's place nor its annotations
             ctx.error_at(item, field, f"{where}: {e}")
     except Exception as e:  # noqa: BLE001 - a parser failing in a way it does not report
         item.unreadable = True
         if named:
             ctx.error(item, None, f"cannot be parsed: {short(e)}")
         else:
+            where, field = ctx.place(item)
             ctx.error_at(item, field, f"{where} is not valid YAML: {short(e)}")
     return False
 

@@ -94,12 +94,12 @@ def check(
     out: list[Finding] = []
     if isinstance(tolerations, list):
         for i, tol in enumerate(tolerations):
-            if i in skip_tolerations or not isinstance(tol, Mapping):
+            if i in skip_tolerations or not isinstance(tol, dict):
                 continue
             f = toleration_finding(tol, allow_tolerations)
             if f is not None:
                 out.append(Finding(f[0], f"tolerations[{i}]", f[1]))
-    if isinstance(node_selector, Mapping):
+    if isinstance(node_selector, dict):
         for k in sorted(str(k) for k in node_selector):
             f = node_selector_finding(k, allow_node_selector)
             if f is not None:

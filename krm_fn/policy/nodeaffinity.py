@@ -23,10 +23,10 @@ def required_terms(tpl: Any) -> list[Any] | None:
     """The `nodeSelectorTerms` of a pod template's required nodeAffinity (plain data), or
     None when it sets none or its shape is not Kubernetes' (the API server would refuse it;
     nothing is concluded from it here)."""
-    aff = tpl.get("affinity") if isinstance(tpl, Mapping) else None
-    na = aff.get("nodeAffinity") if isinstance(aff, Mapping) else None
-    req = na.get(REQUIRED) if isinstance(na, Mapping) else None
-    terms = req.get("nodeSelectorTerms") if isinstance(req, Mapping) else None
+    aff = tpl.get("affinity") if isinstance(tpl, dict) else None
+    na = aff.get("nodeAffinity") if isinstance(aff, dict) else None
+    req = na.get(REQUIRED) if isinstance(na, dict) else None
+    terms = req.get("nodeSelectorTerms") if isinstance(req, dict) else None
     if not isinstance(terms, list) or not terms:
         return None
     plain = to_plain(terms)
@@ -116,7 +116,7 @@ def drop_key(tpl: Any, key: str) -> None:
         if not isinstance(exprs, list):
             continue
         for i in reversed(range(len(exprs))):
-            if isinstance(exprs[i], Mapping) and exprs[i].get("key") == key:
+            if isinstance(exprs[i], dict) and exprs[i].get("key") == key:
                 del exprs[i]
         if not exprs:
             del term["matchExpressions"]

@@ -18,7 +18,7 @@ SHIPWRIGHT = "shipwright"
 
 
 def tol_key(t: Any) -> str:
-    k = t.get("key") if isinstance(t, Mapping) else None
+    k = t.get("key") if isinstance(t, dict) else None
     return "" if k is None else str(k)
 
 
@@ -49,7 +49,7 @@ def tol_identity(t: Mapping[str, Any], flavour: str) -> str:
 def indices_by_key(tols: list[Any] | None) -> dict[str, list[int]]:
     out: dict[str, list[int]] = {}
     for j, t in enumerate(tols or []):
-        if isinstance(t, Mapping):
+        if isinstance(t, dict):
             out.setdefault(tol_key(t), []).append(j)
     return out
 

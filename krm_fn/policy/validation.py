@@ -8,8 +8,6 @@ where 0.34 (Shipwright v0.19) said "characters" (shipwright-io/build commit 29f8
 """
 from __future__ import annotations
 
-from _collections_abc import Mapping
-
 from krm_fn.policy import hardening
 from krm_fn.policy.tolerations import tol_key
 
@@ -191,7 +189,7 @@ def toleration_problem(tol: Any) -> tuple[str, str] | None:
     Shipwright's order: key, operator, value, effect, tolerationSeconds; the first failure
     stops. Then one check Shipwright lacks: `Exists` with a value passes the controller, but
     Kubernetes rejects the pod ("value must be empty when `operator` is 'Exists'")."""
-    if not isinstance(tol, Mapping):
+    if not isinstance(tol, dict):
         return "", "Toleration not valid: must be an object with key, operator, value and effect"
     key = tol.get("key", "")
     if key is None:
@@ -230,7 +228,7 @@ def toleration_problem(tol: Any) -> tuple[str, str] | None:
 def with_value(tol: Any, sub: str, message: str) -> str:
     """Shipwright's message for a toleration's operator or effect, with the value it got
     (Shipwright's own text lists the allowed values but not the one it refused)."""
-    if sub not in ("operator", "effect") or not isinstance(tol, Mapping):
+    if sub not in ("operator", "effect") or not isinstance(tol, dict):
         return message
     v = tol.get(sub)
     if v is None:
@@ -247,7 +245,7 @@ def node_selector_problems(ns: Any) -> list[tuple[str | None, str]]:
     (the controller reports only the first one it meets in Go's random map order)."""
     if ns is None:
         return []
-    if not isinstance(ns, Mapping):
+    if not isinstance(ns, dict):
         return [(None, "Node selector not valid: must be a map of label keys to label values")]
     out: list[tuple[str | None, str]] = []
     for k in sorted(ns, key=str):

@@ -59,10 +59,20 @@ class Plan(Record):
 
 
 def file_of(item: Item) -> tuple[str | None, int | None]:
-    """The item's file and index, from kpt's annotations (index 0 when only a path is set)."""
+    """The item's file and index, from kpt's annotations (index 0 when only a path is set).
+    Loops, not generators: asked 7,500 times in a re-render of 1,500 runs."""
     ann = item.meta.annotations
-    path = next((ann[k] for k in PATH_ANNOTATIONS if k in ann), None)
-    idx = next((ann[k] for k in INDEX_ANNOTATIONS if k in ann), None)
+    if not ann:
+        return None, None
+    path = idx = None
+    for k in PATH_ANNOTATIONS:
+        if k in ann:
+            path = ann[k]
+            break
+    for k in INDEX_ANNOTATIONS:
+        if k in ann:
+            idx = ann[k]
+            break
     try:
         return path, int(idx) if idx is not None else (0 if path else None)
     except ValueError:

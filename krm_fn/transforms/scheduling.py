@@ -172,7 +172,7 @@ class _Merge:
         ns = holder.get("nodeSelector")
         if not p.node_selector or (self.only_set_fields and ns is None):
             return
-        if ns is not None and not isinstance(ns, MutableMapping):
+        if ns is not None and not isinstance(ns, dict):
             return
         adds: dict[str, str] = {}
         # the node labels the pods' nodeSelector fixes so far, for the nodeAffinity check
@@ -261,7 +261,7 @@ class _Merge:
         self.changes.extend(f"toleration {tol_text(t)}" for t in new)
 
     def _tekton_new(self, tols: list[Any] | None) -> list[Any]:
-        present = {tol_identity(t, TEKTON) for t in (tols or []) if isinstance(t, Mapping)}
+        present = {tol_identity(t, TEKTON) for t in (tols or []) if isinstance(t, dict)}
         new: list[Any] = []
         for wt in self.ctx.policy.tolerations:
             ident = tol_identity(wt, TEKTON)
@@ -273,7 +273,7 @@ class _Merge:
     def _shipwright_new(self, tols: list[Any] | None) -> list[Any]:
         inherited_by_key: dict[str, Any] = {}
         for t in self.inherited.tolerations if self.inherited is not None else ():
-            if isinstance(t, Mapping):
+            if isinstance(t, dict):
                 inherited_by_key.setdefault(tol_key(t), t)
         by_key = indices_by_key(tols)
         new: list[Any] = []
@@ -410,7 +410,7 @@ def constrain_pod_template(
     taskRunSpecs affinity for the run-level nodeSelector); this template's own is always
     checked.
     """
-    if not isinstance(parent, MutableMapping):
+    if not isinstance(parent, dict):
         return
     # a dotted key ("taskRunTemplate.podTemplate") walks down from parent, creating the
     # missing maps only when the policy adds something (pod template keys hold no dots)
@@ -422,14 +422,14 @@ def constrain_pod_template(
         nxt = holder.get(h) if not missing else None
         if nxt is None:
             missing.append(h)
-        elif isinstance(nxt, MutableMapping):
+        elif isinstance(nxt, dict):
             holder = nxt
         else:
             where = ".".join(x for x in (base, *heads[: i + 1]) if x)
             ctx.error(item, where, f"must be a map, got {type(nxt).__name__}")
             return
     tpl = holder.get(last) if not missing else None
-    if tpl is not None and not isinstance(tpl, MutableMapping):
+    if tpl is not None and not isinstance(tpl, dict):
         ctx.error(item, field_path, f"must be a map (a Tekton PodTemplate), got {type(tpl).__name__}")
         return
     if tpl is not None and not _tekton_types_ok(ctx, item, tpl, field_path):
@@ -460,11 +460,11 @@ def assistant_node_selector(ctx: Context, item: Item, tpl: Any, tpl_path: str) -
     placeholder would never be scheduled, and every pod pinned to it would wait). keep and
     error: the placeholder does not take the key (assistant.pod_spec leaves it out by the same
     rule); override: the run's affinity loses its expressions on the key."""
-    if isinstance(tpl, Mapping) and tpl.get("nodeSelector") is not None:
+    if isinstance(tpl, dict) and tpl.get("nodeSelector") is not None:
         return
     sel = ctx.policy.assistant_pod_template.get("nodeSelector")
     terms = nodeaffinity.required_terms(tpl)
-    if not isinstance(sel, Mapping) or terms is None:
+    if not isinstance(sel, dict) or terms is None:
         return
     why = (
         " (spec.assistant.podTemplate.nodeSelector, which the placeholder takes because this "
@@ -505,7 +505,7 @@ def _tekton_types_ok(ctx: Context, item: Item, tpl: Mapping[str, Any], path: str
     ok = True
     ns = tpl.get("nodeSelector")
     if ns is not None:
-        if not isinstance(ns, Mapping):
+        if not isinstance(ns, dict):
             ctx.error(item, f"{path}.nodeSelector", "must be a map of label keys to string values")
             ok = False
         else:
@@ -524,7 +524,7 @@ def _tekton_types_ok(ctx: Context, item: Item, tpl: Mapping[str, Any], path: str
             ok = False
         else:
             for i, t in enumerate(tols):
-                if not isinstance(t, Mapping):
+                if not isinstance(t, dict):
                     ctx.error(item, f"{path}.tolerations[{i}]", "must be a toleration (a map with key, operator, value, effect)")
                     ok = False
     return ok

@@ -49,13 +49,13 @@ def handle_buildrun(item: Item, ctx: Context) -> None:
     if spec is None:
         return
     build = spec.get("build")
-    if build is not None and not isinstance(build, MutableMapping):
+    if build is not None and not isinstance(build, dict):
         ctx.error(item, "spec.build", f"spec.build is a {type_name(build)}; it must be a mapping with name or spec")
         return
-    build = build if isinstance(build, MutableMapping) else {}
+    build = build if isinstance(build, dict) else {}
     has_name = build.get("name") is not None
     embedded = build.get("spec")
-    if embedded is not None and not isinstance(embedded, MutableMapping):
+    if embedded is not None and not isinstance(embedded, dict):
         ctx.error(
             item, "spec.build.spec",
             f"spec.build.spec is a {type_name(embedded)}; it must be a Build spec (a mapping with "
@@ -85,7 +85,7 @@ def handle_buildrun(item: Item, ctx: Context) -> None:
         )
     if has_spec:
         _override_forbidden(ctx, item, spec)
-    if isinstance(embedded, MutableMapping):
+    if isinstance(embedded, dict):
         _buildrun_embedded(item, ctx, spec, embedded)
     else:
         _buildrun_referenced(item, ctx, spec, build)
@@ -196,10 +196,10 @@ def effective_values(build_spec: Mapping[str, Any] | None, run_spec: Mapping[str
     the Build's. Empty results are left out, as the controller omits them."""
     b = build_spec or {}
     ns: dict[str, Any] = {**_get_map(b, "nodeSelector"), **_get_map(run_spec, "nodeSelector")}
-    tols: list[dict[str, Any]] = [dict(t) for t in _get_list(run_spec, "tolerations") if isinstance(t, Mapping)]
+    tols: list[dict[str, Any]] = [dict(t) for t in _get_list(run_spec, "tolerations") if isinstance(t, dict)]
     keys = {scheduling.tol_key(t) for t in tols}
     for t in _get_list(b, "tolerations"):
-        if isinstance(t, Mapping) and scheduling.tol_key(t) not in keys:
+        if isinstance(t, dict) and scheduling.tol_key(t) not in keys:
             keys.add(scheduling.tol_key(t))
             tols.append(dict(t))
     for t in tols:
@@ -234,11 +234,11 @@ def _inherited_hardening(
     sev = hardening.severity(p.hardening)
     if sev is None:
         return
-    seen = {scheduling.tol_key(t) for t in _get_list(spec, "tolerations") if isinstance(t, Mapping)}
+    seen = {scheduling.tol_key(t) for t in _get_list(spec, "tolerations") if isinstance(t, dict)}
     own_ns = _get_map(spec, "nodeSelector")
     found: list[tuple[str, str, str]] = []
     for i, t in enumerate(inherited.tolerations):
-        if not isinstance(t, Mapping) or scheduling.tol_key(t) in seen:
+        if not isinstance(t, dict) or scheduling.tol_key(t) in seen:
             continue
         seen.add(scheduling.tol_key(t))
         if v.toleration_problem(t) is not None:
@@ -310,8 +310,8 @@ def _override_forbidden(ctx: Context, item: Item, spec: Mapping[str, Any]) -> No
     list, or any schedulerName including "" (a non-nil pointer)."""
     ns, tols = spec.get("nodeSelector"), spec.get("tolerations")
     present = {
-        "nodeSelector": bool(ns) if isinstance(ns, (Mapping, list)) else ns is not None,
-        "tolerations": bool(tols) if isinstance(tols, (Mapping, list)) else tols is not None,
+        "nodeSelector": bool(ns) if isinstance(ns, (dict, list)) else ns is not None,
+        "tolerations": bool(tols) if isinstance(tols, (dict, list)) else tols is not None,
         "schedulerName": spec.get("schedulerName") is not None,
         "runtimeClassName": spec.get("runtimeClassName") is not None,
     }
@@ -330,7 +330,7 @@ def _own_platform_conflicts(
 ) -> None:
     """NodeSelectorPlatformConflict on a spec's own values: os/arch keys with platforms set."""
     ns = spec.get("nodeSelector")
-    if not platforms or not isinstance(ns, Mapping):
+    if not platforms or not isinstance(ns, dict):
         return
     for k in v.PLATFORM_KEYS:
         if k in ns:
@@ -348,20 +348,20 @@ def _platform_error(ctx: Context, item: Item, path: str, key: str, extra: str = 
 
 def _platforms(spec: Mapping[str, Any]) -> list[Any]:
     out = spec.get("output")
-    plats = out.get("platforms") if isinstance(out, Mapping) else None
+    plats = out.get("platforms") if isinstance(out, dict) else None
     return list(plats) if isinstance(plats, list) else []
 
 
 def _map(node: Any, key: str) -> MutableMapping[str, Any] | None:
-    if not isinstance(node, MutableMapping):
+    if not isinstance(node, dict):
         return None
     val = node.get(key)
-    return val if isinstance(val, MutableMapping) else None
+    return val if isinstance(val, dict) else None
 
 
 def _get_map(m: Mapping[str, Any], key: str) -> Mapping[str, Any]:
     val = m.get(key)
-    return val if isinstance(val, Mapping) else {}
+    return val if isinstance(val, dict) else {}
 
 
 def _get_list(m: Mapping[str, Any], key: str) -> list[Any]:

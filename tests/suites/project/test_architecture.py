@@ -267,3 +267,34 @@ def test_re_is_imported_only_by_core_patterns() -> None:
     found = {name: where for name, tree in _modules().items() if name != "core.patterns" and (where := _stdlib_imports(tree, {"re"}))}
     assert found == {}
     assert _stdlib_imports(_modules()["core.patterns"], {"re"}), "the check must see core/patterns' import"
+
+
+_ABC_MODULES = {"collections.abc", "_collections_abc", "typing"}
+
+
+def _abc_isinstance(tree: ast.Module) -> list[str]:
+    """Where a module asks isinstance/issubclass of a class it imports from collections.abc (or
+    typing's aliases of them)."""
+    abcs = {
+        a.asname or a.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module in _ABC_MODULES
+        for a in node.names
+    }
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("isinstance", "issubclass") and len(node.args) == 2:
+            kinds = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
+            out += [f"{node.lineno}: {k.id}" for k in kinds if isinstance(k, ast.Name) and k.id in abcs]
+    return out
+
+
+def test_no_isinstance_against_a_collections_abc() -> None:
+    """Every mapping the function handles is a dict (the light reader's, ruamel's CommentedMap,
+    JSON's, plain data) and every sequence a list, so a type check asks `dict` or `list`:
+    isinstance against an ABC (Mapping, MutableMapping) runs abc's __instancecheck__ in Python
+    and, for a value that is not one, __subclasshook__ too (issue 34: 1.3% of a --check)."""
+    found = {name: where for name, tree in _modules().items() if (where := _abc_isinstance(tree))}
+    assert found == {}
+    probe = ast.parse("from collections.abc import Mapping\nisinstance(x, (Mapping, list))\n")
+    assert _abc_isinstance(probe) == ["2: Mapping"], "the check must see an ABC isinstance"
