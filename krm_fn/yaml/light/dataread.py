@@ -101,8 +101,8 @@ class DataReader(Reader):
                 if nx < n:
                     c = ind[nx]
                     t = lines[nx]
-                    if t.startswith("-", c) and (len(t) == c + 1 or t[c + 1] == " "):
-                        if c == indent + self.o or c == indent or c == indent + 2:
+                    if t.startswith("-", c) and t[c + 1 : c + 2] in ("", " "):  # `-` alone, or `- `
+                        if c in (indent + self.o, indent, indent + 2):
                             v, vc = self.sequence(c)
                         elif c >= indent:
                             raise Unsure("sequence indentation")
