@@ -11,6 +11,7 @@ import pytest
 from golden import build_resource_list  # type: ignore[import-not-found]
 from hypothesis import given
 from hypothesis import settings
+from shared import yaml_documents
 from unit.yaml.light.test_parser import BAIL  # type: ignore[import-not-found]
 from unit.yaml.light.test_parser import CASES  # type: ignore[import-not-found]
 from unit.yaml.light.test_parser import EXAMPLES  # type: ignore[import-not-found]
@@ -250,16 +251,7 @@ def _same_document(text: str) -> bool:
 
 
 def test_every_document_of_the_fixtures_reads_as_its_entry() -> None:
-    root = Path(__file__).resolve().parents[4]
-    taken = 0
-    for path in sorted([*(root / "examples").rglob("*.yaml"), *(root / "tests").rglob("*.yaml")]):
-        try:
-            raw = path.read_text(encoding="utf-8")
-        except (UnicodeDecodeError, OSError):
-            continue
-        for doc in raw.split("\n---\n"):
-            if doc.strip():
-                taken += _same_document(doc if doc.endswith("\n") else doc + "\n")
+    taken = sum(_same_document(doc) for doc in yaml_documents())
     assert taken > 50
 
 
@@ -334,15 +326,8 @@ def _measures_alike(text: str) -> None:
 
 
 def test_the_readers_measures_give_detect_indents_layout() -> None:
-    root = Path(__file__).resolve().parents[4]
-    for path in sorted([*(root / "examples").rglob("*.yaml"), *(root / "tests").rglob("*.yaml")]):
-        try:
-            raw = path.read_text(encoding="utf-8")
-        except (UnicodeDecodeError, OSError):
-            continue
-        for doc in raw.split("\n---\n"):
-            if doc.strip():
-                _measures_alike(doc if doc.endswith("\n") else doc + "\n")
+    for doc in yaml_documents():
+        _measures_alike(doc)
     for text in READ_SAME + BAIL:
         _measures_alike(text)
 
